@@ -1,0 +1,151 @@
+import { MessagingError, type ResponseHeaders } from './errors.js';
+
+/**
+ * Raised when the service answered with a non-2xx status. Subclasses name the common statuses,
+ * so `catch` blocks can branch with `instanceof` instead of comparing numbers.
+ *
+ * @example
+ * ```ts
+ * catch (err) {
+ *   if (err instanceof APIError) console.error(err.status, err.message, err.requestId)
+ * }
+ * ```
+ */
+export class APIError extends MessagingError {
+  /** The HTTP status code. */
+  readonly status: number;
+  /** The parsed JSON body, or the raw text when the body was not JSON (an HTML page from a proxy). */
+  readonly body: unknown;
+  /** The response headers, lower-case names. */
+  readonly headers: ResponseHeaders;
+  /** The `x-request-id` response header, when the service or a proxy sent one: quote it to support. */
+  readonly requestId: string | undefined;
+
+  constructor(status: number, message: string, body: unknown, headers: ResponseHeaders) {
+    super(message);
+    this.status = status;
+    this.body = body;
+    this.headers = headers;
+    this.requestId = headers['x-request-id'] ?? headers['request-id'];
+  }
+}
+
+/** Raised on 401: the API key is missing, invalid, expired or revoked. */
+export class AuthenticationError extends APIError {}
+
+/** Raised on 403: the API key lacks the scope the endpoint needs (see the README's endpoint table). */
+export class PermissionDeniedError extends APIError {}
+
+/** Raised on 404: for `messages.get`, the log does not exist in this tenant's workspace. */
+export class NotFoundError extends APIError {}
+
+/** Raised on 422: the service rejected the request's fields. `errors` maps each field to its messages. */
+export class UnprocessableEntityError extends APIError {
+  /** Field name to messages, as Laravel reports them, e.g. `{ to_phone: ['The to phone field is required.'] }`. */
+  readonly errors: Readonly<Record<string, readonly string[]>>;
+
+  constructor(status: number, message: string, body: unknown, headers: ResponseHeaders) {
+    super(status, message, body, headers);
+    this.errors = fieldErrors(body);
+  }
+}
+
+/** Raised on 429: too many requests. `retryAfter` is how long the service asked to wait, in ms, when it said. */
+export class RateLimitError extends APIError {
+  /** Milliseconds to wait before trying again, from `Retry-After` or `X-RateLimit-Reset`; undefined when not given. */
+  readonly retryAfter: number | undefined;
+
+  constructor(status: number, message: string, body: unknown, headers: ResponseHeaders, now = Date.now()) {
+    super(status, message, body, headers);
+    this.retryAfter = retryAfterMs(headers, now);
+  }
+}
+
+/** Raised on any status >= 500: the service or a proxy in front of it failed. */
+export class InternalServerError extends APIError {}
+
+function fieldErrors(body: unknown): Record<string, string[]> {
+  const errors = isRecord(body) ? body['errors'] : undefined;
+  if (!isRecord(errors)) return {};
+  const out: Record<string, string[]> = {};
+  for (const [field, value] of Object.entries(errors)) {
+    out[field] = Array.isArray(value) ? value.map(String) : [String(value)];
+  }
+  return out;
+}
+
+/**
+ * Reads how long to wait from `Retry-After` (seconds, or an HTTP date) or `X-RateLimit-Reset`
+ * (a Unix timestamp in seconds, as Laravel sends it). Returns ms, or undefined when neither is usable.
+ */
+export function retryAfterMs(headers: ResponseHeaders, now: number): number | undefined {
+  const retryAfter = headers['retry-after']?.trim();
+  if (retryAfter) {
+    if (/^\d+(\.\d+)?$/.test(retryAfter)) return Math.round(Number(retryAfter) * 1000);
+    const date = Date.parse(retryAfter);
+    if (!Number.isNaN(date)) return Math.max(0, date - now);
+  }
+  const reset = headers['x-ratelimit-reset']?.trim();
+  if (reset && /^\d+$/.test(reset)) return Math.max(0, Number(reset) * 1000 - now);
+  return undefined;
+}
+
+function isRecord(value: unknown): value is Record<string, unknown> {
+  return typeof value === 'object' && value !== null && !Array.isArray(value);
+}
+
+const STATUS_TEXT: Record<number, string> = {
+  400: 'Bad Request',
+  401: 'Unauthorized',
+  403: 'Forbidden',
+  404: 'Not Found',
+  408: 'Request Timeout',
+  409: 'Conflict',
+  413: 'Payload Too Large',
+  415: 'Unsupported Media Type',
+  422: 'Unprocessable Content',
+  429: 'Too Many Requests',
+  500: 'Internal Server Error',
+  502: 'Bad Gateway',
+  503: 'Service Unavailable',
+  504: 'Gateway Timeout',
+};
+
+/**
+ * Builds the right `APIError` subclass from a non-2xx response. The body may be JSON with a
+ * `message` (the API's error shape) or anything else (an HTML page from a proxy); either way the
+ * error's message is one readable line.
+ */
+export function errorFromResponse(status: number, text: string, headers: ResponseHeaders): APIError {
+  let body: unknown = text;
+  try {
+    body = text ? JSON.parse(text) : text;
+  } catch {
+    // Not JSON: keep the raw text as the body.
+  }
+  const serverMessage = isRecord(body) && typeof body['message'] === 'string' ? body['message'] : undefined;
+  const label = `HTTP ${status}${STATUS_TEXT[status] ? ` ${STATUS_TEXT[status]}` : ''}`;
+  const message = serverMessage ?? `${label}${describeNonJson(text, headers)}`;
+  const Class = classForStatus(status);
+  return new Class(status, message, body, headers);
+}
+
+function classForStatus(status: number): typeof APIError {
+  if (status === 401) return AuthenticationError;
+  if (status === 403) return PermissionDeniedError;
+  if (status === 404) return NotFoundError;
+  if (status === 422) return UnprocessableEntityError;
+  if (status === 429) return RateLimitError;
+  if (status >= 500) return InternalServerError;
+  return APIError;
+}
+
+/** A short hint about a body that carried no `message`: its HTML title, or its first characters. */
+function describeNonJson(text: string, headers: ResponseHeaders): string {
+  if (!text.trim()) return ' (empty body)';
+  const title = /<title[^>]*>([^<]*)<\/title>/i.exec(text)?.[1]?.trim();
+  if (title) return ` (an HTML page titled "${title}", probably from a proxy in front of the API)`;
+  const type = headers['content-type']?.split(';')[0] ?? 'unknown content type';
+  const snippet = text.replace(/\s+/g, ' ').trim().slice(0, 120);
+  return ` (${type} body: ${JSON.stringify(snippet)}${text.length > 120 ? '…' : ''})`;
+}

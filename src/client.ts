@@ -1,0 +1,168 @@
+import { inspect } from 'node:util';
+import { Executor } from './core/executor.js';
+import { FetchTransport } from './core/fetch-transport.js';
+import { parseBody } from './core/parse.js';
+import { openObject } from './core/parse.js';
+import { pollDelivery, type WaitForDeliveryOptions } from './core/poll.js';
+import type { Transport } from './core/transport.js';
+import { UndiciTransport } from './core/undici-transport.js';
+import { ENDPOINTS, type EndpointName, endpointLabel } from './endpoints.js';
+import { resolveClientConfig, resolvePollSettings } from './internal/config.js';
+import type { ClientOptions, RequestOptions } from './options.js';
+import { Contacts } from './resources/contacts.js';
+import { assertMessageLogId, Messages } from './resources/messages.js';
+import { SenderNumbers } from './resources/sender-numbers.js';
+import type { JsonObject } from './schemas/json.js';
+import { type MessageLog, messageLogEnvelopeSchema } from './schemas/message-log.js';
+
+/**
+ * The Tenant Messaging API client. Construct it once and share it: it keeps a pool of keep-alive
+ * connections, and it holds no timer or socket open once a call is done.
+ *
+ * @example
+ * ```ts
+ * import { MessagingClient } from 'tenant-messaging'
+ *
+ * const client = new MessagingClient({ baseUrl: 'https://acme.example.com', apiKey: process.env.TENANT_MESSAGING_API_KEY })
+ * const log = await client.messages.send({ sender_phone: '+15550000001', to_phone: '+15550000002', type: 'text', content: 'Hi' })
+ * const delivered = await client.waitForDelivery(log.id, { timeout: 60_000 })
+ * ```
+ */
+export class MessagingClient {
+  /** Send messages, read one log, list logs. */
+  readonly messages: Messages;
+  /** Check recipients. */
+  readonly contacts: Contacts;
+  /** List sender numbers. */
+  readonly senderNumbers: SenderNumbers;
+  /** The API root every path is appended to, e.g. `https://acme.example.com/api/v1`. */
+  readonly baseUrl: string;
+  /** The client's own `timeout`, in ms. */
+  readonly timeout: number;
+  /** The client's own `maxRetries`. */
+  readonly maxRetries: number;
+
+  readonly #executor: Executor;
+  readonly #transport: Transport;
+  readonly #options: ClientOptions;
+
+  /**
+   * @param options see {@link ClientOptions}; `baseUrl` and `apiKey` default to the
+   * `TENANT_MESSAGING_BASE_URL` and `TENANT_MESSAGING_API_KEY` environment variables.
+   * @throws ValidationError when an option is missing or malformed, naming it and saying how to fix it.
+   */
+  constructor(options: ClientOptions = {}) {
+    const config = resolveClientConfig(options, process.env);
+    this.#options = options;
+    this.baseUrl = config.apiBase;
+    this.timeout = config.timeout;
+    this.maxRetries = config.maxRetries;
+    this.#transport = options.fetch ? new FetchTransport(options.fetch) : new UndiciTransport(options.dispatcher);
+    this.#executor = new Executor({ ...config, transport: this.#transport });
+    this.messages = new Messages(this.#executor);
+    this.contacts = new Contacts(this.#executor);
+    this.senderNumbers = new SenderNumbers(this.#executor);
+  }
+
+  /**
+   * A new client with some options changed; the rest are this client's.
+   *
+   * @example
+   * ```ts
+   * const patient = client.withOptions({ timeout: 120_000 })
+   * ```
+   */
+  withOptions(options: ClientOptions): MessagingClient {
+    return new MessagingClient({ ...this.#options, ...options });
+  }
+
+  /**
+   * The tenant's identity and runtime context (`GET /me`). Any active key may call it.
+   * Its fields are not specified: the service's object is returned as sent.
+   *
+   * @example
+   * ```ts
+   * const me = await client.me()
+   * ```
+   */
+  me(options?: RequestOptions): Promise<JsonObject> {
+    return this.#readObject('me', options);
+  }
+
+  /**
+   * The subscription status (`GET /subscription`). Any active key may call it.
+   *
+   * @example
+   * ```ts
+   * const subscription = await client.subscription()
+   * ```
+   */
+  subscription(options?: RequestOptions): Promise<JsonObject> {
+    return this.#readObject('subscription', options);
+  }
+
+  /**
+   * Usage counters and limits (`GET /usage`). Scope: `usage.read`.
+   *
+   * @example
+   * ```ts
+   * const usage = await client.usage()
+   * ```
+   */
+  usage(options?: RequestOptions): Promise<JsonObject> {
+    return this.#readObject('usage', options);
+  }
+
+  /**
+   * Polls `GET /messages/{id}` until the log's `delivery_status` is `delivered` or `read`
+   * (`until: 'read'`: `read`), with `interval` between polls and one overall `timeout`.
+   * Network errors, 429 and 5xx are absorbed within the timeout; 401, 403 and 404 reject at once.
+   * `unknown` keeps the poll going (the status is read at request time and may still change).
+   * Rejects with `DeliveryTimeoutError` (carrying the last log seen) when the timeout passes.
+   *
+   * @example
+   * ```ts
+   * const log = await client.waitForDelivery(sent.id, {
+   *   interval: 1_000, timeout: 60_000, onUpdate: (l) => console.log(l.delivery_status),
+   * })
+   * ```
+   */
+  async waitForDelivery(id: number, options: WaitForDeliveryOptions = {}): Promise<MessageLog> {
+    assertMessageLogId(id);
+    const settings = resolvePollSettings(options);
+    const endpoint = endpointLabel('getMessage');
+    const readLog = async ({ signal, timeout }: { signal: AbortSignal | undefined; timeout: number }) => {
+      // One attempt per poll: the poller is the retry loop, and it knows the overall deadline.
+      const result = await this.#executor.call(
+        { endpoint, method: 'GET', path: `/messages/${id}` },
+        { signal, timeout, maxRetries: 0 },
+      );
+      return parseBody(messageLogEnvelopeSchema, result, endpoint).data;
+    };
+    return pollDelivery(id, readLog, settings, this.timeout);
+  }
+
+  /**
+   * Closes the client's own connection pool. Optional: idle connections never keep the process
+   * alive. A `dispatcher` you passed in is left open for you to close.
+   */
+  close(): Promise<void> {
+    return this.#transport.close();
+  }
+
+  /** Shows the client without its API key. */
+  [inspect.custom](): string {
+    return `MessagingClient { baseUrl: '${this.baseUrl}', timeout: ${this.timeout}, maxRetries: ${this.maxRetries}, apiKey: '[redacted]' }`;
+  }
+
+  /** The same redaction for `JSON.stringify(client)`. */
+  toJSON(): Record<string, unknown> {
+    return { baseUrl: this.baseUrl, timeout: this.timeout, maxRetries: this.maxRetries, apiKey: '[redacted]' };
+  }
+
+  async #readObject(name: EndpointName, options: RequestOptions | undefined): Promise<JsonObject> {
+    const { method, path } = ENDPOINTS[name];
+    const endpoint = endpointLabel(name);
+    return openObject(await this.#executor.call({ endpoint, method, path }, options), endpoint);
+  }
+}

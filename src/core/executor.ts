@@ -1,0 +1,162 @@
+import type { Readable } from 'node:stream';
+import pRetry from 'p-retry';
+import { errorFromResponse } from '../api-error.js';
+import { APIConnectionError, APITimeoutError, MessagingError, ResponseValidationError } from '../errors.js';
+import { describeNetworkError, failedBeforeConnecting } from '../internal/network-error.js';
+import { type QueryValue, toQueryString } from '../internal/query.js';
+import { sleep } from '../internal/sleep.js';
+import type { RequestOptions } from '../options.js';
+import { DEFAULT_RETRY_POLICY, decideRetry, type RetryDecision } from './retry.js';
+import type { Transport, TransportResponse } from './transport.js';
+
+/** A request body the executor can (re)produce for each attempt. */
+export type RequestBody =
+  | { readonly kind: 'json'; readonly text: string }
+  | {
+      readonly kind: 'stream';
+      /** Produces the body and its headers; called once per attempt. */
+      readonly open: () => { stream: Readable; headers: Record<string, string> };
+      /** False for one-shot sources (a caller's stream): such a body is never sent twice. */
+      readonly replayable: boolean;
+    };
+
+/** One API call as the resources describe it. */
+export interface ApiCall {
+  /** The endpoint's name for messages, e.g. `GET /messages/{messageLog}`. */
+  readonly endpoint: string;
+  readonly method: 'GET' | 'POST';
+  /** The path below `/api/v1`, parameters filled in, e.g. `/messages/42`. */
+  readonly path: string;
+  readonly query?: Readonly<Record<string, QueryValue>> | undefined;
+  readonly body?: RequestBody | undefined;
+}
+
+/** A successful (2xx) response with its JSON body parsed. */
+export interface ApiResult {
+  readonly status: number;
+  readonly headers: Readonly<Record<string, string>>;
+  readonly body: unknown;
+}
+
+/** The client's resolved settings, fixed at construction. */
+export interface ExecutorConfig {
+  readonly apiBase: string;
+  readonly headers: Readonly<Record<string, string>>;
+  readonly transport: Transport;
+  readonly timeout: number;
+  readonly maxRetries: number;
+}
+
+/** Errors of attempts that failed before a connection existed: the request never left. */
+const neverSent = new WeakSet<object>();
+
+/**
+ * Runs API calls: builds the URL and headers, applies the per-attempt deadline, maps failures to
+ * typed errors, and retries what the retry policy allows. Resources never touch a transport directly.
+ */
+export class Executor {
+  readonly #config: ExecutorConfig;
+
+  constructor(config: ExecutorConfig) {
+    this.#config = config;
+  }
+
+  async call(call: ApiCall, options: RequestOptions = {}): Promise<ApiResult> {
+    const config = this.#config;
+    const url = config.apiBase + call.path + toQueryString(call.query);
+    const headers = this.#headers(call, options);
+    const timeout = options.timeout ?? config.timeout;
+    const maxRetries = options.maxRetries ?? config.maxRetries;
+    const { signal } = options;
+    const idempotent = call.method === 'GET';
+    const replayable = call.body?.kind !== 'stream' || call.body.replayable;
+    const policy = { ...DEFAULT_RETRY_POLICY, maxRetries };
+
+    let decision: RetryDecision | undefined;
+    return pRetry(() => this.#attempt(call, url, headers, timeout, signal), {
+      retries: maxRetries,
+      // Delays come from our own policy (it honours Retry-After), slept in onFailedAttempt.
+      minTimeout: 0,
+      maxTimeout: 0,
+      ...(signal ? { signal } : {}),
+      onFailedAttempt: async ({ error, attemptNumber }) => {
+        decision = decideRetry(
+          { error, attempt: attemptNumber, idempotent, replayable, neverSent: neverSent.has(error) },
+          policy,
+          Math.random,
+        );
+        if (decision.retry) await sleep(decision.delayMs, signal);
+      },
+      shouldRetry: () => decision?.retry === true,
+    });
+  }
+
+  #headers(call: ApiCall, options: RequestOptions): Record<string, string> {
+    const base = this.#config.headers;
+    const extra = options.headers;
+    if (!call.body && !extra) return base as Record<string, string>;
+    const headers: Record<string, string> = { ...base };
+    if (extra) for (const name in extra) headers[name.toLowerCase()] = extra[name] as string;
+    if (call.body?.kind === 'json') headers['content-type'] = 'application/json';
+    // The key always comes from the client, whatever the per-call headers said.
+    headers['x-api-key'] = base['x-api-key'] as string;
+    return headers;
+  }
+
+  async #attempt(
+    call: ApiCall,
+    url: string,
+    headers: Record<string, string>,
+    timeout: number,
+    signal: AbortSignal | undefined,
+  ): Promise<ApiResult> {
+    signal?.throwIfAborted();
+    const deadline = new AbortController();
+    const timer = setTimeout(() => deadline.abort(), timeout);
+    const combined = signal ? AbortSignal.any([signal, deadline.signal]) : deadline.signal;
+    let response: TransportResponse;
+    try {
+      let body: string | Readable | undefined;
+      let sendHeaders = headers;
+      if (call.body?.kind === 'json') body = call.body.text;
+      else if (call.body?.kind === 'stream') {
+        const opened = call.body.open();
+        body = opened.stream;
+        sendHeaders = { ...headers, ...opened.headers };
+      }
+      response = await this.#config.transport.send({ method: call.method, url, headers: sendHeaders, body, signal: combined });
+    } catch (error) {
+      if (signal?.aborted) throw signal.reason;
+      if (deadline.signal.aborted) throw new APITimeoutError(timeout, { cause: error });
+      if (error instanceof MessagingError) throw error;
+      const wrapped = new APIConnectionError(
+        `Could not complete ${call.method} ${call.path}: ${describeNetworkError(error)}. Check that the base URL is reachable from this server.`,
+        { cause: error },
+      );
+      if (failedBeforeConnecting(error)) neverSent.add(wrapped);
+      throw wrapped;
+    } finally {
+      clearTimeout(timer);
+    }
+    return toResult(call, response);
+  }
+}
+
+function toResult(call: ApiCall, response: TransportResponse): ApiResult {
+  const { status, headers, text } = response;
+  if (status >= 300 && status < 400) {
+    const location = headers['location'] ?? '(no Location header)';
+    const error = errorFromResponse(status, text, headers);
+    error.message = `The service answered ${call.method} ${call.path} with HTTP ${status}, redirecting to ${location}. The SDK does not follow redirects, so your API key only goes to the base URL's origin: check that baseUrl is the tenant URL from your dashboard.`;
+    throw error;
+  }
+  if (status < 200 || status >= 300) throw errorFromResponse(status, text, headers);
+  if (text === '' || status === 204) return { status, headers, body: null };
+  try {
+    return { status, headers, body: JSON.parse(text) };
+  } catch {
+    throw new ResponseValidationError(call.endpoint, status, text, [
+      { path: '', message: `expected a JSON body, got ${headers['content-type'] ?? 'no content type'}: ${JSON.stringify(text.slice(0, 120))}` },
+    ]);
+  }
+}

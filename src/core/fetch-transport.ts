@@ -1,0 +1,36 @@
+import { Readable } from 'node:stream';
+import type { FetchLike } from '../options.js';
+import type { Transport, TransportRequest, TransportResponse } from './transport.js';
+
+/** A transport over any fetch-shaped function: msw, an in-process fake, another runtime's fetch. */
+export class FetchTransport implements Transport {
+  readonly #fetch: FetchLike;
+
+  constructor(fetchImpl: FetchLike) {
+    this.#fetch = fetchImpl;
+  }
+
+  async send(req: TransportRequest): Promise<TransportResponse> {
+    const init: RequestInit & { duplex?: 'half' } = {
+      method: req.method,
+      headers: req.headers,
+      signal: req.signal,
+      // Never follow a redirect: it would carry X-Api-Key to wherever the Location points.
+      redirect: 'manual',
+    };
+    if (typeof req.body === 'string') init.body = req.body;
+    else if (req.body) {
+      init.body = Readable.toWeb(req.body) as ReadableStream<Uint8Array>;
+      init.duplex = 'half';
+    }
+    const response = await this.#fetch(req.url, init);
+    const text = await response.text();
+    const headers: Record<string, string> = {};
+    response.headers.forEach((value, name) => {
+      headers[name] = value;
+    });
+    return { status: response.status, headers, text };
+  }
+
+  async close(): Promise<void> {}
+}

@@ -1,0 +1,186 @@
+import type { z } from 'zod';
+import { issuesFromZod, ResponseValidationError } from '../errors.js';
+import type { QueryValue } from '../internal/query.js';
+import type { JsonValue } from '../schemas/json.js';
+import type { ApiResult } from './executor.js';
+import { isPlainObject } from './parse.js';
+
+/** Paging counters, as Laravel's paginator sends them; any of them may be absent. */
+export interface PageMeta {
+  current_page?: number;
+  last_page?: number;
+  per_page?: number;
+  total?: number;
+  [key: string]: JsonValue | undefined;
+}
+
+/** Paging links, as Laravel's paginator sends them. The SDK reads `page` numbers from them but never requests them. */
+export interface PageLinks {
+  first?: string | null;
+  last?: string | null;
+  prev?: string | null;
+  next?: string | null;
+  [key: string]: JsonValue | undefined;
+}
+
+/** The query of a list call: the API's parameters pass through as given (`page`, filters...). */
+export type ListQuery = Readonly<Record<string, QueryValue>>;
+
+/**
+ * One page of a list. Iterate it with `for await` to walk this page and every following one.
+ *
+ * @example
+ * ```ts
+ * const page = await client.messages.list({ page: 2 })
+ * console.log(page.data.length, page.meta?.total)
+ * if (page.hasNextPage()) await page.getNextPage()
+ * ```
+ */
+export class Page<T> implements AsyncIterable<T> {
+  /** The items of this page. */
+  readonly data: T[];
+  /** Paging counters, or null when the service sent none (a bare array or `{ data }`). */
+  readonly meta: PageMeta | null;
+  /** Paging links, or null when the service sent none. */
+  readonly links: PageLinks | null;
+  readonly #query: ListQuery;
+  readonly #fetchPage: (query: ListQuery) => Promise<Page<T>>;
+
+  /** @internal pages are made by `list()` */
+  constructor(
+    data: T[],
+    meta: PageMeta | null,
+    links: PageLinks | null,
+    query: ListQuery,
+    fetchPage: (query: ListQuery) => Promise<Page<T>>,
+  ) {
+    this.data = data;
+    this.meta = meta;
+    this.links = links;
+    this.#query = query;
+    this.#fetchPage = fetchPage;
+  }
+
+  /** True when the service says another page follows. */
+  hasNextPage(): boolean {
+    return this.#nextPageNumber() !== undefined;
+  }
+
+  /** Fetches the next page with the same query; rejects when there is none. */
+  getNextPage(): Promise<Page<T>> {
+    const page = this.#nextPageNumber();
+    if (page === undefined) return Promise.reject(new RangeError('There is no next page: check hasNextPage() first.'));
+    return this.#fetchPage({ ...this.#query, page });
+  }
+
+  /** Every item of this page and the pages after it, fetched one page at a time. */
+  async *[Symbol.asyncIterator](): AsyncIterator<T> {
+    let page: Page<T> = this;
+    for (;;) {
+      yield* page.data;
+      if (!page.hasNextPage() || page.data.length === 0) return;
+      page = await page.getNextPage();
+    }
+  }
+
+  #nextPageNumber(): number | undefined {
+    const { meta, links } = this;
+    if (typeof meta?.current_page === 'number' && typeof meta.last_page === 'number') {
+      return meta.current_page < meta.last_page ? meta.current_page + 1 : undefined;
+    }
+    if (typeof links?.next === 'string') {
+      // Only the page number is taken from the link: a URL from a response body is never requested.
+      const page = Number(safeUrl(links.next)?.searchParams.get('page'));
+      return Number.isInteger(page) && page > 0 ? page : undefined;
+    }
+    return undefined;
+  }
+}
+
+function safeUrl(text: string): URL | undefined {
+  try {
+    return new URL(text, 'http://placeholder.invalid');
+  } catch {
+    return undefined;
+  }
+}
+
+/**
+ * Reads a list body in any of the shapes the service may use: a bare array, `{ data: [...] }`,
+ * Laravel's resource paginator `{ data, links, meta }`, or its plain paginator with the counters
+ * at the top level (`current_page`, `last_page`, `next_page_url`...). Each item is validated.
+ */
+export function pageFromResult<T>(
+  result: ApiResult,
+  itemSchema: z.ZodType<T>,
+  endpoint: string,
+  query: ListQuery,
+  fetchPage: (query: ListQuery) => Promise<Page<T>>,
+): Page<T> {
+  const { body } = result;
+  let items: unknown[];
+  let meta: PageMeta | null = null;
+  let links: PageLinks | null = null;
+  if (Array.isArray(body)) items = body;
+  else if (isPlainObject(body) && Array.isArray(body['data'])) {
+    items = body['data'];
+    if (isPlainObject(body['meta'])) meta = body['meta'] as PageMeta;
+    else if (typeof body['current_page'] === 'number') {
+      const { data: _data, ...counters } = body;
+      meta = counters as PageMeta;
+    }
+    if (isPlainObject(body['links'])) links = body['links'] as PageLinks;
+    else if ('next_page_url' in body) links = { next: typeof body['next_page_url'] === 'string' ? body['next_page_url'] : null };
+  } else {
+    throw new ResponseValidationError(endpoint, result.status, body, [
+      { path: '', message: 'expected an array, { data: [...] } or a paginator envelope' },
+    ]);
+  }
+  const data = items.map((item, index) => {
+    const parsed = itemSchema.safeParse(item);
+    if (parsed.success) return parsed.data;
+    throw new ResponseValidationError(endpoint, result.status, body, issuesFromZod(parsed.error, `data.${index}`));
+  });
+  return new Page(data, meta, links, query, fetchPage);
+}
+
+/**
+ * What `list()` returns: await it for the first page, or `for await` it for every item of every
+ * page. Nothing is requested until you do one or the other, so an unused list never rejects unseen.
+ *
+ * @example
+ * ```ts
+ * for await (const log of client.messages.list()) console.log(log.id, log.delivery_status)
+ * ```
+ */
+export class PagePromise<T> implements PromiseLike<Page<T>>, AsyncIterable<T> {
+  readonly #load: () => Promise<Page<T>>;
+  #promise: Promise<Page<T>> | undefined;
+
+  /** @internal made by `list()` */
+  constructor(load: () => Promise<Page<T>>) {
+    this.#load = load;
+  }
+
+  #first(): Promise<Page<T>> {
+    this.#promise ??= this.#load();
+    return this.#promise;
+  }
+
+  // biome-ignore lint/suspicious/noThenProperty: this object is meant to be awaited.
+  then<R1 = Page<T>, R2 = never>(
+    onfulfilled?: ((page: Page<T>) => R1 | PromiseLike<R1>) | null,
+    onrejected?: ((reason: unknown) => R2 | PromiseLike<R2>) | null,
+  ): Promise<R1 | R2> {
+    return this.#first().then(onfulfilled, onrejected);
+  }
+
+  /** Like `Promise.prototype.catch`. */
+  catch<R = never>(onrejected?: ((reason: unknown) => R | PromiseLike<R>) | null): Promise<Page<T> | R> {
+    return this.#first().catch(onrejected);
+  }
+
+  async *[Symbol.asyncIterator](): AsyncIterator<T> {
+    yield* await this.#first();
+  }
+}

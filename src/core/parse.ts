@@ -1,0 +1,42 @@
+import type { z } from 'zod';
+import { issuesFromZod, ResponseValidationError } from '../errors.js';
+import type { JsonObject } from '../schemas/json.js';
+import type { ApiResult } from './executor.js';
+
+/** Checks a response body against a schema; a mismatch raises `ResponseValidationError` with the raw body. */
+export function parseBody<T>(schema: z.ZodType<T>, result: ApiResult, endpoint: string): T {
+  const parsed = schema.safeParse(result.body);
+  if (!parsed.success) {
+    throw new ResponseValidationError(endpoint, result.status, result.body, issuesFromZod(parsed.error));
+  }
+  return parsed.data;
+}
+
+export function isPlainObject(value: unknown): value is Record<string, unknown> {
+  return typeof value === 'object' && value !== null && !Array.isArray(value);
+}
+
+/**
+ * For endpoints whose response shape the specification does not show: the `data` member when the
+ * body has an object there, else the body itself. Anything but an object is a mismatch.
+ */
+export function openObject(result: ApiResult, endpoint: string): JsonObject {
+  const { body } = result;
+  if (isPlainObject(body)) {
+    const data = body['data'];
+    return (isPlainObject(data) ? data : body) as JsonObject;
+  }
+  throw new ResponseValidationError(endpoint, result.status, body, [
+    { path: '', message: `expected a JSON object, got ${Array.isArray(body) ? 'an array' : typeof body}` },
+  ]);
+}
+
+/** For list endpoints whose shape is not shown: a bare array, or the array under `data`. */
+export function openList(result: ApiResult, endpoint: string): JsonObject[] {
+  const { body } = result;
+  const list = Array.isArray(body) ? body : isPlainObject(body) ? body['data'] : undefined;
+  if (Array.isArray(list) && list.every(isPlainObject)) return list as JsonObject[];
+  throw new ResponseValidationError(endpoint, result.status, body, [
+    { path: Array.isArray(body) ? '' : 'data', message: 'expected an array of JSON objects, or { data: [...] }' },
+  ]);
+}

@@ -1,0 +1,115 @@
+import type { z } from 'zod';
+
+/** A response header map: lower-case names, one string per header. */
+export type ResponseHeaders = Readonly<Record<string, string>>;
+
+/** One problem found in a value the SDK checked. `path` names the field, e.g. `media` or `data.delivery_status`. */
+export interface Issue {
+  readonly path: string;
+  readonly message: string;
+}
+
+/**
+ * Base class of every error the SDK throws, so one `instanceof MessagingError` catches them all.
+ *
+ * @example
+ * ```ts
+ * try { await client.messages.send(params) }
+ * catch (err) { if (err instanceof MessagingError) log.warn(err.message) }
+ * ```
+ */
+export class MessagingError extends Error {
+  override get name(): string {
+    return this.constructor.name;
+  }
+}
+
+/**
+ * Raised when the caller gave the SDK something it cannot use: a bad option at construction,
+ * an invalid send parameter, an id that is not an integer >= 1. Always thrown before any network I/O.
+ */
+export class ValidationError extends MessagingError {
+  /** Every problem found, each with the field it concerns. */
+  readonly issues: readonly Issue[];
+
+  constructor(what: string, issues: readonly Issue[]) {
+    super(`${what}:\n${issues.map((i) => `  - ${i.path || '(value)'}: ${i.message}`).join('\n')}`);
+    this.issues = issues;
+  }
+
+  /** The first field named by the issues, e.g. `to_phone`. */
+  get field(): string | undefined {
+    return this.issues[0]?.path;
+  }
+}
+
+/**
+ * Raised when a 2xx response body does not match the shape the API specification gives.
+ * `issues` says what did not match and `body` holds the raw parsed body, so nothing is lost.
+ */
+export class ResponseValidationError extends MessagingError {
+  readonly issues: readonly Issue[];
+  readonly body: unknown;
+  readonly status: number;
+
+  constructor(endpoint: string, status: number, body: unknown, issues: readonly Issue[]) {
+    super(
+      `The ${endpoint} response (HTTP ${status}) does not match the API specification:\n` +
+        issues.map((i) => `  - ${i.path || '(body)'}: ${i.message}`).join('\n') +
+        '\nThe raw body is on error.body. If the service changed, please report it.',
+    );
+    this.issues = issues;
+    this.body = body;
+    this.status = status;
+  }
+}
+
+/** Converts Zod issues into the SDK's plain `Issue` list. */
+export function issuesFromZod(error: z.ZodError, prefix = ''): Issue[] {
+  return error.issues.map((issue) => ({
+    path: [prefix, ...issue.path.map(String)].filter(Boolean).join('.'),
+    message: issue.message,
+  }));
+}
+
+/** Raised when the service could not be reached, or the connection failed before a full response arrived. */
+export class APIConnectionError extends MessagingError {
+  constructor(message = 'Could not reach the Tenant Messaging API.', options?: ErrorOptions) {
+    super(message, options);
+  }
+}
+
+/** Raised when a request did not complete within its `timeout` (connection, headers and body together). */
+export class APITimeoutError extends APIConnectionError {
+  constructor(timeoutMs: number, options?: ErrorOptions) {
+    super(
+      `The request did not complete within ${timeoutMs} ms. Raise the \`timeout\` option if the service is slow, or check connectivity to the base URL.`,
+      options,
+    );
+  }
+}
+
+/**
+ * Raised when the deadline of `waitForDelivery` passed before the wanted `delivery_status` was seen.
+ * `lastLog` holds the last MessageLog read, if any read succeeded.
+ */
+export class DeliveryTimeoutError<Log = unknown> extends MessagingError {
+  readonly messageLogId: number;
+  readonly lastLog: Log | undefined;
+
+  constructor(messageLogId: number, timeoutMs: number, until: string, lastLog: Log | undefined, cause?: unknown) {
+    const seen = lastLog as { delivery_status?: unknown } | undefined;
+    const last = seen
+      ? `The last delivery_status seen was '${String(seen.delivery_status)}'` +
+        (seen.delivery_status === 'unknown'
+          ? ' (the underlying chat message is missing or in a state the service does not recognise).'
+          : '.')
+      : 'No read of the message log succeeded.';
+    super(
+      `Message log ${messageLogId} did not reach '${until}' within ${timeoutMs} ms. ${last} Delivery is confirmed only when the recipient app reports receipt; poll again later or raise \`timeout\`.`,
+      cause === undefined ? undefined : { cause },
+    );
+    this.messageLogId = messageLogId;
+    this.lastLog = lastLog;
+  }
+}

@@ -1,0 +1,106 @@
+import type { PollSettings, WaitForDeliveryOptions } from '../core/poll.js';
+import { type Issue, ValidationError } from '../errors.js';
+import { type ClientOptions, DEFAULTS, ENV } from '../options.js';
+import { VERSION } from '../version.js';
+import { resolveApiBase } from './base-url.js';
+
+const KNOWN_OPTIONS = new Set(['baseUrl', 'apiKey', 'timeout', 'maxRetries', 'defaultHeaders', 'dispatcher', 'fetch']);
+
+/** What the client needs from its options once they are checked and defaulted. */
+export interface ClientConfig {
+  readonly apiBase: string;
+  readonly origin: string;
+  /** Every request's headers, built once: lower-case names, the key included. */
+  readonly headers: Readonly<Record<string, string>>;
+  readonly timeout: number;
+  readonly maxRetries: number;
+}
+
+/** A header value undici would reject, or that could smuggle a second header. */
+const BAD_HEADER_VALUE = /[\r\n\0]/;
+
+/**
+ * Checks every client option at construction, reads the environment for the missing ones, and
+ * reports all problems at once, each with its fix.
+ */
+export function resolveClientConfig(options: ClientOptions, env: NodeJS.ProcessEnv): ClientConfig {
+  const issues: Issue[] = [];
+  if (typeof options !== 'object' || options === null) {
+    throw new ValidationError('Invalid MessagingClient options', [{ path: '', message: 'must be an object' }]);
+  }
+  for (const key of Object.keys(options)) {
+    if (!KNOWN_OPTIONS.has(key)) {
+      const hint = [...KNOWN_OPTIONS].find((known) => known.toLowerCase() === key.toLowerCase());
+      issues.push({ path: key, message: `is not an option${hint ? `; did you mean ${hint}?` : ''}` });
+    }
+  }
+
+  const rawBase = options.baseUrl ?? env[ENV.baseUrl];
+  let apiBase = '';
+  let origin = '';
+  if (typeof rawBase !== 'string' || rawBase.trim() === '') {
+    issues.push({ path: 'baseUrl', message: `is required: pass it, or set ${ENV.baseUrl} (e.g. https://acme.example.com)` });
+  } else {
+    const resolved = resolveApiBase(rawBase);
+    if ('problem' in resolved) issues.push({ path: 'baseUrl', message: resolved.problem });
+    else ({ url: apiBase, origin } = resolved);
+  }
+
+  const apiKey = options.apiKey ?? env[ENV.apiKey];
+  if (typeof apiKey !== 'string' || apiKey.trim() === '') {
+    issues.push({ path: 'apiKey', message: `is required: pass it, or set ${ENV.apiKey}` });
+  } else if (BAD_HEADER_VALUE.test(apiKey) || apiKey !== apiKey.trim()) {
+    issues.push({ path: 'apiKey', message: 'contains white space or a line break; copy the key again without them' });
+  }
+
+  const timeout = options.timeout ?? DEFAULTS.timeout;
+  if (!isPositiveNumber(timeout)) issues.push({ path: 'timeout', message: `must be a positive number of ms, got ${String(timeout)}` });
+  const maxRetries = options.maxRetries ?? DEFAULTS.maxRetries;
+  if (!Number.isInteger(maxRetries) || maxRetries < 0 || maxRetries > 10) {
+    issues.push({ path: 'maxRetries', message: `must be an integer from 0 to 10, got ${String(maxRetries)}` });
+  }
+
+  const headers: Record<string, string> = {};
+  for (const [name, value] of Object.entries(options.defaultHeaders ?? {})) {
+    if (typeof value !== 'string' || BAD_HEADER_VALUE.test(value)) {
+      issues.push({ path: `defaultHeaders.${name}`, message: 'must be a string without line breaks' });
+    } else headers[name.toLowerCase()] = value;
+  }
+  if (options.fetch !== undefined && typeof options.fetch !== 'function') {
+    issues.push({ path: 'fetch', message: 'must be a fetch-shaped function' });
+  }
+  if (options.fetch !== undefined && options.dispatcher !== undefined) {
+    issues.push({ path: 'dispatcher', message: 'is used by the undici transport only; pass dispatcher or fetch, not both' });
+  }
+
+  if (issues.length > 0) throw new ValidationError('Invalid MessagingClient options', issues);
+  return {
+    apiBase,
+    origin,
+    headers: Object.freeze({
+      ...headers,
+      accept: 'application/json',
+      'user-agent': `tenant-messaging/${VERSION} node/${process.versions.node}`,
+      'x-api-key': apiKey as string,
+    }),
+    timeout,
+    maxRetries,
+  };
+}
+
+/** Applies the defaults of `waitForDelivery` and checks what the caller gave. */
+export function resolvePollSettings(options: WaitForDeliveryOptions): PollSettings {
+  const { interval = DEFAULTS.pollInterval, timeout = DEFAULTS.pollTimeout, until = 'delivered', signal, onUpdate } = options;
+  const issues: Issue[] = [];
+  if (!isPositiveNumber(interval)) issues.push({ path: 'interval', message: `must be a positive number of ms, got ${String(interval)}` });
+  if (!isPositiveNumber(timeout)) issues.push({ path: 'timeout', message: `must be a positive number of ms, got ${String(timeout)}` });
+  if (until !== 'delivered' && until !== 'read') issues.push({ path: 'until', message: `must be 'delivered' or 'read', got ${String(until)}` });
+  if (onUpdate !== undefined && typeof onUpdate !== 'function') issues.push({ path: 'onUpdate', message: 'must be a function' });
+  if (signal !== undefined && !(signal instanceof AbortSignal)) issues.push({ path: 'signal', message: 'must be an AbortSignal' });
+  if (issues.length > 0) throw new ValidationError('Invalid waitForDelivery options', issues);
+  return { interval, timeout, until, signal, onUpdate };
+}
+
+function isPositiveNumber(value: unknown): value is number {
+  return typeof value === 'number' && Number.isFinite(value) && value > 0;
+}

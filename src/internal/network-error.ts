@@ -1,0 +1,38 @@
+/**
+ * Error codes meaning the connection was never established, so not one byte of the request
+ * reached the service. Only these make a non-idempotent request (a send) safe to retry.
+ */
+const NOT_CONNECTED_CODES = new Set([
+  'ECONNREFUSED',
+  'ENOTFOUND',
+  'EAI_AGAIN',
+  'EHOSTUNREACH',
+  'ENETUNREACH',
+  'UND_ERR_CONNECT_TIMEOUT',
+]);
+
+/** Walks an error's `cause` chain (undici and fetch wrap the socket error) and collects `code`s. */
+export function errorCodes(error: unknown): string[] {
+  const codes: string[] = [];
+  let current: unknown = error;
+  for (let depth = 0; current && depth < 5; depth++) {
+    const code = (current as { code?: unknown }).code;
+    if (typeof code === 'string') codes.push(code);
+    const nested = (current as { errors?: unknown }).errors;
+    if (Array.isArray(nested)) for (const inner of nested) codes.push(...errorCodes(inner));
+    current = (current as { cause?: unknown }).cause;
+  }
+  return codes;
+}
+
+/** True when the failure certainly happened before the request could reach the service. */
+export function failedBeforeConnecting(error: unknown): boolean {
+  return errorCodes(error).some((code) => NOT_CONNECTED_CODES.has(code));
+}
+
+/** A short description of a network failure for an error message, e.g. `ECONNREFUSED`. */
+export function describeNetworkError(error: unknown): string {
+  const codes = errorCodes(error);
+  const message = error instanceof Error ? error.message : String(error);
+  return codes.length > 0 ? `${codes[codes.length - 1]}: ${message}` : message;
+}

@@ -1,0 +1,97 @@
+import type { Dispatcher } from 'undici';
+
+/** A `fetch`-shaped function: the global `fetch`, msw's, or an in-process fake's. */
+export type FetchLike = (input: string | URL | Request, init?: RequestInit) => Promise<Response>;
+
+/**
+ * Options of `new MessagingClient(options)`.
+ *
+ * @example
+ * ```ts
+ * const client = new MessagingClient({ baseUrl: 'https://acme.example.com', apiKey: process.env.KEY })
+ * ```
+ */
+export interface ClientOptions {
+  /**
+   * The full tenant URL, with scheme. `/api/v1` is appended once: `https://acme.example.com`,
+   * `https://acme.example.com/` and `https://acme.example.com/api/v1` are the same; a path prefix
+   * such as `https://host/t/acme` is kept.
+   * @default process.env.TENANT_MESSAGING_BASE_URL
+   */
+  baseUrl?: string | undefined;
+  /**
+   * The tenant API key, sent as `X-Api-Key`. Keep it on the server.
+   * @default process.env.TENANT_MESSAGING_API_KEY
+   */
+  apiKey?: string | undefined;
+  /**
+   * Milliseconds one attempt may take, connection, headers and body together.
+   * @default 30000
+   */
+  timeout?: number | undefined;
+  /**
+   * How many times a failed request is retried when retrying is safe (see the README's retry table).
+   * @default 2
+   */
+  maxRetries?: number | undefined;
+  /**
+   * Headers added to every request. They cannot replace `X-Api-Key`.
+   * @default {}
+   */
+  defaultHeaders?: Readonly<Record<string, string>> | undefined;
+  /**
+   * An undici Dispatcher (an `Agent`, `ProxyAgent`, or one with mTLS) for the default transport.
+   * @default a keep-alive `Agent` owned by the client
+   */
+  dispatcher?: Dispatcher | undefined;
+  /**
+   * A fetch-shaped transport used instead of undici: msw, an in-process fake, another runtime.
+   * @default undefined (use undici.request)
+   */
+  fetch?: FetchLike | undefined;
+}
+
+/**
+ * Options every method takes as its last argument; they override the client's for one call.
+ *
+ * @example
+ * ```ts
+ * await client.messages.get(42, { timeout: 5_000, signal: AbortSignal.timeout(10_000) })
+ * ```
+ */
+export interface RequestOptions {
+  /**
+   * Cancels the call at once; it rejects with the signal's reason.
+   * @default undefined
+   */
+  signal?: AbortSignal | undefined;
+  /**
+   * Milliseconds one attempt may take.
+   * @default the client's `timeout`
+   */
+  timeout?: number | undefined;
+  /**
+   * Retries for this call.
+   * @default the client's `maxRetries`
+   */
+  maxRetries?: number | undefined;
+  /**
+   * Extra headers for this call.
+   * @default {}
+   */
+  headers?: Readonly<Record<string, string>> | undefined;
+}
+
+/** The defaults, repeated as `@default` on each option. */
+export const DEFAULTS = Object.freeze({
+  timeout: 30_000,
+  maxRetries: 2,
+  pollInterval: 2_000,
+  pollTimeout: 120_000,
+});
+
+/** Environment variables the client reads when an option is omitted. */
+export const ENV = Object.freeze({
+  baseUrl: 'TENANT_MESSAGING_BASE_URL',
+  apiKey: 'TENANT_MESSAGING_API_KEY',
+});

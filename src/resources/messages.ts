@@ -1,0 +1,91 @@
+import { multipartBody } from '../core/multipart.js';
+import { type ListQuery, Page, PagePromise, pageFromResult } from '../core/pagination.js';
+import { parseBody } from '../core/parse.js';
+import { ENDPOINTS, endpointLabel } from '../endpoints.js';
+import { issuesFromZod, ValidationError } from '../errors.js';
+import type { RequestOptions } from '../options.js';
+import { type MessageLog, messageLogEnvelopeSchema, messageLogSchema } from '../schemas/message-log.js';
+import { type SendMessageParams, sendMessageParamsSchema } from '../schemas/send.js';
+import { APIResource } from './resource.js';
+
+/** Throws `ValidationError` unless `id` is a message log id: an integer >= 1. */
+export function assertMessageLogId(id: unknown): asserts id is number {
+  if (typeof id === 'number' && Number.isSafeInteger(id) && id >= 1) return;
+  const got = typeof id === 'number' ? String(id) : `${typeof id} ${JSON.stringify(id) ?? ''}`.trim();
+  throw new ValidationError('Invalid message log id', [
+    {
+      path: 'id',
+      message: `must be an integer >= 1 (the data.id returned by messages.send, not its message_id), got ${got}`,
+    },
+  ]);
+}
+
+/** `client.messages`: send messages and read their logs. */
+export class Messages extends APIResource {
+  /**
+   * Sends a text (JSON body) or media (streamed multipart body) message. Scope: `messages.send`.
+   * Resolves with the new MessageLog; its `id` is what `get` and `waitForDelivery` take.
+   * Parameters are checked before any network I/O; a bad one throws `ValidationError`.
+   *
+   * @example
+   * ```ts
+   * const log = await client.messages.send({
+   *   sender_phone: '+15550000001', to_phone: '+15550000002', type: 'text', content: 'Hello',
+   * })
+   * await client.messages.send({
+   *   sender_number_id: 1, to_phone: '+15550000002', type: 'image', content: 'Receipt',
+   *   media: mediaFromPath('./receipt.png'),
+   * })
+   * ```
+   */
+  async send(params: SendMessageParams, options?: RequestOptions): Promise<MessageLog> {
+    const checked = sendMessageParamsSchema.safeParse(params);
+    if (!checked.success) throw new ValidationError('Invalid send parameters', issuesFromZod(checked.error));
+    const { method, path } = ENDPOINTS.sendMessage;
+    const endpoint = endpointLabel('sendMessage');
+    const body =
+      params.type === 'text'
+        ? { kind: 'json' as const, text: JSON.stringify(checked.data) }
+        : await multipartBody(params);
+    const result = await this.executor.call({ endpoint, method, path, body }, options);
+    return parseBody(messageLogEnvelopeSchema, result, endpoint).data;
+  }
+
+  /**
+   * Reads one message log of this tenant with its current `delivery_status`. Scope: `messages.read`.
+   * `id` is the log's `id` (from `send`), an integer >= 1; a log of another tenant is a `NotFoundError`.
+   *
+   * @example
+   * ```ts
+   * const log = await client.messages.get(42)
+   * console.log(log.delivery_status) // 'sent' | 'delivered' | 'read' | 'unknown'
+   * ```
+   */
+  async get(id: number, options?: RequestOptions): Promise<MessageLog> {
+    assertMessageLogId(id);
+    const { method } = ENDPOINTS.getMessage;
+    const endpoint = endpointLabel('getMessage');
+    const result = await this.executor.call({ endpoint, method, path: `/messages/${id}` }, options);
+    return parseBody(messageLogEnvelopeSchema, result, endpoint).data;
+  }
+
+  /**
+   * Lists message logs. Scope: `messages.read`. Query parameters pass through as given (e.g.
+   * `{ page: 2 }`). Await it for one page, or `for await` it to walk every log of every page.
+   *
+   * @example
+   * ```ts
+   * const page = await client.messages.list()
+   * for await (const log of client.messages.list()) console.log(log.id, log.delivery_status)
+   * ```
+   */
+  list(query: ListQuery = {}, options?: RequestOptions): PagePromise<MessageLog> {
+    const { method, path } = ENDPOINTS.listMessages;
+    const endpoint = endpointLabel('listMessages');
+    const fetchPage = async (pageQuery: ListQuery): Promise<Page<MessageLog>> => {
+      const result = await this.executor.call({ endpoint, method, path, query: pageQuery }, options);
+      return pageFromResult(result, messageLogSchema, endpoint, pageQuery, fetchPage);
+    };
+    return new PagePromise(() => fetchPage(query));
+  }
+}

@@ -1,0 +1,23 @@
+import { openList } from '../core/parse.js';
+import { ENDPOINTS, endpointLabel } from '../endpoints.js';
+import type { RequestOptions } from '../options.js';
+import type { JsonObject } from '../schemas/json.js';
+import { APIResource } from './resource.js';
+
+/** `client.senderNumbers`: the tenant's registered sending numbers. */
+export class SenderNumbers extends APIResource {
+  /**
+   * Lists the tenant's sender numbers. Any active key may call it. Their fields are not specified:
+   * each is the service's object as sent (a number may be in `pending_account_verification`).
+   *
+   * @example
+   * ```ts
+   * for (const number of await client.senderNumbers.list()) console.log(number)
+   * ```
+   */
+  async list(options?: RequestOptions): Promise<JsonObject[]> {
+    const { method, path } = ENDPOINTS.listSenderNumbers;
+    const endpoint = endpointLabel('listSenderNumbers');
+    return openList(await this.executor.call({ endpoint, method, path }, options), endpoint);
+  }
+}

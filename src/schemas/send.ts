@@ -1,0 +1,133 @@
+import { ReadStream } from 'node:fs';
+import { Readable } from 'node:stream';
+import { z } from 'zod';
+import { type MediaInput, PathMedia } from '../media.js';
+
+/** Media message types `send` accepts; they go as `multipart/form-data`. */
+export const MEDIA_TYPES = ['image', 'voice', 'document'] as const;
+/** `image`, `voice` or `document`. */
+export type MediaMessageType = (typeof MEDIA_TYPES)[number];
+
+/** Name the sending number by its phone... */
+interface BySenderPhone {
+  /** Phone of the sending number, e.g. `+15550000001`. Give this or `sender_number_id`, not both. */
+  sender_phone: string;
+  sender_number_id?: never;
+}
+/** ...or by its id. */
+interface BySenderNumberId {
+  /** ID of the sending number. Give this or `sender_phone`, not both. */
+  sender_number_id: number;
+  sender_phone?: never;
+}
+/** Exactly one of `sender_phone` or `sender_number_id`. */
+export type SenderRef = BySenderPhone | BySenderNumberId;
+
+/** A text message: sent as a JSON body. */
+export type SendTextParams = SenderRef & {
+  /** Recipient phone. */
+  to_phone: string;
+  type: 'text';
+  /** The message body. */
+  content: string;
+  media?: never;
+};
+
+/** A media message: sent as a streamed `multipart/form-data` body. */
+export type SendMediaParams = SenderRef & {
+  /** Recipient phone. */
+  to_phone: string;
+  /** `image`, `voice` or `document`. */
+  type: MediaMessageType;
+  /** The caption. */
+  content?: string;
+  /** The file: a `File`/`Blob`, an `fs.ReadStream`, `mediaFromPath(path)` or `{ data, filename }`. */
+  media: MediaInput;
+};
+
+/**
+ * Parameters of `messages.send`, with the API's own field names. The type rejects text without
+ * `content`, media types without `media`, and both or neither of `sender_phone`/`sender_number_id`.
+ */
+export type SendMessageParams = SendTextParams | SendMediaParams;
+
+const phone = (field: string) =>
+  z
+    .string({ error: (i) => (i.input === undefined ? 'is required' : `must be a string, got ${typeof i.input}`) })
+    .refine((value) => value.trim().length > 0, `must not be blank (the ${field === 'to_phone' ? 'recipient' : 'sending number'}'s phone)`);
+
+function isMediaInput(value: unknown): boolean {
+  if (value instanceof Blob || value instanceof ReadStream || value instanceof PathMedia) return true;
+  if (typeof value !== 'object' || value === null) return false;
+  const { data, filename } = value as { data?: unknown; filename?: unknown };
+  return typeof filename === 'string' && filename.length > 0 && isMediaData(data);
+}
+
+function isMediaData(data: unknown): boolean {
+  return (
+    data instanceof Uint8Array ||
+    data instanceof ArrayBuffer ||
+    data instanceof Blob ||
+    data instanceof Readable ||
+    data instanceof ReadableStream ||
+    (typeof data === 'object' && data !== null && Symbol.asyncIterator in data)
+  );
+}
+
+function describeMediaProblem(value: unknown): string {
+  if (value === undefined || value === null) return 'is required for image, voice and document messages';
+  if (value instanceof Uint8Array || value instanceof ArrayBuffer)
+    return "raw bytes need a file name: pass { data: bytes, filename: 'photo.jpg' }";
+  if (value instanceof Readable || value instanceof ReadableStream)
+    return "a stream has no file name: pass { data: stream, filename: 'photo.jpg' }, or use mediaFromPath(path)";
+  if (typeof value === 'string')
+    return 'a string is not a file: use mediaFromPath(path) to stream a file from disk';
+  return 'must be a File or Blob, an fs.ReadStream, mediaFromPath(path), or { data, filename } with bytes or a stream';
+}
+
+const media = z.custom<MediaInput>(isMediaInput, { error: (i) => describeMediaProblem(i.input) });
+
+const common = {
+  sender_phone: phone('sender_phone').optional(),
+  sender_number_id: z
+    .number({ error: 'must be a number' })
+    .int('must be an integer')
+    .min(1, 'must be an integer >= 1')
+    .optional(),
+  to_phone: phone('to_phone'),
+};
+
+/** Runtime check of `SendMessageParams`, for JavaScript callers and values built at run time. */
+export const sendMessageParamsSchema = z
+  .discriminatedUnion(
+    'type',
+    [
+      z.strictObject({
+        ...common,
+        type: z.literal('text'),
+        content: z.string({ error: 'is required for text messages (the message body)' }).min(1, 'must not be empty'),
+        media: z.undefined({ error: 'is only for image, voice and document messages' }).optional(),
+      }),
+      z.strictObject({
+        ...common,
+        type: z.enum(MEDIA_TYPES),
+        content: z.string({ error: 'must be a string (the caption)' }).optional(),
+        media,
+      }),
+    ],
+    { error: () => "must be 'text', 'image', 'voice' or 'document'" },
+  )
+  .check((ctx) => {
+    const { sender_phone, sender_number_id } = ctx.value;
+    if ((sender_phone === undefined) === (sender_number_id === undefined)) {
+      ctx.issues.push({
+        code: 'custom',
+        path: ['sender_phone'],
+        message:
+          sender_phone === undefined
+            ? 'give the sending number as sender_phone or sender_number_id'
+            : 'give sender_phone or sender_number_id, not both',
+        input: ctx.value,
+      });
+    }
+  });
