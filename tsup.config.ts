@@ -3,7 +3,8 @@ import { defineConfig } from 'tsup';
 export default defineConfig({
   entry: { index: 'src/index.ts' },
   format: ['esm', 'cjs'],
-  dts: true,
+  // Declarations come from `tsc` (scripts/build-types.mjs): tsup 9 needs the TypeScript compiler API, which TypeScript 7 no longer ships.
+  dts: false,
   sourcemap: true,
   clean: true,
   target: 'node22',

@@ -1,8 +1,7 @@
 import { inspect } from 'node:util';
 import { Executor } from './core/executor.js';
 import { FetchTransport } from './core/fetch-transport.js';
-import { parseBody } from './core/parse.js';
-import { openObject } from './core/parse.js';
+import { openObject, parseBody } from './core/parse.js';
 import { pollDelivery, type WaitForDeliveryOptions } from './core/poll.js';
 import type { Transport } from './core/transport.js';
 import { UndiciTransport } from './core/undici-transport.js';

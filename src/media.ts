@@ -1,4 +1,4 @@
-import { type ReadStream, promises as fsp } from 'node:fs';
+import { promises as fsp, type ReadStream } from 'node:fs';
 import { basename } from 'node:path';
 import type { Readable } from 'node:stream';
 

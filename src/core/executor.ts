@@ -124,7 +124,13 @@ export class Executor {
         body = opened.stream;
         sendHeaders = { ...headers, ...opened.headers };
       }
-      response = await this.#config.transport.send({ method: call.method, url, headers: sendHeaders, body, signal: combined });
+      response = await this.#config.transport.send({
+        method: call.method,
+        url,
+        headers: sendHeaders,
+        body,
+        signal: combined,
+      });
     } catch (error) {
       if (signal?.aborted) throw signal.reason;
       if (deadline.signal.aborted) throw new APITimeoutError(timeout, { cause: error });
@@ -156,7 +162,10 @@ function toResult(call: ApiCall, response: TransportResponse): ApiResult {
     return { status, headers, body: JSON.parse(text) };
   } catch {
     throw new ResponseValidationError(call.endpoint, status, text, [
-      { path: '', message: `expected a JSON body, got ${headers['content-type'] ?? 'no content type'}: ${JSON.stringify(text.slice(0, 120))}` },
+      {
+        path: '',
+        message: `expected a JSON body, got ${headers['content-type'] ?? 'no content type'}: ${JSON.stringify(text.slice(0, 120))}`,
+      },
     ]);
   }
 }

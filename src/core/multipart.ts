@@ -42,7 +42,14 @@ export async function multipartBody(params: SendMediaParams): Promise<RequestBod
 }
 
 function fileLike(name: string, type: string, size: number, stream: FileLike['stream']): FileLike {
-  return { name, type: type || guessContentType(name), size, lastModified: Date.now(), stream, [Symbol.toStringTag]: 'File' };
+  return {
+    name,
+    type: type || guessContentType(name),
+    size,
+    lastModified: Date.now(),
+    stream,
+    [Symbol.toStringTag]: 'File',
+  };
 }
 
 /** Wraps a one-shot source so that a second read fails loudly instead of sending an empty file. */
@@ -58,7 +65,8 @@ function once<T>(source: T, name: string): () => T {
 async function prepareFile(media: MediaInput): Promise<PreparedFile> {
   if (media instanceof PathMedia) {
     const stat = await statForUpload(media.path);
-    if ('problem' in stat) throw new ValidationError('Invalid send parameters', [{ path: 'media', message: stat.problem }]);
+    if ('problem' in stat)
+      throw new ValidationError('Invalid send parameters', [{ path: 'media', message: stat.problem }]);
     return {
       file: fileLike(media.filename, media.contentType, stat.size, () => createReadStream(media.path)),
       replayable: true,
@@ -83,6 +91,9 @@ async function prepareFile(media: MediaInput): Promise<PreparedFile> {
   if (data instanceof Blob) {
     return { file: fileLike(filename, contentType || data.type, data.size, () => data.stream()), replayable: true };
   }
-  const stream = data instanceof ReadableStream ? Readable.fromWeb(data as import('node:stream/web').ReadableStream<Uint8Array>) : data;
+  const stream =
+    data instanceof ReadableStream
+      ? Readable.fromWeb(data as import('node:stream/web').ReadableStream<Uint8Array>)
+      : data;
   return { file: fileLike(filename, contentType, size ?? Number.NaN, once(stream, filename)), replayable: false };
 }

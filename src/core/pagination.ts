@@ -130,7 +130,8 @@ export function pageFromResult<T>(
       meta = counters as PageMeta;
     }
     if (isPlainObject(body['links'])) links = body['links'] as PageLinks;
-    else if ('next_page_url' in body) links = { next: typeof body['next_page_url'] === 'string' ? body['next_page_url'] : null };
+    else if ('next_page_url' in body)
+      links = { next: typeof body['next_page_url'] === 'string' ? body['next_page_url'] : null };
   } else {
     throw new ResponseValidationError(endpoint, result.status, body, [
       { path: '', message: 'expected an array, { data: [...] } or a paginator envelope' },

@@ -7,7 +7,9 @@ export function resolveApiBase(raw: string): { url: string; origin: string } | {
   try {
     url = new URL(raw.trim());
   } catch {
-    return { problem: `'${raw}' is not a URL. Give the full tenant URL with its scheme, e.g. https://acme.example.com` };
+    return {
+      problem: `'${raw}' is not a URL. Give the full tenant URL with its scheme, e.g. https://acme.example.com`,
+    };
   }
   if (url.protocol !== 'https:' && url.protocol !== 'http:') {
     return { problem: `the scheme must be https: or http:, got '${url.protocol}'` };

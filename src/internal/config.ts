@@ -39,7 +39,10 @@ export function resolveClientConfig(options: ClientOptions, env: NodeJS.ProcessE
   let apiBase = '';
   let origin = '';
   if (typeof rawBase !== 'string' || rawBase.trim() === '') {
-    issues.push({ path: 'baseUrl', message: `is required: pass it, or set ${ENV.baseUrl} (e.g. https://acme.example.com)` });
+    issues.push({
+      path: 'baseUrl',
+      message: `is required: pass it, or set ${ENV.baseUrl} (e.g. https://acme.example.com)`,
+    });
   } else {
     const resolved = resolveApiBase(rawBase);
     if ('problem' in resolved) issues.push({ path: 'baseUrl', message: resolved.problem });
@@ -54,7 +57,8 @@ export function resolveClientConfig(options: ClientOptions, env: NodeJS.ProcessE
   }
 
   const timeout = options.timeout ?? DEFAULTS.timeout;
-  if (!isPositiveNumber(timeout)) issues.push({ path: 'timeout', message: `must be a positive number of ms, got ${String(timeout)}` });
+  if (!isPositiveNumber(timeout))
+    issues.push({ path: 'timeout', message: `must be a positive number of ms, got ${String(timeout)}` });
   const maxRetries = options.maxRetries ?? DEFAULTS.maxRetries;
   if (!Number.isInteger(maxRetries) || maxRetries < 0 || maxRetries > 10) {
     issues.push({ path: 'maxRetries', message: `must be an integer from 0 to 10, got ${String(maxRetries)}` });
@@ -70,7 +74,10 @@ export function resolveClientConfig(options: ClientOptions, env: NodeJS.ProcessE
     issues.push({ path: 'fetch', message: 'must be a fetch-shaped function' });
   }
   if (options.fetch !== undefined && options.dispatcher !== undefined) {
-    issues.push({ path: 'dispatcher', message: 'is used by the undici transport only; pass dispatcher or fetch, not both' });
+    issues.push({
+      path: 'dispatcher',
+      message: 'is used by the undici transport only; pass dispatcher or fetch, not both',
+    });
   }
 
   if (issues.length > 0) throw new ValidationError('Invalid MessagingClient options', issues);
@@ -90,13 +97,24 @@ export function resolveClientConfig(options: ClientOptions, env: NodeJS.ProcessE
 
 /** Applies the defaults of `waitForDelivery` and checks what the caller gave. */
 export function resolvePollSettings(options: WaitForDeliveryOptions): PollSettings {
-  const { interval = DEFAULTS.pollInterval, timeout = DEFAULTS.pollTimeout, until = 'delivered', signal, onUpdate } = options;
+  const {
+    interval = DEFAULTS.pollInterval,
+    timeout = DEFAULTS.pollTimeout,
+    until = 'delivered',
+    signal,
+    onUpdate,
+  } = options;
   const issues: Issue[] = [];
-  if (!isPositiveNumber(interval)) issues.push({ path: 'interval', message: `must be a positive number of ms, got ${String(interval)}` });
-  if (!isPositiveNumber(timeout)) issues.push({ path: 'timeout', message: `must be a positive number of ms, got ${String(timeout)}` });
-  if (until !== 'delivered' && until !== 'read') issues.push({ path: 'until', message: `must be 'delivered' or 'read', got ${String(until)}` });
-  if (onUpdate !== undefined && typeof onUpdate !== 'function') issues.push({ path: 'onUpdate', message: 'must be a function' });
-  if (signal !== undefined && !(signal instanceof AbortSignal)) issues.push({ path: 'signal', message: 'must be an AbortSignal' });
+  if (!isPositiveNumber(interval))
+    issues.push({ path: 'interval', message: `must be a positive number of ms, got ${String(interval)}` });
+  if (!isPositiveNumber(timeout))
+    issues.push({ path: 'timeout', message: `must be a positive number of ms, got ${String(timeout)}` });
+  if (until !== 'delivered' && until !== 'read')
+    issues.push({ path: 'until', message: `must be 'delivered' or 'read', got ${String(until)}` });
+  if (onUpdate !== undefined && typeof onUpdate !== 'function')
+    issues.push({ path: 'onUpdate', message: 'must be a function' });
+  if (signal !== undefined && !(signal instanceof AbortSignal))
+    issues.push({ path: 'signal', message: 'must be an AbortSignal' });
   if (issues.length > 0) throw new ValidationError('Invalid waitForDelivery options', issues);
   return { interval, timeout, until, signal, onUpdate };
 }

@@ -1,5 +1,5 @@
 import { multipartBody } from '../core/multipart.js';
-import { type ListQuery, Page, PagePromise, pageFromResult } from '../core/pagination.js';
+import { type ListQuery, type Page, PagePromise, pageFromResult } from '../core/pagination.js';
 import { parseBody } from '../core/parse.js';
 import { ENDPOINTS, endpointLabel } from '../endpoints.js';
 import { issuesFromZod, ValidationError } from '../errors.js';

@@ -54,7 +54,10 @@ export type SendMessageParams = SendTextParams | SendMediaParams;
 const phone = (field: string) =>
   z
     .string({ error: (i) => (i.input === undefined ? 'is required' : `must be a string, got ${typeof i.input}`) })
-    .refine((value) => value.trim().length > 0, `must not be blank (the ${field === 'to_phone' ? 'recipient' : 'sending number'}'s phone)`);
+    .refine(
+      (value) => value.trim().length > 0,
+      `must not be blank (the ${field === 'to_phone' ? 'recipient' : 'sending number'}'s phone)`,
+    );
 
 function isMediaInput(value: unknown): boolean {
   if (value instanceof Blob || value instanceof ReadStream || value instanceof PathMedia) return true;
@@ -80,8 +83,7 @@ function describeMediaProblem(value: unknown): string {
     return "raw bytes need a file name: pass { data: bytes, filename: 'photo.jpg' }";
   if (value instanceof Readable || value instanceof ReadableStream)
     return "a stream has no file name: pass { data: stream, filename: 'photo.jpg' }, or use mediaFromPath(path)";
-  if (typeof value === 'string')
-    return 'a string is not a file: use mediaFromPath(path) to stream a file from disk';
+  if (typeof value === 'string') return 'a string is not a file: use mediaFromPath(path) to stream a file from disk';
   return 'must be a File or Blob, an fs.ReadStream, mediaFromPath(path), or { data, filename } with bytes or a stream';
 }
 

@@ -1,0 +1,144 @@
+import { inspect } from 'node:util';
+import { afterEach, describe, expect, it, vi } from 'vitest';
+import { MessagingClient, ValidationError, VERSION } from 'tenant-messaging';
+import pkg from '../package.json' with { type: 'json' };
+import { json, messageLog, startServer } from './helpers/server.js';
+
+const KEY = 'tm_live_SECRET_key_123';
+
+function configError(make: () => unknown): ValidationError {
+  try {
+    make();
+  } catch (error) {
+    expect(error).toBeInstanceOf(ValidationError);
+    return error as ValidationError;
+  }
+  throw new Error('expected a ValidationError');
+}
+
+describe('baseUrl', () => {
+  it.each([
+    ['https://acme.example.com', 'https://acme.example.com/api/v1'],
+    ['https://acme.example.com/', 'https://acme.example.com/api/v1'],
+    ['https://acme.example.com/api/v1', 'https://acme.example.com/api/v1'],
+    ['https://acme.example.com/api/v1/', 'https://acme.example.com/api/v1'],
+    ['https://host/t/acme', 'https://host/t/acme/api/v1'],
+    ['https://host/t/acme/', 'https://host/t/acme/api/v1'],
+    ['https://host/t/acme/api/v1', 'https://host/t/acme/api/v1'],
+    ['  http://127.0.0.1:8080  ', 'http://127.0.0.1:8080/api/v1'],
+  ])('%s -> %s', (given, expected) => {
+    expect(new MessagingClient({ baseUrl: given, apiKey: KEY }).baseUrl).toBe(expected);
+  });
+
+  it('appends /api/v1 exactly once on the wire', async () => {
+    const server = await startServer((_req, res) => json(res, 200, { data: messageLog() }));
+    try {
+      for (const base of [server.url, `${server.url}/`, `${server.url}/api/v1`, `${server.url}/t/acme/`]) {
+        await new MessagingClient({ baseUrl: base, apiKey: KEY }).messages.get(42);
+      }
+      expect(server.requests.map((r) => r.url)).toEqual([
+        '/api/v1/messages/42',
+        '/api/v1/messages/42',
+        '/api/v1/messages/42',
+        '/t/acme/api/v1/messages/42',
+      ]);
+    } finally {
+      await server.close();
+    }
+  });
+
+  it.each([
+    ['acme.example.com', /not a URL/],
+    ['ftp://acme.example.com', /scheme must be https: or http:/],
+    ['https://acme.example.com/?x=1', /query string/],
+    ['https://user:pw@acme.example.com', /credentials/],
+  ])('rejects %s', (baseUrl, message) => {
+    const error = configError(() => new MessagingClient({ baseUrl, apiKey: KEY }));
+    expect(error.field).toBe('baseUrl');
+    expect(error.message).toMatch(message);
+  });
+});
+
+describe('environment and required options', () => {
+  afterEach(() => vi.unstubAllEnvs());
+
+  it('reads TENANT_MESSAGING_BASE_URL and TENANT_MESSAGING_API_KEY when omitted', async () => {
+    const server = await startServer((_req, res) => json(res, 200, { data: { tenant: 'acme' } }));
+    try {
+      vi.stubEnv('TENANT_MESSAGING_BASE_URL', server.url);
+      vi.stubEnv('TENANT_MESSAGING_API_KEY', 'env-key');
+      const client = new MessagingClient();
+      expect(await client.me()).toEqual({ tenant: 'acme' });
+      expect(server.requests[0]?.headers['x-api-key']).toBe('env-key');
+    } finally {
+      await server.close();
+    }
+  });
+
+  it('names both missing options and how to provide them', () => {
+    vi.stubEnv('TENANT_MESSAGING_BASE_URL', '');
+    vi.stubEnv('TENANT_MESSAGING_API_KEY', '');
+    const error = configError(() => new MessagingClient());
+    expect(error.issues.map((i) => i.path)).toEqual(['baseUrl', 'apiKey']);
+    expect(error.message).toContain('TENANT_MESSAGING_BASE_URL');
+    expect(error.message).toContain('TENANT_MESSAGING_API_KEY');
+  });
+
+  it('rejects bad numbers, unknown options with a hint, header injection', () => {
+    const error = configError(
+      () =>
+        new MessagingClient({
+          baseUrl: 'https://a.example.com',
+          apiKey: 'k\r\nX-Evil: 1',
+          timeout: -1,
+          maxRetries: 1.5,
+          defaultHeaders: { 'x-trace': 'a\nb' },
+          baseURL: 'x',
+        } as never),
+    );
+    expect(error.issues.map((i) => i.path).sort()).toEqual(
+      ['apiKey', 'baseURL', 'defaultHeaders.x-trace', 'maxRetries', 'timeout'].sort(),
+    );
+    expect(error.message).toContain('did you mean baseUrl?');
+    expect(error.message).not.toContain('X-Evil');
+  });
+});
+
+describe('headers', () => {
+  it('sends X-Api-Key, Accept, User-Agent and default headers; per-call headers cannot replace the key', async () => {
+    const server = await startServer((_req, res) => json(res, 200, { data: {} }));
+    try {
+      const client = new MessagingClient({ baseUrl: server.url, apiKey: KEY, defaultHeaders: { 'X-Trace': 't1' } });
+      await client.subscription({ headers: { 'X-Api-Key': 'other', 'X-Call': 'c1' } });
+      const headers = server.requests[0]?.headers ?? {};
+      expect(headers['x-api-key']).toBe(KEY);
+      expect(headers.accept).toBe('application/json');
+      expect(headers['user-agent']).toBe(`tenant-messaging/${VERSION} node/${process.versions.node}`);
+      expect(headers['x-trace']).toBe('t1');
+      expect(headers['x-call']).toBe('c1');
+    } finally {
+      await server.close();
+    }
+  });
+
+  it('VERSION matches package.json', () => {
+    expect(VERSION).toBe(pkg.version);
+  });
+});
+
+describe('the API key stays secret', () => {
+  it('is absent from inspect and JSON of the client and of clones', () => {
+    const client = new MessagingClient({ baseUrl: 'https://a.example.com', apiKey: KEY });
+    for (const c of [client, client.withOptions({ timeout: 5 })]) {
+      expect(inspect(c, { depth: 10, showHidden: true })).not.toContain(KEY);
+      expect(JSON.stringify(c)).not.toContain(KEY);
+      expect(inspect(c.messages, { depth: 10, showHidden: true })).not.toContain(KEY);
+    }
+  });
+
+  it('withOptions keeps the rest of the options', () => {
+    const client = new MessagingClient({ baseUrl: 'https://a.example.com', apiKey: KEY, maxRetries: 5 });
+    const clone = client.withOptions({ timeout: 1234 });
+    expect([clone.baseUrl, clone.timeout, clone.maxRetries]).toEqual(['https://a.example.com/api/v1', 1234, 5]);
+  });
+});

@@ -1,0 +1,94 @@
+import { createServer, type IncomingMessage, type ServerResponse } from 'node:http';
+import type { AddressInfo, Socket } from 'node:net';
+
+/** A request as the test server received it. */
+export interface CapturedRequest {
+  method: string;
+  url: string;
+  headers: IncomingMessage['headers'];
+  body: Buffer;
+}
+
+export type Handler = (req: CapturedRequest, res: ServerResponse, index: number) => void | Promise<void>;
+
+export interface TestServer {
+  url: string;
+  requests: CapturedRequest[];
+  sockets: number;
+  close(): Promise<void>;
+}
+
+/**
+ * A real HTTP server on 127.0.0.1 and a free port that records every request and answers with
+ * the test's handler (ky's and stripe's test style): tests assert on what really crossed the wire.
+ */
+export async function startServer(handler: Handler): Promise<TestServer> {
+  const requests: CapturedRequest[] = [];
+  const open = new Set<Socket>();
+  const state = { sockets: 0 };
+  const server = createServer(async (req, res) => {
+    const chunks: Buffer[] = [];
+    for await (const chunk of req) chunks.push(chunk as Buffer);
+    const captured = { method: req.method ?? '', url: req.url ?? '', headers: req.headers, body: Buffer.concat(chunks) };
+    requests.push(captured);
+    try {
+      await handler(captured, res, requests.length - 1);
+    } catch (error) {
+      res.statusCode = 599;
+      res.end(String(error));
+    }
+  });
+  server.on('connection', (socket) => {
+    state.sockets++;
+    open.add(socket);
+    socket.on('close', () => open.delete(socket));
+  });
+  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
+  const { port } = server.address() as AddressInfo;
+  return {
+    url: `http://127.0.0.1:${port}`,
+    requests,
+    get sockets() {
+      return state.sockets;
+    },
+    close: () =>
+      new Promise<void>((resolve) => {
+        for (const socket of open) socket.destroy();
+        server.close(() => resolve());
+      }),
+  };
+}
+
+/** Answers with a JSON body. */
+export function json(res: ServerResponse, status: number, body: unknown, headers: Record<string, string> = {}): void {
+  res.writeHead(status, { 'content-type': 'application/json', ...headers });
+  res.end(JSON.stringify(body));
+}
+
+/** A MessageLog as the service sends it (spec section 2.1), with overrides. */
+export function messageLog(overrides: Record<string, unknown> = {}): Record<string, unknown> {
+  return {
+    id: 42,
+    sender_number_id: 1,
+    recipient_user_id: 7,
+    conversation_id: 3,
+    message_id: 9001,
+    message_type: 'text',
+    content: 'Hello',
+    status: 'sent',
+    delivery_status: 'sent',
+    request_payload: { to_phone: '+15550000002', type: 'text' },
+    response_payload: { conversation_id: 3, message_id: 9001, media_url: null },
+    sent_at: '2026-11-21T10:00:00.000000Z',
+    ...overrides,
+  };
+}
+
+/** Parses a multipart body the way a server would, with the platform's own FormData parser. */
+export async function parseMultipart(req: CapturedRequest): Promise<FormData> {
+  return new Request('http://parse.invalid/', {
+    method: 'POST',
+    headers: { 'content-type': String(req.headers['content-type']) },
+    body: new Uint8Array(req.body),
+  }).formData();
+}
