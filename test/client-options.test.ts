@@ -1,6 +1,6 @@
 import { inspect } from 'node:util';
-import { afterEach, describe, expect, it, vi } from 'vitest';
 import { MessagingClient, ValidationError, VERSION } from 'tenant-messaging';
+import { afterEach, describe, expect, it, vi } from 'vitest';
 import pkg from '../package.json' with { type: 'json' };
 import { json, messageLog, startServer } from './helpers/server.js';
 

@@ -1,7 +1,7 @@
 import { HttpResponse, http } from 'msw';
 import { setupServer } from 'msw/node';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { MessagingClient } from 'tenant-messaging';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { messageLog, startServer, type TestServer } from './helpers/server.js';
 
 const KEY = 'tm_test_endpoints';
@@ -83,7 +83,7 @@ const transports = {
         return HttpResponse.json(body as Record<string, unknown>, { status });
       }),
     );
-    server.listen({ onUnhandledRequest: 'error' });
+    server.listen({ onUnhandledFrame: 'error' });
     return {
       seen,
       client: new MessagingClient({ baseUrl: 'http://api.test/t/acme', apiKey: KEY, fetch: globalThis.fetch }),
@@ -140,7 +140,12 @@ describe.each(Object.keys(transports) as (keyof typeof transports)[])('every end
     });
     expect(log.id).toBe(77);
     expect(last()).toMatchObject({ method: 'POST', path: '/t/acme/api/v1/messages', contentType: 'application/json' });
-    expect(JSON.parse(last().body)).toEqual({ sender_number_id: 1, to_phone: '+15550000002', type: 'text', content: 'Hello' });
+    expect(JSON.parse(last().body)).toEqual({
+      sender_number_id: 1,
+      to_phone: '+15550000002',
+      type: 'text',
+      content: 'Hello',
+    });
   });
 
   it('client.messages.send(media) -> POST /messages as multipart/form-data', async () => {
@@ -164,7 +169,11 @@ describe.each(Object.keys(transports) as (keyof typeof transports)[])('every end
   it('client.messages.list(query) -> GET /messages with the query passed through', async () => {
     const page = await ctx.client.messages.list({ page: 1, status: 'sent', tags: ['a', 'b'] });
     expect(page.data.map((l) => l.id)).toEqual([2, 1]);
-    expect(last()).toMatchObject({ method: 'GET', path: '/t/acme/api/v1/messages', query: { page: '1', status: 'sent' } });
+    expect(last()).toMatchObject({
+      method: 'GET',
+      path: '/t/acme/api/v1/messages',
+      query: { page: '1', status: 'sent' },
+    });
   });
 
   it('client.waitForDelivery(id) polls GET /messages/{id}', async () => {

@@ -29,7 +29,12 @@ export async function startServer(handler: Handler): Promise<TestServer> {
   const server = createServer(async (req, res) => {
     const chunks: Buffer[] = [];
     for await (const chunk of req) chunks.push(chunk as Buffer);
-    const captured = { method: req.method ?? '', url: req.url ?? '', headers: req.headers, body: Buffer.concat(chunks) };
+    const captured = {
+      method: req.method ?? '',
+      url: req.url ?? '',
+      headers: req.headers,
+      body: Buffer.concat(chunks),
+    };
     requests.push(captured);
     try {
       await handler(captured, res, requests.length - 1);

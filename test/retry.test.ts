@@ -1,0 +1,69 @@
+import { Readable } from 'node:stream';
+import { InternalServerError, MessagingClient, RateLimitError } from 'tenant-messaging';
+import { afterEach, describe, expect, it } from 'vitest';
+import { json, messageLog, startServer, type TestServer } from './helpers/server.js';
+
+let server: TestServer | undefined;
+afterEach(() => server?.close());
+
+async function serve(statuses: number[], headers: Record<string, string> = {}) {
+  server = await startServer((_req, res, index) => {
+    const code = statuses[index] ?? 200;
+    if (code >= 400) json(res, code, { message: `HTTP ${code}` }, headers);
+    else json(res, code, { data: messageLog() });
+  });
+  return new MessagingClient({ baseUrl: server.url, apiKey: 'k' });
+}
+
+const text = { sender_phone: '+1', to_phone: '+2', type: 'text', content: 'hi' } as const;
+
+describe('retries over real HTTP', () => {
+  it('a read is retried on 503 and 429 until it succeeds', async () => {
+    const client = await serve([503, 429], { 'retry-after': '0' });
+    await expect(client.messages.get(1)).resolves.toMatchObject({ id: 42 });
+    expect(server?.requests).toHaveLength(3);
+  });
+
+  it('a read gives up after maxRetries with the last error', async () => {
+    const client = await serve([503, 503, 503, 503], { 'retry-after': '0' });
+    await expect(client.messages.get(1, { maxRetries: 1 })).rejects.toBeInstanceOf(InternalServerError);
+    expect(server?.requests).toHaveLength(2);
+  });
+
+  it('a send is NOT retried on 500: the message may have gone out', async () => {
+    const client = await serve([500]);
+    await expect(client.messages.send(text)).rejects.toBeInstanceOf(InternalServerError);
+    expect(server?.requests).toHaveLength(1);
+  });
+
+  it('a send IS retried on 429, honouring Retry-After', async () => {
+    const client = await serve([429], { 'retry-after': '0.2' });
+    const started = performance.now();
+    await expect(client.messages.send(text)).resolves.toMatchObject({ id: 42 });
+    expect(server?.requests).toHaveLength(2);
+    expect(performance.now() - started).toBeGreaterThanOrEqual(190);
+  });
+
+  it('a send from a one-shot stream is never retried, even on 429', async () => {
+    const client = await serve([429], { 'retry-after': '0' });
+    const media = { data: Readable.from([Buffer.from('abc')]), filename: 'a.png' };
+    await expect(client.messages.send({ ...text, type: 'image', media })).rejects.toBeInstanceOf(RateLimitError);
+    expect(server?.requests).toHaveLength(1);
+  });
+
+  it('a send to a closed port is retried (the connection was never made), then fails typed', async () => {
+    const dead = await startServer(() => undefined);
+    await dead.close();
+    const client = new MessagingClient({ baseUrl: dead.url, apiKey: 'k', maxRetries: 1 });
+    await expect(client.messages.send(text)).rejects.toThrow(/ECONNREFUSED/);
+  });
+
+  it('abort during the backoff wait rejects at once', async () => {
+    const client = await serve([503, 503, 503], { 'retry-after': '5' });
+    const controller = new AbortController();
+    setTimeout(() => controller.abort(new Error('stop')), 100);
+    const started = performance.now();
+    await expect(client.messages.get(1, { signal: controller.signal })).rejects.toThrow('stop');
+    expect(performance.now() - started).toBeLessThan(1_000);
+  });
+});

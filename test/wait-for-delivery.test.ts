@@ -1,0 +1,144 @@
+import {
+  AuthenticationError,
+  DeliveryTimeoutError,
+  type MessageLog,
+  MessagingClient,
+  NotFoundError,
+  PermissionDeniedError,
+  ValidationError,
+} from 'tenant-messaging';
+import { afterEach, describe, expect, it, vi } from 'vitest';
+import { json, messageLog, startServer, type TestServer } from './helpers/server.js';
+
+let server: TestServer | undefined;
+afterEach(() => server?.close());
+
+type Step = string | number | 'drop';
+
+/** Answers the n-th poll with steps[n]: a delivery_status, an HTTP error status, or a dropped connection. */
+async function polling(steps: Step[], headers: Record<string, string> = {}) {
+  server = await startServer((_req, res, index) => {
+    const step = steps[Math.min(index, steps.length - 1)];
+    if (step === 'drop') res.socket?.destroy();
+    else if (typeof step === 'number') json(res, step, { message: `HTTP ${step}` }, headers);
+    else json(res, 200, { data: messageLog({ delivery_status: step }) });
+  });
+  return new MessagingClient({ baseUrl: server.url, apiKey: 'k' });
+}
+
+describe('waitForDelivery', () => {
+  it('resolves with the log once delivered, calling onUpdate on each change only', async () => {
+    const client = await polling(['sent', 'sent', 'delivered']);
+    const updates: string[] = [];
+    const log = await client.waitForDelivery(42, { interval: 20, onUpdate: (l) => updates.push(l.delivery_status) });
+    expect(log.delivery_status).toBe('delivered');
+    expect(updates).toEqual(['sent', 'delivered']);
+    expect(server?.requests).toHaveLength(3);
+    expect(server?.requests.every((r) => r.url === '/api/v1/messages/42' && r.method === 'GET')).toBe(true);
+  });
+
+  it("resolves on 'read' when waiting for delivery (read implies delivered)", async () => {
+    const client = await polling(['sent', 'read']);
+    expect((await client.waitForDelivery(42, { interval: 10 })).delivery_status).toBe('read');
+  });
+
+  it("until: 'read' keeps polling past delivered", async () => {
+    const client = await polling(['sent', 'delivered', 'delivered', 'read']);
+    const log = await client.waitForDelivery(42, { interval: 10, until: 'read' });
+    expect(log.delivery_status).toBe('read');
+    expect(server?.requests).toHaveLength(4);
+  });
+
+  it('waits `interval` between polls', async () => {
+    const client = await polling(['sent', 'sent', 'delivered']);
+    const started = performance.now();
+    await client.waitForDelivery(42, { interval: 100 });
+    expect(performance.now() - started).toBeGreaterThanOrEqual(195);
+  });
+
+  it('rejects with DeliveryTimeoutError carrying the last log when the timeout passes', async () => {
+    const client = await polling(['sent']);
+    const started = performance.now();
+    const error = (await client
+      .waitForDelivery(42, { interval: 30, timeout: 200 })
+      .catch((e: unknown) => e)) as DeliveryTimeoutError<MessageLog>;
+    const elapsed = performance.now() - started;
+    expect(error).toBeInstanceOf(DeliveryTimeoutError);
+    expect(error.lastLog?.delivery_status).toBe('sent');
+    expect(error.messageLogId).toBe(42);
+    expect(error.message).toMatch(/did not reach 'delivered' within 200 ms/);
+    expect(elapsed).toBeGreaterThanOrEqual(190);
+    expect(elapsed).toBeLessThan(600);
+  });
+
+  it("keeps polling through 'unknown', and the timeout error explains it", async () => {
+    const client = await polling(['unknown']);
+    const error = (await client.waitForDelivery(42, { interval: 20, timeout: 100 }).catch((e: unknown) => e)) as Error;
+    expect(error).toBeInstanceOf(DeliveryTimeoutError);
+    expect(error.message).toContain("'unknown' (the underlying chat message is missing");
+    expect(server?.requests.length).toBeGreaterThan(1);
+  });
+
+  it('absorbs network failures, 429 and 5xx within the timeout', async () => {
+    const client = await polling(['drop', 503, 429, 502, 'delivered'], { 'retry-after': '0' });
+    const log = await client.waitForDelivery(42, { interval: 10, timeout: 5_000 });
+    expect(log.delivery_status).toBe('delivered');
+    expect(server?.requests.length).toBeGreaterThanOrEqual(5);
+  });
+
+  it.each([
+    [401, AuthenticationError],
+    [403, PermissionDeniedError],
+    [404, NotFoundError],
+  ])('fails at once on %i', async (status, Class) => {
+    const client = await polling([status]);
+    await expect(client.waitForDelivery(42, { interval: 10 })).rejects.toBeInstanceOf(Class);
+    expect(server?.requests).toHaveLength(1);
+  });
+
+  it('a transient failure that never clears ends in DeliveryTimeoutError with the failure as cause', async () => {
+    const client = await polling([503]);
+    const error = (await client.waitForDelivery(42, { interval: 20, timeout: 150 }).catch((e: unknown) => e)) as Error;
+    expect(error).toBeInstanceOf(DeliveryTimeoutError);
+    expect(error.cause).toBeDefined();
+    expect(error.message).toContain('No read of the message log succeeded');
+  });
+
+  it('the signal cancels at once, during a wait and during a request', async () => {
+    const client = await polling(['sent']);
+    const controller = new AbortController();
+    setTimeout(() => controller.abort(new Error('cancelled')), 50);
+    const started = performance.now();
+    await expect(client.waitForDelivery(42, { interval: 10_000, signal: controller.signal })).rejects.toThrow(
+      'cancelled',
+    );
+    expect(performance.now() - started).toBeLessThan(500);
+    await expect(client.waitForDelivery(42, { signal: AbortSignal.abort(new Error('early')) })).rejects.toThrow(
+      'early',
+    );
+  });
+
+  it('rejects bad ids and options before any request', async () => {
+    const client = await polling(['delivered']);
+    await expect(client.waitForDelivery(0)).rejects.toBeInstanceOf(ValidationError);
+    await expect(client.waitForDelivery(1, { interval: 0 })).rejects.toThrow(/interval: must be a positive number/);
+    await expect(client.waitForDelivery(1, { until: 'seen' as never })).rejects.toThrow(
+      /until: must be 'delivered' or 'read'/,
+    );
+    expect(server?.requests).toHaveLength(0);
+  });
+
+  it('leaves no timer behind', async () => {
+    const client = await polling(['sent', 'delivered']);
+    vi.useFakeTimers({ toFake: ['setTimeout', 'clearTimeout'] });
+    try {
+      const pending = client.waitForDelivery(42, { interval: 1_000 });
+      await vi.waitFor(() => expect(server?.requests).toHaveLength(1));
+      await vi.advanceTimersByTimeAsync(1_000);
+      await expect(pending).resolves.toMatchObject({ delivery_status: 'delivered' });
+      expect(vi.getTimerCount()).toBe(0);
+    } finally {
+      vi.useRealTimers();
+    }
+  });
+});
