@@ -1,0 +1,137 @@
+/**
+ * The consumer test: pack the package as npm would publish it, install the tarball into a fresh
+ * project, and use it through `import`, `require` and a `tsc` type check. Also runs publint and
+ * "are the types wrong" on the tarball. Needs `npm run build` first (`npm test` does it).
+ */
+import { execFile } from 'node:child_process';
+import { existsSync } from 'node:fs';
+import { mkdir, mkdtemp, readFile, rm, stat, writeFile } from 'node:fs/promises';
+import { tmpdir } from 'node:os';
+import { dirname, join } from 'node:path';
+import { fileURLToPath } from 'node:url';
+import { promisify } from 'node:util';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+
+const run = promisify(execFile);
+const root = fileURLToPath(new URL('..', import.meta.url));
+const bin = (name: string) => join(root, 'node_modules', '.bin', name);
+const node = process.execPath;
+// npm is run by the Node that runs the tests, so a Node 20 machine still packs with Node >= 22.
+const npmCli = join(dirname(dirname(node)), 'lib', 'node_modules', 'npm', 'bin', 'npm-cli.js');
+const npm = (args: string[], cwd: string) =>
+  existsSync(npmCli) ? run(node, [npmCli, ...args], { cwd }) : run('npm', args, { cwd });
+
+let work: string;
+let tarball: string;
+let project: string;
+
+beforeAll(async () => {
+  if (!existsSync(join(root, 'dist', 'index.js'))) await npm(['run', 'build'], root);
+  work = await mkdtemp(join(tmpdir(), 'tm-pack-'));
+  const { stdout } = await npm(['pack', '--ignore-scripts', '--json', '--pack-destination', work], root);
+  const [info] = JSON.parse(stdout) as { filename: string }[];
+  tarball = join(work, info?.filename ?? '');
+  project = join(work, 'consumer');
+  await mkdir(project);
+  await writeFile(join(project, 'package.json'), JSON.stringify({ name: 'consumer', private: true, type: 'module' }));
+  await npm(['install', tarball, '--no-audit', '--no-fund', '--prefer-offline', '--ignore-scripts'], project);
+}, 180_000);
+
+afterAll(async () => {
+  if (work) await rm(work, { recursive: true, force: true });
+});
+
+describe('the published package', () => {
+  it('is small and ships only dist, README, CHANGELOG and package.json', async () => {
+    const { size } = await stat(tarball);
+    expect(size).toBeLessThan(200_000);
+    const { stdout } = await run('tar', ['-tzf', tarball]);
+    const top = new Set(
+      stdout
+        .trim()
+        .split('\n')
+        .map((p) => p.split('/')[1]),
+    );
+    expect([...top].sort()).toEqual(['CHANGELOG.md', 'README.md', 'dist', 'package.json']);
+  });
+
+  it('works through import', async () => {
+    const script = `import { MessagingClient, ValidationError, VERSION } from 'tenant-messaging';
+      const c = new MessagingClient({ baseUrl: 'https://a.example.com', apiKey: 'k' });
+      try { await c.messages.get(0) } catch (e) { console.log(e instanceof ValidationError, c.baseUrl, VERSION) }`;
+    const { stdout } = await run(node, ['--input-type=module', '-e', script], { cwd: project });
+    expect(stdout.trim()).toBe('true https://a.example.com/api/v1 0.1.0');
+  });
+
+  it('works through require', async () => {
+    const script = `const { MessagingClient, MessagingError, NotFoundError } = require('tenant-messaging');
+      const c = new MessagingClient({ baseUrl: 'https://a.example.com', apiKey: 'k' });
+      console.log(typeof c.messages.send, new NotFoundError(404, 'x', {}, {}) instanceof MessagingError)`;
+    const { stdout } = await run(node, ['-e', script], { cwd: project });
+    expect(stdout.trim()).toBe('function true');
+  });
+
+  it('internal modules are not reachable', async () => {
+    const script = `import('tenant-messaging/dist/core/retry.js').then(() => console.log('reachable'), (e) => console.log(e.code))`;
+    const { stdout } = await run(node, ['--input-type=module', '-e', script], { cwd: project });
+    expect(stdout.trim()).toBe('ERR_PACKAGE_PATH_NOT_EXPORTED');
+  });
+
+  it('type-checks for ESM and CommonJS consumers with tsc', async () => {
+    const usage = `import { MessagingClient, mediaFromPath, type MessageLog } from 'tenant-messaging';
+const client = new MessagingClient({ baseUrl: 'https://a.example.com', apiKey: 'k' });
+export async function demo(): Promise<MessageLog> {
+  const log = await client.messages.send({ sender_number_id: 1, to_phone: '+2', type: 'image', media: mediaFromPath('a.png') });
+  return client.waitForDelivery(log.id, { until: 'read' });
+}
+// @ts-expect-error text needs content
+client.messages.send({ sender_phone: '+1', to_phone: '+2', type: 'text' });
+`;
+    await writeFile(join(project, 'esm.mts'), usage);
+    await writeFile(join(project, 'cjs.cts'), usage);
+    await writeFile(
+      join(project, 'tsconfig.json'),
+      JSON.stringify({
+        compilerOptions: {
+          module: 'nodenext',
+          moduleResolution: 'nodenext',
+          strict: true,
+          exactOptionalPropertyTypes: true,
+          noEmit: true,
+          skipLibCheck: false,
+          types: ['node'],
+          typeRoots: [join(root, 'node_modules', '@types')],
+        },
+        files: ['esm.mts', 'cjs.cts'],
+      }),
+    );
+    await run(node, [join(root, 'node_modules', 'typescript', 'bin', 'tsc'), '-p', project]);
+  });
+
+  it('passes publint and are-the-types-wrong', async () => {
+    await run(node, [bin('publint'), '--strict', root]);
+    const { stdout } = await run(node, [
+      bin('attw'),
+      tarball,
+      '--format',
+      'table-flipped',
+      '--profile',
+      'node16',
+    ]).catch((error: { stdout: string }) => {
+      throw new Error(`attw failed:\n${error.stdout}`);
+    });
+    expect(stdout).not.toMatch(/❌|💀|🐛/);
+  });
+
+  it('declares the engines floor and the runtime dependencies', async () => {
+    const pkg = JSON.parse(await readFile(join(project, 'node_modules', 'tenant-messaging', 'package.json'), 'utf8'));
+    expect(pkg.engines.node).toBe('>=22.19');
+    expect(Object.keys(pkg.dependencies).sort()).toEqual([
+      'form-data-encoder',
+      'formdata-node',
+      'p-retry',
+      'undici',
+      'zod',
+    ]);
+  });
+});
