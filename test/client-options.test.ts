@@ -142,3 +142,39 @@ describe('the API key stays secret', () => {
     expect([clone.baseUrl, clone.timeout, clone.maxRetries]).toEqual(['https://a.example.com/api/v1', 1234, 5]);
   });
 });
+
+describe('transports', () => {
+  it('uses the dispatcher it is given (proxies, mTLS), and leaves it open on close()', async () => {
+    const { MockAgent } = await import('undici');
+    const agent = new MockAgent();
+    agent.disableNetConnect();
+    agent
+      .get('https://acme.example.com')
+      .intercept({ path: '/api/v1/me', method: 'GET', headers: { 'x-api-key': KEY } })
+      .reply(200, { data: { via: 'dispatcher' } }, { headers: { 'content-type': 'application/json' } });
+    const client = new MessagingClient({ baseUrl: 'https://acme.example.com', apiKey: KEY, dispatcher: agent });
+    expect(await client.me()).toEqual({ via: 'dispatcher' });
+    await client.close();
+    agent.assertNoPendingInterceptors();
+    await agent.close();
+  });
+
+  it('rejects a dispatcher and a fetch together', () => {
+    const error = configError(
+      () => new MessagingClient({ baseUrl: 'https://a.example.com', apiKey: KEY, fetch, dispatcher: {} as never }),
+    );
+    expect(error.field).toBe('dispatcher');
+  });
+
+  it('close() on the default transport is safe before and after use', async () => {
+    const server = await startServer((_req, res) => json(res, 200, { data: {} }));
+    try {
+      const client = new MessagingClient({ baseUrl: server.url, apiKey: KEY });
+      await client.close();
+      await client.me();
+      await client.close();
+    } finally {
+      await server.close();
+    }
+  });
+});

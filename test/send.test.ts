@@ -120,6 +120,7 @@ describe('bad send parameters are rejected before any request', () => {
       'sender_number_id',
       /integer/,
     ],
+    ['null', null, '', /must be an object/],
     ['a misspelt field', { ...base, type: 'text', content: 'x', toPhone: '+1' }, '', /toPhone/],
   ];
 

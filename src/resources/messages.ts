@@ -39,6 +39,14 @@ export class Messages extends APIResource {
    * ```
    */
   async send(params: SendMessageParams, options?: RequestOptions): Promise<MessageLog> {
+    if (typeof params !== 'object' || params === null) {
+      throw new ValidationError('Invalid send parameters', [
+        {
+          path: '',
+          message: `must be an object such as { sender_phone, to_phone, type, content }, got ${params === null ? 'null' : typeof params}`,
+        },
+      ]);
+    }
     const checked = sendMessageParamsSchema.safeParse(params);
     if (!checked.success) throw new ValidationError('Invalid send parameters', issuesFromZod(checked.error));
     const { method, path } = ENDPOINTS.sendMessage;

@@ -119,17 +119,20 @@ export const sendMessageParamsSchema = z
     ],
     { error: () => "must be 'text', 'image', 'voice' or 'document'" },
   )
-  .check((ctx) => {
-    const { sender_phone, sender_number_id } = ctx.value;
-    if ((sender_phone === undefined) === (sender_number_id === undefined)) {
-      ctx.issues.push({
-        code: 'custom',
-        path: ['sender_phone'],
-        message:
-          sender_phone === undefined
-            ? 'give the sending number as sender_phone or sender_number_id'
-            : 'give sender_phone or sender_number_id, not both',
-        input: ctx.value,
-      });
-    }
-  });
+  .superRefine(
+    (value, ctx) => {
+      const { sender_phone, sender_number_id } = value as { sender_phone?: unknown; sender_number_id?: unknown };
+      if ((sender_phone === undefined) === (sender_number_id === undefined)) {
+        ctx.addIssue({
+          code: 'custom',
+          path: ['sender_phone'],
+          message:
+            sender_phone === undefined
+              ? 'give the sending number as sender_phone or sender_number_id'
+              : 'give sender_phone or sender_number_id, not both',
+        });
+      }
+    },
+    // Run even when other fields failed, so one call reports every problem at once.
+    { when: (payload) => typeof payload.value === 'object' && payload.value !== null },
+  );
