@@ -113,3 +113,36 @@ export class DeliveryTimeoutError<Log = unknown> extends MessagingError {
     this.lastLog = lastLog;
   }
 }
+
+/**
+ * Raised by `messages.send` when the request may have reached the service but no answer says
+ * what happened: a timeout, a connection reset while waiting for the answer, a 5xx from the
+ * service or a proxy. The message may or may not have been sent. The API has no idempotency key,
+ * so the SDK never retries such a send; check with `messages.list()` before sending again.
+ * `cause` holds the underlying error.
+ *
+ * @example
+ * ```ts
+ * catch (err) {
+ *   if (err instanceof SendOutcomeUnknownError) {
+ *     const recent = await client.messages.list()
+ *     // look for the message among recent.data before sending it again
+ *   }
+ * }
+ * ```
+ */
+export class SendOutcomeUnknownError extends MessagingError {
+  constructor(cause: Error) {
+    super(
+      `The message may have been sent: the request may have reached the service, but ${lowerFirst(cause.message)}\n` +
+        'The SDK did not retry, because the API has no idempotency key and a retry could send it twice. ' +
+        'Before sending again, check client.messages.list() (newest first) for a log to this recipient.',
+      { cause },
+    );
+  }
+}
+
+function lowerFirst(text: string): string {
+  const trimmed = text.trim().replace(/\.?$/, '.');
+  return trimmed.charAt(0).toLowerCase() + trimmed.slice(1);
+}

@@ -24,6 +24,7 @@ export {
   MessagingError,
   type ResponseHeaders,
   ResponseValidationError,
+  SendOutcomeUnknownError,
   ValidationError,
 } from './errors.js';
 export type { QueryValue } from './internal/query.js';

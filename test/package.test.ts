@@ -18,8 +18,10 @@ const bin = (name: string) => join(root, 'node_modules', '.bin', name);
 const node = process.execPath;
 // npm is run by the Node that runs the tests, so a Node 20 machine still packs with Node >= 22.
 const npmCli = join(dirname(dirname(node)), 'lib', 'node_modules', 'npm', 'bin', 'npm-cli.js');
+// Settings of an outer npx (CI runs the Node 22 suite under one) must not leak into these installs.
+const env = Object.fromEntries(Object.entries(process.env).filter(([key]) => !/^npm_config_allow_scripts$/i.test(key)));
 const npm = (args: string[], cwd: string) =>
-  existsSync(npmCli) ? run(node, [npmCli, ...args], { cwd }) : run('npm', args, { cwd });
+  existsSync(npmCli) ? run(node, [npmCli, ...args], { cwd, env }) : run('npm', args, { cwd, env });
 
 let work: string;
 let tarball: string;

@@ -1,5 +1,12 @@
 import { Readable } from 'node:stream';
-import { InternalServerError, MessagingClient, RateLimitError } from 'tenant-messaging';
+import {
+  InternalServerError,
+  MessagingClient,
+  MessagingError,
+  RateLimitError,
+  SendOutcomeUnknownError,
+  UnprocessableEntityError,
+} from 'tenant-messaging';
 import { afterEach, describe, expect, it } from 'vitest';
 import { json, messageLog, startServer, type TestServer } from './helpers/server.js';
 
@@ -30,10 +37,19 @@ describe('retries over real HTTP', () => {
     expect(server?.requests).toHaveLength(2);
   });
 
-  it('a send is NOT retried on 500: the message may have gone out', async () => {
+  it('a send is NOT retried on 500: SendOutcomeUnknownError, with the 500 as cause', async () => {
     const client = await serve([500]);
-    await expect(client.messages.send(text)).rejects.toBeInstanceOf(InternalServerError);
+    const error = (await client.messages.send(text).catch((e: unknown) => e)) as SendOutcomeUnknownError;
+    expect(error).toBeInstanceOf(SendOutcomeUnknownError);
+    expect(error).toBeInstanceOf(MessagingError);
+    expect(error.cause).toBeInstanceOf(InternalServerError);
+    expect(error.message).toMatch(/may have been sent[\s\S]*messages\.list\(\)/);
     expect(server?.requests).toHaveLength(1);
+  });
+
+  it('a send rejected with a 4xx is a plain typed error: the service said no', async () => {
+    const client = await serve([422]);
+    await expect(client.messages.send(text)).rejects.toBeInstanceOf(UnprocessableEntityError);
   });
 
   it('a send IS retried on 429, honouring Retry-After', async () => {

@@ -1,6 +1,6 @@
 import type { Readable } from 'node:stream';
 import pRetry from 'p-retry';
-import { errorFromResponse } from '../api-error.js';
+import { APIError, errorFromResponse } from '../api-error.js';
 import { APIConnectionError, APITimeoutError, MessagingError, ResponseValidationError } from '../errors.js';
 import { describeNetworkError, failedBeforeConnecting } from '../internal/network-error.js';
 import { type QueryValue, toQueryString } from '../internal/query.js';
@@ -49,6 +49,17 @@ export interface ExecutorConfig {
 
 /** Errors of attempts that failed before a connection existed: the request never left. */
 const neverSent = new WeakSet<object>();
+
+/**
+ * True when a failed request may still have been processed by the service: a connection error
+ * after the connection was made (a timeout, a reset), or a status that does not say "not done"
+ * (408 and 5xx may come from a proxy while the service carried on).
+ */
+export function mayHaveBeenProcessed(error: unknown): boolean {
+  if (error instanceof APIConnectionError) return !neverSent.has(error);
+  if (error instanceof APIError) return error.status === 408 || error.status >= 500;
+  return false;
+}
 
 /**
  * Runs API calls: builds the URL and headers, applies the per-attempt deadline, maps failures to

@@ -1,8 +1,9 @@
+import { type ApiResult, mayHaveBeenProcessed } from '../core/executor.js';
 import { multipartBody } from '../core/multipart.js';
 import { type ListQuery, type Page, PagePromise, pageFromResult } from '../core/pagination.js';
 import { parseBody } from '../core/parse.js';
 import { ENDPOINTS, endpointLabel } from '../endpoints.js';
-import { issuesFromZod, ValidationError } from '../errors.js';
+import { issuesFromZod, SendOutcomeUnknownError, ValidationError } from '../errors.js';
 import type { RequestOptions } from '../options.js';
 import { type MessageLog, messageLogEnvelopeSchema, messageLogSchema } from '../schemas/message-log.js';
 import { type SendMessageParams, sendMessageParamsSchema } from '../schemas/send.js';
@@ -55,7 +56,14 @@ export class Messages extends APIResource {
       params.type === 'text'
         ? { kind: 'json' as const, text: JSON.stringify(checked.data) }
         : await multipartBody(params);
-    const result = await this.executor.call({ endpoint, method, path, body }, options);
+    let result: ApiResult;
+    try {
+      result = await this.executor.call({ endpoint, method, path, body }, options);
+    } catch (error) {
+      // A send that may have gone out is not a plain network or server error: say so.
+      if (mayHaveBeenProcessed(error)) throw new SendOutcomeUnknownError(error as Error);
+      throw error;
+    }
     return parseBody(messageLogEnvelopeSchema, result, endpoint).data;
   }
 
