@@ -20,6 +20,11 @@ export class APIError extends MessagingError {
   readonly headers: ResponseHeaders;
   /** The `x-request-id` response header, when the service or a proxy sent one: quote it to support. */
   readonly requestId: string | undefined;
+  /**
+   * Milliseconds the service asked to wait before trying again (`Retry-After` in seconds or as an
+   * HTTP date, or `X-RateLimit-Reset`), when it said; mostly on 429 and 503.
+   */
+  readonly retryAfter: number | undefined;
 
   constructor(status: number, message: string, body: unknown, headers: ResponseHeaders) {
     super(message);
@@ -27,6 +32,7 @@ export class APIError extends MessagingError {
     this.body = body;
     this.headers = headers;
     this.requestId = headers['x-request-id'] ?? headers['request-id'];
+    this.retryAfter = retryAfterMs(headers, Date.now());
   }
 }
 
@@ -51,15 +57,7 @@ export class UnprocessableEntityError extends APIError {
 }
 
 /** Raised on 429: too many requests. `retryAfter` is how long the service asked to wait, in ms, when it said. */
-export class RateLimitError extends APIError {
-  /** Milliseconds to wait before trying again, from `Retry-After` or `X-RateLimit-Reset`; undefined when not given. */
-  readonly retryAfter: number | undefined;
-
-  constructor(status: number, message: string, body: unknown, headers: ResponseHeaders, now = Date.now()) {
-    super(status, message, body, headers);
-    this.retryAfter = retryAfterMs(headers, now);
-  }
-}
+export class RateLimitError extends APIError {}
 
 /** Raised on any status >= 500: the service or a proxy in front of it failed. */
 export class InternalServerError extends APIError {}

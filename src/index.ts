@@ -27,6 +27,7 @@ export {
   SendOutcomeUnknownError,
   ValidationError,
 } from './errors.js';
+export type { Logger, LogLevel } from './internal/log.js';
 export type { QueryValue } from './internal/query.js';
 export { type MediaFromPathOptions, type MediaInput, mediaFromPath, type NamedMedia, PathMedia } from './media.js';
 export type { ClientOptions, FetchLike, RequestOptions } from './options.js';

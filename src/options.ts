@@ -1,4 +1,5 @@
 import type { Dispatcher } from 'undici';
+import type { Logger, LogLevel } from './internal/log.js';
 
 /** A `fetch`-shaped function: the global `fetch`, msw's, or an in-process fake's. */
 export type FetchLike = (input: string | URL | Request, init?: RequestInit) => Promise<Response>;
@@ -49,6 +50,29 @@ export interface ClientOptions {
    * @default undefined (use undici.request)
    */
   fetch?: FetchLike | undefined;
+  /**
+   * Allows a plain `http://` base URL to a host other than loopback. The API key would cross the
+   * network unencrypted: only for a network you trust.
+   * @default false
+   */
+  allowInsecureHttp?: boolean | undefined;
+  /**
+   * Allows constructing the client in a browser. API keys must stay on your server (spec section 5):
+   * anyone who opens the page can read a key shipped to it.
+   * @default false
+   */
+  dangerouslyAllowBrowser?: boolean | undefined;
+  /**
+   * Where log lines go. Each request logs method, path, status, attempt, duration and request id;
+   * keys and bodies are never logged.
+   * @default console
+   */
+  logger?: Logger | undefined;
+  /**
+   * The lowest level logged: `debug` (every request), `info` (retries), `warn`, `error` or `off`.
+   * @default process.env.TENANT_MESSAGING_LOG, else 'warn'
+   */
+  logLevel?: LogLevel | undefined;
 }
 
 /**
@@ -94,4 +118,5 @@ export const DEFAULTS = Object.freeze({
 export const ENV = Object.freeze({
   baseUrl: 'TENANT_MESSAGING_BASE_URL',
   apiKey: 'TENANT_MESSAGING_API_KEY',
+  logLevel: 'TENANT_MESSAGING_LOG',
 });

@@ -68,7 +68,7 @@ const transports = {
   async msw() {
     const seen: Seen[] = [];
     const server = setupServer(
-      http.all('http://api.test/*', async ({ request }) => {
+      http.all('https://api.test/*', async ({ request }) => {
         const url = new URL(request.url);
         seen.push({
           method: request.method,
@@ -86,7 +86,7 @@ const transports = {
     server.listen({ onUnhandledFrame: 'error' });
     return {
       seen,
-      client: new MessagingClient({ baseUrl: 'http://api.test/t/acme', apiKey: KEY, fetch: globalThis.fetch }),
+      client: new MessagingClient({ baseUrl: 'https://api.test/t/acme', apiKey: KEY, fetch: globalThis.fetch }),
       close: async () => server.close(),
     };
   },

@@ -2,6 +2,7 @@ import type { Readable } from 'node:stream';
 import pRetry from 'p-retry';
 import { APIError, errorFromResponse } from '../api-error.js';
 import { APIConnectionError, APITimeoutError, MessagingError, ResponseValidationError } from '../errors.js';
+import type { Log } from '../internal/log.js';
 import { describeNetworkError, failedBeforeConnecting } from '../internal/network-error.js';
 import { type QueryValue, toQueryString } from '../internal/query.js';
 import { sleep } from '../internal/sleep.js';
@@ -45,6 +46,7 @@ export interface ExecutorConfig {
   readonly transport: Transport;
   readonly timeout: number;
   readonly maxRetries: number;
+  readonly log: Log;
 }
 
 /** Errors of attempts that failed before a connection existed: the request never left. */
@@ -84,7 +86,8 @@ export class Executor {
     const policy = { ...DEFAULT_RETRY_POLICY, maxRetries };
 
     let decision: RetryDecision | undefined;
-    return pRetry(() => this.#attempt(call, url, headers, timeout, signal), {
+    const { log } = config;
+    return pRetry((attempt) => this.#attempt(call, url, headers, timeout, signal, attempt), {
       retries: maxRetries,
       // Delays come from our own policy (it honours Retry-After), slept in onFailedAttempt.
       minTimeout: 0,
@@ -96,7 +99,13 @@ export class Executor {
           policy,
           Math.random,
         );
-        if (decision.retry) await sleep(decision.delayMs, signal);
+        if (decision.retry) {
+          log.info?.(`retrying ${call.method} ${call.path} in ${decision.delayMs} ms: ${decision.reason}`, {
+            attempt: attemptNumber,
+            delayMs: decision.delayMs,
+          });
+          await sleep(decision.delayMs, signal);
+        }
       },
       shouldRetry: () => decision?.retry === true,
     });
@@ -120,8 +129,11 @@ export class Executor {
     headers: Record<string, string>,
     timeout: number,
     signal: AbortSignal | undefined,
+    attempt: number,
   ): Promise<ApiResult> {
     signal?.throwIfAborted();
+    const { log } = this.#config;
+    const started = log.debug ? performance.now() : 0;
     const deadline = new AbortController();
     const timer = setTimeout(() => deadline.abort(), timeout);
     const combined = signal ? AbortSignal.any([signal, deadline.signal]) : deadline.signal;
@@ -143,6 +155,13 @@ export class Executor {
         signal: combined,
       });
     } catch (error) {
+      log.debug?.(`${call.method} ${call.path} failed`, {
+        method: call.method,
+        path: call.path,
+        attempt,
+        durationMs: Math.round(performance.now() - started),
+        error: error instanceof Error ? error.message : String(error),
+      });
       if (signal?.aborted) throw signal.reason;
       if (deadline.signal.aborted) throw new APITimeoutError(timeout, { cause: error });
       if (error instanceof MessagingError) throw error;
@@ -155,6 +174,14 @@ export class Executor {
     } finally {
       clearTimeout(timer);
     }
+    log.debug?.(`${call.method} ${call.path} ${response.status}`, {
+      method: call.method,
+      path: call.path,
+      status: response.status,
+      attempt,
+      durationMs: Math.round(performance.now() - started),
+      requestId: response.headers['x-request-id'],
+    });
     return toResult(call, response);
   }
 }

@@ -1,4 +1,4 @@
-import { APIError, RateLimitError } from '../api-error.js';
+import { APIError } from '../api-error.js';
 import { APIConnectionError, DeliveryTimeoutError } from '../errors.js';
 import { sleep as realSleep } from '../internal/sleep.js';
 import type { MessageLog } from '../schemas/message-log.js';
@@ -100,7 +100,7 @@ export async function pollDelivery(
       if (signal?.aborted) throw signal.reason;
       if (!isTransient(error)) throw error;
       lastError = error;
-      if (error instanceof RateLimitError && error.retryAfter !== undefined) wait = Math.max(wait, error.retryAfter);
+      if (error instanceof APIError && error.retryAfter !== undefined) wait = Math.max(wait, error.retryAfter);
     }
     const remaining = deadline - clock.now();
     if (remaining <= 0 || wait >= remaining) {

@@ -1,4 +1,4 @@
-import { APIError, RateLimitError } from '../api-error.js';
+import { APIError } from '../api-error.js';
 import { APIConnectionError } from '../errors.js';
 
 /** What the retry policy needs to know about a failed attempt. */
@@ -59,7 +59,7 @@ export function decideRetry(failed: FailedAttempt, policy: RetryPolicy, random: 
   if (error instanceof APIError) {
     const retryable = failed.idempotent ? isTransientStatus(error.status) : error.status === 429;
     if (!retryable) return { retry: false, reason: `HTTP ${error.status} is not retried for this request` };
-    if (error instanceof RateLimitError && error.retryAfter !== undefined) {
+    if (error.retryAfter !== undefined) {
       if (error.retryAfter > policy.maxRetryAfterMs) return { retry: false, reason: 'Retry-After is beyond the cap' };
       return { retry: true, delayMs: error.retryAfter, reason: 'the service asked to wait' };
     }

@@ -3,8 +3,21 @@ import { type Issue, ValidationError } from '../errors.js';
 import { type ClientOptions, DEFAULTS, ENV } from '../options.js';
 import { VERSION } from '../version.js';
 import { resolveApiBase } from './base-url.js';
+import { createLog, LOG_LEVELS, type Log, type LogLevel } from './log.js';
 
-const KNOWN_OPTIONS = new Set(['baseUrl', 'apiKey', 'timeout', 'maxRetries', 'defaultHeaders', 'dispatcher', 'fetch']);
+const KNOWN_OPTIONS = new Set([
+  'baseUrl',
+  'apiKey',
+  'timeout',
+  'maxRetries',
+  'defaultHeaders',
+  'dispatcher',
+  'fetch',
+  'allowInsecureHttp',
+  'dangerouslyAllowBrowser',
+  'logger',
+  'logLevel',
+]);
 
 /** What the client needs from its options once they are checked and defaulted. */
 export interface ClientConfig {
@@ -14,6 +27,23 @@ export interface ClientConfig {
   readonly headers: Readonly<Record<string, string>>;
   readonly timeout: number;
   readonly maxRetries: number;
+  readonly log: Log;
+}
+
+/** Hosts where plain http never leaves the machine. */
+function isLoopback(hostname: string): boolean {
+  return (
+    hostname === 'localhost' ||
+    hostname.endsWith('.localhost') ||
+    hostname === '[::1]' ||
+    /^127\.\d{1,3}\.\d{1,3}\.\d{1,3}$/.test(hostname)
+  );
+}
+
+/** True in a browser page or worker: where an API key would be readable by anyone. */
+function inBrowser(): boolean {
+  const g = globalThis as { window?: unknown; document?: unknown; importScripts?: unknown };
+  return (typeof g.window === 'object' && typeof g.document === 'object') || typeof g.importScripts === 'function';
 }
 
 /** A header value undici would reject, or that could smuggle a second header. */
@@ -27,6 +57,16 @@ export function resolveClientConfig(options: ClientOptions, env: NodeJS.ProcessE
   const issues: Issue[] = [];
   if (typeof options !== 'object' || options === null) {
     throw new ValidationError('Invalid MessagingClient options', [{ path: '', message: 'must be an object' }]);
+  }
+  if (inBrowser() && options.dangerouslyAllowBrowser !== true) {
+    throw new ValidationError('MessagingClient refuses to run in a browser', [
+      {
+        path: 'dangerouslyAllowBrowser',
+        message:
+          'API keys must stay on your server (spec section 5): anyone who opens this page could read the key. ' +
+          'Call the API from your backend instead, or pass dangerouslyAllowBrowser: true if you accept the risk.',
+      },
+    ]);
   }
   for (const key of Object.keys(options)) {
     if (!KNOWN_OPTIONS.has(key)) {
@@ -46,7 +86,16 @@ export function resolveClientConfig(options: ClientOptions, env: NodeJS.ProcessE
   } else {
     const resolved = resolveApiBase(rawBase);
     if ('problem' in resolved) issues.push({ path: 'baseUrl', message: resolved.problem });
-    else ({ url: apiBase, origin } = resolved);
+    else {
+      ({ url: apiBase, origin } = resolved);
+      const { protocol, hostname } = new URL(origin);
+      if (protocol === 'http:' && !isLoopback(hostname) && options.allowInsecureHttp !== true) {
+        issues.push({
+          path: 'baseUrl',
+          message: `uses plain http:// to ${hostname}: the API key would cross the network unencrypted. Use https://, or pass allowInsecureHttp: true for a network you trust`,
+        });
+      }
+    }
   }
 
   const apiKey = options.apiKey ?? env[ENV.apiKey];
@@ -80,8 +129,27 @@ export function resolveClientConfig(options: ClientOptions, env: NodeJS.ProcessE
     });
   }
 
+  const logLevel = options.logLevel ?? (env[ENV.logLevel] || undefined) ?? 'warn';
+  if (!LOG_LEVELS.includes(logLevel as LogLevel)) {
+    issues.push({
+      path: 'logLevel',
+      message: `must be one of ${LOG_LEVELS.join(', ')} (or ${ENV.logLevel}), got ${String(logLevel)}`,
+    });
+  }
+  const logger = options.logger ?? console;
+  if (
+    typeof logger !== 'object' ||
+    logger === null ||
+    !['debug', 'info', 'warn', 'error'].every(
+      (m) => typeof (logger as unknown as Record<string, unknown>)[m] === 'function',
+    )
+  ) {
+    issues.push({ path: 'logger', message: 'must have debug, info, warn and error methods (console fits)' });
+  }
+
   if (issues.length > 0) throw new ValidationError('Invalid MessagingClient options', issues);
   return {
+    log: createLog(logger, logLevel as LogLevel),
     apiBase,
     origin,
     headers: Object.freeze({

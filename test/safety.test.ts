@@ -1,0 +1,95 @@
+import { type Logger, MessagingClient, ValidationError } from 'tenant-messaging';
+import { describe, expect, it, vi } from 'vitest';
+import { json, startServer } from './helpers/server.js';
+
+const KEY = 'tm_live_NEVER_LOG_ME_42';
+
+describe('plain http', () => {
+  it.each(['http://127.0.0.1:8080', 'http://localhost:3000', 'http://api.localhost', 'http://[::1]:8080'])(
+    'is allowed to loopback: %s',
+    (baseUrl) => {
+      expect(() => new MessagingClient({ baseUrl, apiKey: KEY })).not.toThrow();
+    },
+  );
+
+  it('is refused for other hosts, saying why and how to opt in', () => {
+    const make = () => new MessagingClient({ baseUrl: 'http://acme.example.com', apiKey: KEY });
+    expect(make).toThrow(ValidationError);
+    expect(make).toThrow(/unencrypted[\s\S]*allowInsecureHttp: true/);
+    expect(
+      () => new MessagingClient({ baseUrl: 'http://acme.example.com', apiKey: KEY, allowInsecureHttp: true }),
+    ).not.toThrow();
+  });
+});
+
+describe('browsers', () => {
+  it('refuses to construct where window and document exist, unless dangerouslyAllowBrowser', () => {
+    vi.stubGlobal('window', {});
+    vi.stubGlobal('document', {});
+    try {
+      const make = (allow?: boolean) =>
+        new MessagingClient({ baseUrl: 'https://a.example.com', apiKey: KEY, dangerouslyAllowBrowser: allow });
+      expect(() => make()).toThrow(/refuses to run in a browser[\s\S]*dangerouslyAllowBrowser: true/);
+      expect(() => make(true)).not.toThrow();
+    } finally {
+      vi.unstubAllGlobals();
+    }
+  });
+});
+
+describe('logging', () => {
+  function recorder() {
+    const lines: { level: string; message: string; fields: unknown }[] = [];
+    const at = (level: string) => (message: string, fields?: unknown) => lines.push({ level, message, fields });
+    const logger: Logger = { debug: at('debug'), info: at('info'), warn: at('warn'), error: at('error') };
+    return { lines, logger };
+  }
+
+  it('debug logs each request with method, path, status, attempt, duration and request id; never the key or body', async () => {
+    const server = await startServer((_req, res, i) =>
+      i === 0
+        ? json(res, 503, { message: 'down' }, { 'retry-after': '0' })
+        : json(res, 200, { data: { ok: true } }, { 'x-request-id': 'rid-1' }),
+    );
+    try {
+      const { lines, logger } = recorder();
+      const client = new MessagingClient({ baseUrl: server.url, apiKey: KEY, logger, logLevel: 'debug' });
+      await client.me();
+      expect(lines.map((l) => [l.level, l.message])).toEqual([
+        ['debug', '[tenant-messaging] GET /me 503'],
+        ['info', '[tenant-messaging] retrying GET /me in 0 ms: the service asked to wait'],
+        ['debug', '[tenant-messaging] GET /me 200'],
+      ]);
+      expect(lines[2]?.fields).toMatchObject({
+        method: 'GET',
+        path: '/me',
+        status: 200,
+        attempt: 2,
+        requestId: 'rid-1',
+      });
+      expect(lines[2]?.fields).toHaveProperty('durationMs', expect.any(Number));
+      expect(JSON.stringify(lines)).not.toContain(KEY);
+    } finally {
+      await server.close();
+    }
+  });
+
+  it('reads TENANT_MESSAGING_LOG, and the default level logs nothing for a normal request', async () => {
+    const server = await startServer((_req, res) => json(res, 200, { data: {} }));
+    try {
+      const { lines, logger } = recorder();
+      await new MessagingClient({ baseUrl: server.url, apiKey: KEY, logger }).me();
+      expect(lines).toEqual([]);
+      vi.stubEnv('TENANT_MESSAGING_LOG', 'debug');
+      await new MessagingClient({ baseUrl: server.url, apiKey: KEY, logger }).me();
+      expect(lines).toHaveLength(1);
+      vi.stubEnv('TENANT_MESSAGING_LOG', 'loud');
+      expect(() => new MessagingClient({ baseUrl: server.url, apiKey: KEY, logger })).toThrow(
+        /logLevel: must be one of/,
+      );
+    } finally {
+      vi.unstubAllEnvs();
+      await server.close();
+    }
+  });
+});
