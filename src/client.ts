@@ -51,7 +51,8 @@ export class MessagingClient {
    * @throws ValidationError when an option is missing or malformed, naming it and saying how to fix it.
    */
   constructor(options: ClientOptions = {}) {
-    const config = resolveClientConfig(options, process.env);
+    // `process` is absent in a browser, where the config check must still run to refuse politely.
+    const config = resolveClientConfig(options, globalThis.process?.env ?? {});
     this.#options = options;
     this.baseUrl = config.apiBase;
     this.timeout = config.timeout;

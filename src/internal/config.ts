@@ -155,7 +155,7 @@ export function resolveClientConfig(options: ClientOptions, env: NodeJS.ProcessE
     headers: Object.freeze({
       ...headers,
       accept: 'application/json',
-      'user-agent': `tenant-messaging/${VERSION} node/${process.versions.node}`,
+      'user-agent': `tenant-messaging/${VERSION} node/${globalThis.process?.versions?.node ?? 'unknown'}`,
       'x-api-key': apiKey as string,
     }),
     timeout,
