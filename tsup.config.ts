@@ -9,5 +9,8 @@ export default defineConfig({
   clean: true,
   target: 'node22',
   platform: 'node',
-  splitting: false,
+  // Chunks shared by the entry points (and by the lazily loaded schemas, multipart stack and
+  // undici) are emitted once, so classes stay identical across entries and \`instanceof\` works.
+  splitting: true,
+  removeNodeProtocol: false,
 });

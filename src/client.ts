@@ -11,8 +11,9 @@ import type { ClientOptions, RequestOptions } from './options.js';
 import { Contacts } from './resources/contacts.js';
 import { assertMessageLogId, Messages } from './resources/messages.js';
 import { SenderNumbers } from './resources/sender-numbers.js';
-import type { JsonObject } from './schemas/json.js';
-import { type MessageLog, messageLogEnvelopeSchema } from './schemas/message-log.js';
+import { loadSchemas } from './schemas/load.js';
+import type { JsonObject } from './types/json.js';
+import type { MessageLog } from './types/message-log.js';
 
 /**
  * The Tenant Messaging API client. Construct it once and share it: it keeps a pool of keep-alive
@@ -133,11 +134,12 @@ export class MessagingClient {
     const endpoint = endpointLabel('getMessage');
     const readLog = async ({ signal, timeout }: { signal: AbortSignal | undefined; timeout: number }) => {
       // One attempt per poll: the poller is the retry loop, and it knows the overall deadline.
+      const schemas = loadSchemas();
       const result = await this.#executor.call(
         { endpoint, method: 'GET', path: `/messages/${id}` },
         { signal, timeout, maxRetries: 0 },
       );
-      return parseBody(messageLogEnvelopeSchema, result, endpoint).data;
+      return parseBody((await schemas).messageLogEnvelopeSchema, result, endpoint).data;
     };
     return pollDelivery(id, readLog, settings, this.timeout);
   }

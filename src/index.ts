@@ -35,17 +35,16 @@ export { DEFAULTS } from './options.js';
 export type { ContactLookupParams, Contacts } from './resources/contacts.js';
 export type { Messages } from './resources/messages.js';
 export type { SenderNumbers } from './resources/sender-numbers.js';
-export type { JsonObject, JsonValue } from './schemas/json.js';
-export type { KnownOrString } from './schemas/known-or-string.js';
+export type { JsonObject, JsonValue } from './types/json.js';
+export type { KnownOrString } from './types/known-or-string.js';
 export {
   DELIVERY_STATUSES,
   type DeliveryStatus,
   MESSAGE_TYPES,
   type MessageLog,
   type MessageType,
-  messageLogSchema,
   type ResponsePayload,
-} from './schemas/message-log.js';
+} from './types/message-log.js';
 export {
   MEDIA_TYPES,
   type MediaMessageType,
@@ -53,6 +52,5 @@ export {
   type SendMediaParams,
   type SendMessageParams,
   type SendTextParams,
-  sendMessageParamsSchema,
-} from './schemas/send.js';
+} from './types/send.js';
 export { VERSION } from './version.js';

@@ -4,8 +4,9 @@
  * crash, a TypeError from deep inside, or an unhandled rejection.
  */
 import fc from 'fast-check';
-import { MessagingClient, MessagingError, sendMessageParamsSchema, ValidationError } from 'tenant-messaging';
+import { MessagingClient, MessagingError, ValidationError } from 'tenant-messaging';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { sendMessageParamsSchema } from '../src/schemas/send.js';
 import { messageLog } from './helpers/server.js';
 
 let requests = 0;

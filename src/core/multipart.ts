@@ -5,7 +5,7 @@ import { type FileLike, FormDataEncoder } from 'form-data-encoder';
 import { FormData } from 'formdata-node';
 import { ValidationError } from '../errors.js';
 import { guessContentType, type MediaInput, PathMedia, statForUpload } from '../media.js';
-import type { SendMediaParams } from '../schemas/send.js';
+import type { SendMediaParams } from '../types/send.js';
 import type { RequestBody } from './executor.js';
 
 /** A media source as the encoder reads it, plus whether it can be read a second time. */

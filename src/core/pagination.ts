@@ -1,7 +1,7 @@
 import type { z } from 'zod';
 import { issuesFromZod, ResponseValidationError } from '../errors.js';
 import type { QueryValue } from '../internal/query.js';
-import type { JsonValue } from '../schemas/json.js';
+import type { JsonValue } from '../types/json.js';
 import type { ApiResult } from './executor.js';
 import { isPlainObject } from './parse.js';
 

@@ -1,6 +1,6 @@
 import type { z } from 'zod';
 import { issuesFromZod, ResponseValidationError } from '../errors.js';
-import type { JsonObject } from '../schemas/json.js';
+import type { JsonObject } from '../types/json.js';
 import type { ApiResult } from './executor.js';
 
 /** Checks a response body against a schema; a mismatch raises `ResponseValidationError` with the raw body. */

@@ -1,7 +1,7 @@
 import { APIError } from '../api-error.js';
 import { APIConnectionError, DeliveryTimeoutError } from '../errors.js';
 import { sleep as realSleep } from '../internal/sleep.js';
-import type { MessageLog } from '../schemas/message-log.js';
+import type { MessageLog } from '../types/message-log.js';
 
 /**
  * Options of `waitForDelivery`.

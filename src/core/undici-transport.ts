@@ -1,5 +1,11 @@
-import { Agent, type Dispatcher, request } from 'undici';
+import type { Agent, Dispatcher } from 'undici';
 import type { Transport, TransportRequest, TransportResponse } from './transport.js';
+
+/**
+ * undici, loaded on the first request: importing it costs about 65 ms, which a cold start that
+ * only constructs a client (or one that uses the `fetch` option) should not pay.
+ */
+let undici: typeof import('undici') | undefined;
 
 /**
  * The default transport: `undici.request` on a keep-alive Agent. It skips the WHATWG fetch layer
@@ -16,12 +22,13 @@ export class UndiciTransport implements Transport {
   }
 
   async send(req: TransportRequest): Promise<TransportResponse> {
+    const { request, Agent } = (undici ??= await import('undici'));
     const response = await request(req.url, {
       method: req.method,
       headers: req.headers,
       body: req.body ?? null,
       signal: req.signal,
-      dispatcher: this.#dispatcher ?? this.#agent(),
+      dispatcher: this.#dispatcher ?? this.#agent(Agent),
       // The per-attempt deadline in the executor bounds the whole exchange; undici's own
       // headers/body timeouts (300 s) would only ever fire later, so they are left alone.
     });
@@ -36,9 +43,9 @@ export class UndiciTransport implements Transport {
     await agent?.close();
   }
 
-  #agent(): Agent {
+  #agent(AgentClass: typeof Agent): Agent {
     // keep-alive is undici's default; idle sockets are unref'd, so they never hold the process open.
-    this.#ownAgent ??= new Agent({ keepAliveTimeout: 4_000 });
+    this.#ownAgent ??= new AgentClass({ keepAliveTimeout: 4_000 });
     return this.#ownAgent;
   }
 }

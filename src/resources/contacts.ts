@@ -2,7 +2,7 @@ import { openObject } from '../core/parse.js';
 import { ENDPOINTS, endpointLabel } from '../endpoints.js';
 import { ValidationError } from '../errors.js';
 import type { RequestOptions } from '../options.js';
-import type { JsonObject } from '../schemas/json.js';
+import type { JsonObject } from '../types/json.js';
 import { APIResource } from './resource.js';
 
 /** Query of `contacts.lookup`. */

@@ -1,12 +1,12 @@
 import { type ApiResult, mayHaveBeenProcessed } from '../core/executor.js';
-import { multipartBody } from '../core/multipart.js';
 import { type ListQuery, type Page, PagePromise, pageFromResult } from '../core/pagination.js';
 import { parseBody } from '../core/parse.js';
 import { ENDPOINTS, endpointLabel } from '../endpoints.js';
 import { issuesFromZod, SendOutcomeUnknownError, ValidationError } from '../errors.js';
 import type { RequestOptions } from '../options.js';
-import { type MessageLog, messageLogEnvelopeSchema, messageLogSchema } from '../schemas/message-log.js';
-import { type SendMessageParams, sendMessageParamsSchema } from '../schemas/send.js';
+import { loadSchemas } from '../schemas/load.js';
+import type { MessageLog } from '../types/message-log.js';
+import type { SendMessageParams } from '../types/send.js';
 import { APIResource } from './resource.js';
 
 /** Throws `ValidationError` unless `id` is a message log id: an integer >= 1. */
@@ -48,14 +48,16 @@ export class Messages extends APIResource {
         },
       ]);
     }
-    const checked = sendMessageParamsSchema.safeParse(params);
+    const schemas = await loadSchemas();
+    const checked = schemas.sendMessageParamsSchema.safeParse(params);
     if (!checked.success) throw new ValidationError('Invalid send parameters', issuesFromZod(checked.error));
     const { method, path } = ENDPOINTS.sendMessage;
     const endpoint = endpointLabel('sendMessage');
     const body =
       params.type === 'text'
         ? { kind: 'json' as const, text: JSON.stringify(checked.data) }
-        : await multipartBody(params);
+        : // The multipart stack loads on the first media send: text-only callers never pay for it.
+          await (await import('../core/multipart.js')).multipartBody(params);
     let result: ApiResult;
     try {
       result = await this.executor.call({ endpoint, method, path, body }, options);
@@ -64,7 +66,7 @@ export class Messages extends APIResource {
       if (mayHaveBeenProcessed(error)) throw new SendOutcomeUnknownError(error as Error);
       throw error;
     }
-    return parseBody(messageLogEnvelopeSchema, result, endpoint).data;
+    return parseBody(schemas.messageLogEnvelopeSchema, result, endpoint).data;
   }
 
   /**
@@ -81,8 +83,9 @@ export class Messages extends APIResource {
     assertMessageLogId(id);
     const { method } = ENDPOINTS.getMessage;
     const endpoint = endpointLabel('getMessage');
+    const schemas = loadSchemas();
     const result = await this.executor.call({ endpoint, method, path: `/messages/${id}` }, options);
-    return parseBody(messageLogEnvelopeSchema, result, endpoint).data;
+    return parseBody((await schemas).messageLogEnvelopeSchema, result, endpoint).data;
   }
 
   /**
@@ -99,8 +102,9 @@ export class Messages extends APIResource {
     const { method, path } = ENDPOINTS.listMessages;
     const endpoint = endpointLabel('listMessages');
     const fetchPage = async (pageQuery: ListQuery): Promise<Page<MessageLog>> => {
+      const schemas = loadSchemas();
       const result = await this.executor.call({ endpoint, method, path, query: pageQuery }, options);
-      return pageFromResult(result, messageLogSchema, endpoint, pageQuery, fetchPage);
+      return pageFromResult(result, (await schemas).messageLogSchema, endpoint, pageQuery, fetchPage);
     };
     return new PagePromise(() => fetchPage(query));
   }

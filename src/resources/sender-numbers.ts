@@ -1,7 +1,7 @@
 import { openList } from '../core/parse.js';
 import { ENDPOINTS, endpointLabel } from '../endpoints.js';
 import type { RequestOptions } from '../options.js';
-import type { JsonObject } from '../schemas/json.js';
+import type { JsonObject } from '../types/json.js';
 import { APIResource } from './resource.js';
 
 /** `client.senderNumbers`: the tenant's registered sending numbers. */
