@@ -13,6 +13,7 @@ export {
   UnprocessableEntityError,
 } from './api-error.js';
 export { MessagingClient } from './client.js';
+export type { UploadProgress } from './core/executor.js';
 export { type ListQuery, Page, type PageLinks, type PageMeta, PagePromise } from './core/pagination.js';
 export type { WaitForDeliveryOptions } from './core/poll.js';
 export { ENDPOINTS, type EndpointDefinition, type EndpointName, SCOPES, type Scope } from './endpoints.js';
@@ -30,7 +31,7 @@ export {
 export type { Logger, LogLevel } from './internal/log.js';
 export type { QueryValue } from './internal/query.js';
 export { type MediaFromPathOptions, type MediaInput, mediaFromPath, type NamedMedia, PathMedia } from './media.js';
-export type { ClientOptions, FetchLike, RequestOptions } from './options.js';
+export type { ClientOptions, FetchLike, RequestOptions, SendOptions } from './options.js';
 export { DEFAULTS } from './options.js';
 export type { ContactLookupParams, Contacts } from './resources/contacts.js';
 export type { Messages } from './resources/messages.js';

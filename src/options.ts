@@ -1,4 +1,5 @@
 import type { Dispatcher } from 'undici';
+import type { UploadProgress } from './core/executor.js';
 import type { Logger, LogLevel } from './internal/log.js';
 
 /** A `fetch`-shaped function: the global `fetch`, msw's, or an in-process fake's. */
@@ -104,6 +105,24 @@ export interface RequestOptions {
    * @default {}
    */
   headers?: Readonly<Record<string, string>> | undefined;
+}
+
+/**
+ * Options of `messages.send`: the per-call options plus upload progress.
+ *
+ * @example
+ * ```ts
+ * await client.messages.send(params, { onUploadProgress: ({ loaded, total }) => console.log(loaded, total) })
+ * ```
+ */
+export interface SendOptions extends RequestOptions {
+  /**
+   * Called as a media body's bytes are written to the connection (not as they are read from
+   * disk), with `{ loaded, total }`; `total` is undefined for a stream of unknown size. Not called
+   * for text messages. With the `fetch` option, bytes are counted as fetch reads the body.
+   * @default undefined
+   */
+  onUploadProgress?: ((progress: UploadProgress) => void) | undefined;
 }
 
 /** The defaults, repeated as `@default` on each option. */

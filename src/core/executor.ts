@@ -30,6 +30,16 @@ export interface ApiCall {
   readonly path: string;
   readonly query?: Readonly<Record<string, QueryValue>> | undefined;
   readonly body?: RequestBody | undefined;
+  /** Called as the request body leaves, with the bytes sent so far and the total when known. */
+  readonly onUploadProgress?: ((progress: UploadProgress) => void) | undefined;
+}
+
+/** How much of a request body has been sent. */
+export interface UploadProgress {
+  /** Bytes of the body written to the connection so far, in this attempt. */
+  readonly loaded: number;
+  /** The body's size, when known (`Content-Length`); undefined for a stream of unknown size. */
+  readonly total: number | undefined;
 }
 
 /** A successful (2xx) response with its JSON body parsed. */
@@ -141,11 +151,13 @@ export class Executor {
     try {
       let body: string | Readable | undefined;
       let sendHeaders = headers;
+      let onBodyBytes: ((bytes: number) => void) | undefined;
       if (call.body?.kind === 'json') body = call.body.text;
       else if (call.body?.kind === 'stream') {
         const opened = call.body.open();
         body = opened.stream;
         sendHeaders = { ...headers, ...opened.headers };
+        if (call.onUploadProgress) onBodyBytes = progressCounter(call.onUploadProgress, opened.headers, log);
       }
       response = await this.#config.transport.send({
         method: call.method,
@@ -153,6 +165,7 @@ export class Executor {
         headers: sendHeaders,
         body,
         signal: combined,
+        onBodyBytes,
       });
     } catch (error) {
       log.debug?.(`${call.method} ${call.path} failed`, {
@@ -184,6 +197,27 @@ export class Executor {
     });
     return toResult(call, response);
   }
+}
+
+/** Turns byte counts into `{ loaded, total }` reports; a throwing callback is logged, never fatal to the upload. */
+function progressCounter(
+  report: (progress: UploadProgress) => void,
+  headers: Record<string, string>,
+  log: Log,
+): (bytes: number) => void {
+  const length = headers['content-length'];
+  const total = length === undefined ? undefined : Number(length);
+  let loaded = 0;
+  let warned = false;
+  return (bytes) => {
+    loaded += bytes;
+    try {
+      report({ loaded, total });
+    } catch (error) {
+      if (!warned) log.warn?.('onUploadProgress threw; the upload goes on', { error: String(error) });
+      warned = true;
+    }
+  };
 }
 
 function toResult(call: ApiCall, response: TransportResponse): ApiResult {

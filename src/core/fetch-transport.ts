@@ -20,7 +20,20 @@ export class FetchTransport implements Transport {
     };
     if (typeof req.body === 'string') init.body = req.body;
     else if (req.body) {
-      init.body = Readable.toWeb(req.body) as ReadableStream<Uint8Array>;
+      let body = Readable.toWeb(req.body) as ReadableStream<Uint8Array>;
+      // fetch has no "bytes sent" hook: count as fetch pulls the body, the closest it offers.
+      const onBytes = req.onBodyBytes;
+      if (onBytes) {
+        body = body.pipeThrough(
+          new TransformStream<Uint8Array, Uint8Array>({
+            transform(chunk, controller) {
+              onBytes(chunk.byteLength);
+              controller.enqueue(chunk);
+            },
+          }),
+        );
+      }
+      init.body = body;
       init.duplex = 'half';
     }
     const response = await this.#fetch(req.url, init);

@@ -1,4 +1,4 @@
-import type { Agent, Dispatcher } from 'undici';
+import type { Agent, DecoratorHandler, Dispatcher } from 'undici';
 import type { Transport, TransportRequest, TransportResponse } from './transport.js';
 
 /**
@@ -22,13 +22,16 @@ export class UndiciTransport implements Transport {
   }
 
   async send(req: TransportRequest): Promise<TransportResponse> {
-    const { request, Agent } = (undici ??= await import('undici'));
+    undici ??= await import('undici');
+    const { request, Agent } = undici;
+    let dispatcher: Dispatcher = this.#dispatcher ?? this.#agent(Agent);
+    if (req.onBodyBytes) dispatcher = dispatcher.compose(countBodyBytes(undici.DecoratorHandler, req.onBodyBytes));
     const response = await request(req.url, {
       method: req.method,
       headers: req.headers,
       body: req.body ?? null,
       signal: req.signal,
-      dispatcher: this.#dispatcher ?? this.#agent(Agent),
+      dispatcher,
       // The per-attempt deadline in the executor bounds the whole exchange; undici's own
       // headers/body timeouts (300 s) would only ever fire later, so they are left alone.
     });
@@ -48,6 +51,26 @@ export class UndiciTransport implements Transport {
     this.#ownAgent ??= new AgentClass({ keepAliveTimeout: 4_000 });
     return this.#ownAgent;
   }
+}
+
+/**
+ * An interceptor that reports request body bytes as undici writes them to the socket
+ * (`onBodySent`), which is what "uploaded" means; counting as the file is read would run ahead
+ * of the network by the stream buffers.
+ */
+function countBodyBytes(
+  Decorator: typeof DecoratorHandler,
+  onBytes: (bytes: number) => void,
+): Dispatcher.DispatcherComposeInterceptor {
+  // DecoratorHandler forwards onBodySent at run time, but its typings omit it.
+  const forward = (Decorator.prototype as { onBodySent?: (chunk: Buffer) => void }).onBodySent;
+  class CountingHandler extends Decorator {
+    onBodySent(chunk: Buffer): void {
+      onBytes(chunk.length);
+      forward?.call(this, chunk);
+    }
+  }
+  return (dispatch) => (options, handler) => dispatch(options, new CountingHandler(handler));
 }
 
 function flattenHeaders(headers: Record<string, string | string[] | undefined>): Record<string, string> {

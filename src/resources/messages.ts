@@ -3,7 +3,7 @@ import { type ListQuery, type Page, PagePromise, pageFromResult } from '../core/
 import { parseBody } from '../core/parse.js';
 import { ENDPOINTS, endpointLabel } from '../endpoints.js';
 import { issuesFromZod, SendOutcomeUnknownError, ValidationError } from '../errors.js';
-import type { RequestOptions } from '../options.js';
+import type { RequestOptions, SendOptions } from '../options.js';
 import { loadSchemas } from '../schemas/load.js';
 import type { MessageLog } from '../types/message-log.js';
 import type { SendMessageParams } from '../types/send.js';
@@ -39,7 +39,7 @@ export class Messages extends APIResource {
    * })
    * ```
    */
-  async send(params: SendMessageParams, options?: RequestOptions): Promise<MessageLog> {
+  async send(params: SendMessageParams, options: SendOptions = {}): Promise<MessageLog> {
     if (typeof params !== 'object' || params === null) {
       throw new ValidationError('Invalid send parameters', [
         {
@@ -60,7 +60,8 @@ export class Messages extends APIResource {
           await (await import('../core/multipart.js')).multipartBody(params);
     let result: ApiResult;
     try {
-      result = await this.executor.call({ endpoint, method, path, body }, options);
+      const { onUploadProgress, ...requestOptions } = options;
+      result = await this.executor.call({ endpoint, method, path, body, onUploadProgress }, requestOptions);
     } catch (error) {
       // A send that may have gone out is not a plain network or server error: say so.
       if (mayHaveBeenProcessed(error)) throw new SendOutcomeUnknownError(error as Error);
