@@ -3,6 +3,7 @@ import { Executor } from './core/executor.js';
 import { FetchTransport } from './core/fetch-transport.js';
 import { openObject, parseBody } from './core/parse.js';
 import { pollDelivery, type WaitForDeliveryOptions } from './core/poll.js';
+import { PollScheduler } from './core/poll-scheduler.js';
 import type { Transport } from './core/transport.js';
 import { UndiciTransport } from './core/undici-transport.js';
 import { ENDPOINTS, type EndpointName, endpointLabel } from './endpoints.js';
@@ -45,6 +46,9 @@ export class MessagingClient {
   readonly #executor: Executor;
   readonly #transport: Transport;
   readonly #options: ClientOptions;
+  readonly #polling: { maxConcurrent: number; maxPerSecond: number };
+  /** Shared by every waitForDelivery of this client; made on first use. */
+  #scheduler: PollScheduler | undefined;
 
   /**
    * @param options see {@link ClientOptions}; `baseUrl` and `apiKey` default to the
@@ -58,6 +62,7 @@ export class MessagingClient {
     this.baseUrl = config.apiBase;
     this.timeout = config.timeout;
     this.maxRetries = config.maxRetries;
+    this.#polling = config.polling;
     this.#transport = options.fetch ? new FetchTransport(options.fetch) : new UndiciTransport(options.dispatcher);
     this.#executor = new Executor({ ...config, transport: this.#transport });
     this.messages = new Messages(this.#executor);
@@ -141,7 +146,8 @@ export class MessagingClient {
       );
       return parseBody((await schemas).messageLogEnvelopeSchema, result, endpoint).data;
     };
-    return pollDelivery(id, readLog, settings, this.timeout);
+    this.#scheduler ??= new PollScheduler(this.#polling);
+    return pollDelivery(id, readLog, settings, this.timeout, this.#scheduler);
   }
 
   /**

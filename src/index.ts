@@ -16,6 +16,7 @@ export { MessagingClient } from './client.js';
 export type { UploadProgress } from './core/executor.js';
 export { type ListQuery, Page, type PageLinks, type PageMeta, PagePromise } from './core/pagination.js';
 export type { WaitForDeliveryOptions } from './core/poll.js';
+export type { PollingOptions } from './core/poll-scheduler.js';
 export { ENDPOINTS, type EndpointDefinition, type EndpointName, SCOPES, type Scope } from './endpoints.js';
 export {
   APIConnectionError,

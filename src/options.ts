@@ -1,5 +1,6 @@
 import type { Dispatcher } from 'undici';
 import type { UploadProgress } from './core/executor.js';
+import type { PollingOptions } from './core/poll-scheduler.js';
 import type { Logger, LogLevel } from './internal/log.js';
 
 /** A `fetch`-shaped function: the global `fetch`, msw's, or an in-process fake's. */
@@ -74,6 +75,11 @@ export interface ClientOptions {
    * @default process.env.TENANT_MESSAGING_LOG, else 'warn'
    */
   logLevel?: LogLevel | undefined;
+  /**
+   * Limits shared by every `waitForDelivery` of this client: polls in flight and polls per second.
+   * @default { maxConcurrent: 16, maxPerSecond: 100 }
+   */
+  polling?: PollingOptions | undefined;
 }
 
 /**
@@ -131,6 +137,8 @@ export const DEFAULTS = Object.freeze({
   maxRetries: 2,
   pollInterval: 2_000,
   pollTimeout: 120_000,
+  pollMaxConcurrent: 16,
+  pollMaxPerSecond: 100,
 });
 
 /** Environment variables the client reads when an option is omitted. */

@@ -130,15 +130,39 @@ describe('waitForDelivery', () => {
 
   it('leaves no timer behind', async () => {
     const client = await polling(['sent', 'delivered']);
-    vi.useFakeTimers({ toFake: ['setTimeout', 'clearTimeout'] });
+    vi.useFakeTimers({ toFake: ['setTimeout', 'clearTimeout', 'performance', 'Date'] });
     try {
       const pending = client.waitForDelivery(42, { interval: 1_000 });
       await vi.waitFor(() => expect(server?.requests).toHaveLength(1));
-      await vi.advanceTimersByTimeAsync(1_000);
+      await vi.advanceTimersByTimeAsync(1_300);
       await expect(pending).resolves.toMatchObject({ delivery_status: 'delivered' });
       expect(vi.getTimerCount()).toBe(0);
     } finally {
       vi.useRealTimers();
     }
+  });
+});
+
+describe('many waits share one scheduler', () => {
+  it('keeps the poll rate under polling.maxPerSecond and resolves every wait', async () => {
+    const seen: number[] = [];
+    const started = performance.now();
+    server = await startServer((_req, res) => {
+      seen.push(performance.now() - started);
+      json(res, 200, { data: messageLog({ delivery_status: seen.length > 60 ? 'delivered' : 'sent' }) });
+    });
+    const client = new MessagingClient({
+      baseUrl: server.url,
+      apiKey: 'k',
+      polling: { maxPerSecond: 100, maxConcurrent: 4 },
+    });
+    const waits = Array.from({ length: 50 }, (_, i) =>
+      client.waitForDelivery(i + 1, { interval: 50, timeout: 10_000 }),
+    );
+    const logs = await Promise.all(waits);
+    expect(logs.every((l) => l.delivery_status === 'delivered')).toBe(true);
+    // 100 per second = one start per 10 ms: n polls need at least (n - 1) * 10 ms.
+    const span = (seen.at(-1) ?? 0) - (seen[0] ?? 0);
+    expect(span).toBeGreaterThanOrEqual((seen.length - 1) * 10 - 5);
   });
 });

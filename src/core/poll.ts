@@ -1,7 +1,7 @@
 import { APIError } from '../api-error.js';
 import { APIConnectionError, DeliveryTimeoutError } from '../errors.js';
-import { sleep as realSleep } from '../internal/sleep.js';
 import type { MessageLog } from '../types/message-log.js';
+import type { PollScheduler } from './poll-scheduler.js';
 
 /**
  * Options of `waitForDelivery`.
@@ -51,14 +51,6 @@ export interface PollSettings {
   readonly onUpdate?: ((log: MessageLog) => void) | undefined;
 }
 
-/** Time, injectable so the poller's tests need no real waiting. */
-export interface Clock {
-  now(): number;
-  sleep(ms: number, signal?: AbortSignal): Promise<void>;
-}
-
-const realClock: Clock = { now: () => Date.now(), sleep: realSleep };
-
 /** Failures worth another poll: the service or the network may recover before the deadline. */
 function isTransient(error: unknown): boolean {
   if (error instanceof APIConnectionError) return true;
@@ -70,44 +62,71 @@ function reached(status: string, until: 'delivered' | 'read'): boolean {
   return status === 'read' || (until === 'delivered' && status === 'delivered');
 }
 
+/** How much slower each poll that sees no change comes, up to `MAX_BACKOFF` times `interval`. */
+const BACKOFF = 1.5;
+const MAX_BACKOFF = 8;
+/** Up to this fraction is added to each wait, so waits started together spread out. */
+const JITTER = 0.2;
+
+/**
+ * The wait before the next poll: `interval` at least, growing while nothing changes (a message
+ * read hours later should not cost a poll every two seconds), plus jitter.
+ */
+export function nextPollDelay(interval: number, unchangedPolls: number, random: () => number): number {
+  const backoff = Math.min(BACKOFF ** unchangedPolls, MAX_BACKOFF);
+  return interval * backoff * (1 + JITTER * random());
+}
+
 /**
  * Polls a message log until its `delivery_status` reaches `until`, the deadline passes, or the
- * signal aborts. `unknown` (and any status the SDK does not know) keeps the poll going: the
- * value is read at request time and may still change; if it never does, the timeout error
- * carries the last log so the caller can see it.
+ * signal aborts. Every poll takes a slot from the client's shared scheduler, which bounds the
+ * request rate across all waits. `unknown` (and any status the SDK does not know) keeps the poll
+ * going: the value is read at request time and may still change; if it never does, the timeout
+ * error carries the last log so the caller can see it.
  */
 export async function pollDelivery(
   id: number,
   readLog: ReadLog,
   options: PollSettings,
   requestTimeout: number,
-  clock: Clock = realClock,
+  scheduler: PollScheduler,
+  random: () => number = Math.random,
 ): Promise<MessageLog> {
   const { interval, timeout, until, signal, onUpdate } = options;
-  const deadline = clock.now() + timeout;
+  const deadline = scheduler.now() + timeout;
   let last: MessageLog | undefined;
   let lastError: unknown;
+  let delay = 0;
+  let unchanged = 0;
+  const timedOut = () => new DeliveryTimeoutError(id, timeout, until, last, lastError);
   for (;;) {
-    signal?.throwIfAborted();
-    let wait = interval;
+    const release = await scheduler.acquire(delay, signal, deadline);
+    if (!release) throw timedOut();
+    let floor = interval;
     try {
-      const remaining = deadline - clock.now();
+      const remaining = deadline - scheduler.now();
       const log = await readLog({ signal, timeout: Math.max(1, Math.min(requestTimeout, remaining)) });
-      if (log.delivery_status !== last?.delivery_status) onUpdate?.(log);
+      if (log.delivery_status !== last?.delivery_status) {
+        unchanged = 0;
+        onUpdate?.(log);
+      } else unchanged++;
       last = log;
       if (reached(log.delivery_status, until)) return log;
     } catch (error) {
       if (signal?.aborted) throw signal.reason;
       if (!isTransient(error)) throw error;
       lastError = error;
-      if (error instanceof APIError && error.retryAfter !== undefined) wait = Math.max(wait, error.retryAfter);
+      unchanged++;
+      if (error instanceof APIError && error.retryAfter !== undefined) floor = Math.max(floor, error.retryAfter);
+    } finally {
+      release();
     }
-    const remaining = deadline - clock.now();
-    if (remaining <= 0 || wait >= remaining) {
-      // Sleeping past the deadline would only delay the same answer: fail now.
-      if (wait >= remaining && remaining > 0) await clock.sleep(remaining, signal);
-      throw new DeliveryTimeoutError(id, timeout, until, last, lastError);
+    delay = Math.max(floor, nextPollDelay(interval, unchanged, random));
+    const remaining = deadline - scheduler.now();
+    if (delay >= remaining) {
+      // The next poll would start after the deadline: answer at the deadline, not before.
+      if (remaining > 0) await scheduler.sleep(remaining, signal);
+      throw timedOut();
     }
-    await clock.sleep(wait, signal);
   }
 }

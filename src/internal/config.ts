@@ -17,6 +17,7 @@ const KNOWN_OPTIONS = new Set([
   'dangerouslyAllowBrowser',
   'logger',
   'logLevel',
+  'polling',
 ]);
 
 /** What the client needs from its options once they are checked and defaulted. */
@@ -28,6 +29,7 @@ export interface ClientConfig {
   readonly timeout: number;
   readonly maxRetries: number;
   readonly log: Log;
+  readonly polling: { maxConcurrent: number; maxPerSecond: number };
 }
 
 /** Hosts where plain http never leaves the machine. */
@@ -147,8 +149,18 @@ export function resolveClientConfig(options: ClientOptions, env: NodeJS.ProcessE
     issues.push({ path: 'logger', message: 'must have debug, info, warn and error methods (console fits)' });
   }
 
+  const { maxConcurrent = DEFAULTS.pollMaxConcurrent, maxPerSecond = DEFAULTS.pollMaxPerSecond } =
+    options.polling ?? {};
+  if (!Number.isInteger(maxConcurrent) || maxConcurrent < 1) {
+    issues.push({ path: 'polling.maxConcurrent', message: `must be an integer >= 1, got ${String(maxConcurrent)}` });
+  }
+  if (!isPositiveNumber(maxPerSecond)) {
+    issues.push({ path: 'polling.maxPerSecond', message: `must be a positive number, got ${String(maxPerSecond)}` });
+  }
+
   if (issues.length > 0) throw new ValidationError('Invalid MessagingClient options', issues);
   return {
+    polling: { maxConcurrent, maxPerSecond },
     log: createLog(logger, logLevel as LogLevel),
     apiBase,
     origin,
