@@ -1,7 +1,12 @@
 import { defineConfig } from 'tsup';
 
 export default defineConfig({
-  entry: { index: 'src/index.ts' },
+  entry: {
+    index: 'src/index.ts',
+    'sandbox/index': 'src/sandbox/index.ts',
+    'sandbox/cli': 'src/sandbox/cli.ts',
+    testing: 'src/testing.ts',
+  },
   format: ['esm', 'cjs'],
   // Declarations come from `tsc` (scripts/build-types.mjs): tsup 9 needs the TypeScript compiler API, which TypeScript 7 no longer ships.
   dts: false,

@@ -46,7 +46,7 @@ afterAll(async () => {
 describe('the published package', () => {
   it('is small and ships only dist, README, CHANGELOG and package.json', async () => {
     const { size } = await stat(tarball);
-    expect(size).toBeLessThan(200_000);
+    expect(size).toBeLessThan(350_000);
     const { stdout } = await run('tar', ['-tzf', tarball]);
     const top = new Set(
       stdout
@@ -71,6 +71,19 @@ describe('the published package', () => {
       console.log(typeof c.messages.send, new NotFoundError(404, 'x', {}, {}) instanceof MessagingError)`;
     const { stdout } = await run(node, ['-e', script], { cwd: project });
     expect(stdout.trim()).toBe('function true');
+  });
+
+  it('the sandbox and testing entry points load through import and require', async () => {
+    const esm = `import { startSandbox } from 'tenant-messaging/sandbox';
+      import { MessagingClient } from 'tenant-messaging';
+      const sb = await startSandbox();
+      const c = new MessagingClient({ baseUrl: sb.tenants.acme.baseUrl, apiKey: sb.tenants.acme.keys.full });
+      const me = await c.me(); await sb.close(); console.log(me.tenant.slug)`;
+    expect((await run(node, ['--input-type=module', '-e', esm], { cwd: project })).stdout.trim()).toBe('acme');
+    const cjs = `const { createSandbox } = require('tenant-messaging/sandbox'); console.log(typeof createSandbox)`;
+    expect((await run(node, ['-e', cjs], { cwd: project })).stdout.trim()).toBe('function');
+    const bin = join(project, 'node_modules', '.bin', 'tenant-messaging-sandbox');
+    expect(existsSync(bin)).toBe(true);
   });
 
   it('internal modules are not reachable', async () => {
@@ -122,7 +135,9 @@ client.messages.send({ sender_phone: '+1', to_phone: '+2', type: 'text' });
     ]).catch((error: { stdout: string }) => {
       throw new Error(`attw failed:\n${error.stdout}`);
     });
-    expect(stdout).not.toMatch(/❌|💀|🐛/);
+    // node10 resolution of subpaths is reported but ignored under the node16 profile (no exports map there).
+    const problems = stdout.split('\n').filter((line) => /❌|💀|🐛/.test(line) && !line.includes('(ignored'));
+    expect(problems).toEqual([]);
   });
 
   it('declares the engines floor and the runtime dependencies', async () => {

@@ -1,0 +1,152 @@
+import { ENDPOINTS, type EndpointDefinition, type EndpointName, endpointLabel } from '../endpoints.js';
+import { authenticate } from './auth.js';
+import { applyAfterFaults, dropped, faultResponse, sleep } from './fault-responses.js';
+import { type FaultController, MEDIA_ROUTE } from './faults.js';
+import { errorResponse } from './laravel.js';
+import type { RateLimiter } from './rate-limit.js';
+import { ROUTES } from './routes.js';
+import type { SandboxState } from './state.js';
+
+/** Everything the request handler reads and changes. */
+export interface AppDeps {
+  readonly state: SandboxState;
+  readonly faults: FaultController;
+  readonly rateLimiter: RateLimiter;
+}
+
+/** A matched API route. */
+interface Match {
+  readonly name: EndpointName;
+  readonly endpoint: EndpointDefinition;
+  readonly params: Record<string, string>;
+}
+
+/** `/messages/{messageLog}` -> /^\/messages\/(?<messageLog>\d+)$/: the table's templates as patterns. */
+const PATTERNS = (Object.keys(ENDPOINTS) as EndpointName[]).map((name) => {
+  const endpoint: EndpointDefinition = ENDPOINTS[name];
+  const source = endpoint.path.replace(/[.*+?^$()|[\]\\]/g, '\\$&').replace(/\{(\w+)\}/g, '(?<$1>\\d+)');
+  return { name, endpoint, pattern: new RegExp(`^${source}$`) };
+});
+
+const TENANT_PATH = /^\/t\/(?<slug>[^/]+)(?<rest>\/.*)?$/;
+const API_PREFIX = '/api/v1';
+
+/** Laravel's message for a path no route matches. */
+function routeNotFound(path: string): Response {
+  return errorResponse(404, `The route ${path.replace(/^\//, '')} could not be found.`);
+}
+
+/**
+ * Builds the sandbox's request handler: web-standard `Request` in, `Response` out, so one
+ * implementation serves the node:http server, the in-process `fetch` and msw alike.
+ * Order, as in a Laravel app: route match (404/405), post size, faults, auth (401), throttle (429),
+ * scope (403), then the endpoint.
+ */
+export function createHandler(deps: AppDeps): (request: Request) => Promise<Response> {
+  const { state, faults, rateLimiter } = deps;
+  let requestCount = 0;
+
+  return async function handle(request: Request): Promise<Response> {
+    const url = new URL(request.url);
+    const requestId = `sbx-${String(++requestCount).padStart(6, '0')}`;
+    const tenantMatch = TENANT_PATH.exec(url.pathname);
+    const tenant = tenantMatch?.groups?.['slug'] ? state.tenants.get(tenantMatch.groups['slug']) : undefined;
+    const rest = tenantMatch?.groups?.['rest'] ?? '/';
+    if (!tenant) {
+      state.count('unmatched');
+      return routeNotFound(url.pathname);
+    }
+    const tenantBase = `${url.origin}/t/${tenant.slug}`;
+
+    if (rest.startsWith('/media/')) {
+      state.count(MEDIA_ROUTE);
+      if (request.method !== 'GET') return methodNotAllowed(request.method, url.pathname, ['GET']);
+      return withFaults(MEDIA_ROUTE, tenant.slug, async () => serveMedia(rest.slice(7), tenant.slug));
+    }
+
+    const apiPath = rest.startsWith(`${API_PREFIX}/`) ? rest.slice(API_PREFIX.length) : undefined;
+    const candidates = apiPath === undefined ? [] : PATTERNS.filter((p) => p.pattern.test(apiPath));
+    if (candidates.length === 0) {
+      state.count('unmatched');
+      return routeNotFound(url.pathname);
+    }
+    const chosen = candidates.find((c) => c.endpoint.method === request.method);
+    if (!chosen) {
+      state.count('unmatched');
+      return methodNotAllowed(
+        request.method,
+        url.pathname,
+        candidates.map((c) => c.endpoint.method),
+      );
+    }
+    const match: Match = {
+      name: chosen.name,
+      endpoint: chosen.endpoint,
+      params: { ...chosen.pattern.exec(apiPath ?? '')?.groups },
+    };
+    const label = endpointLabel(match.name);
+    state.count(label);
+
+    return withFaults(label, tenant.slug, async () => {
+      const tooLarge = postTooLarge(request, state.maxMediaBytes);
+      if (tooLarge) return tooLarge;
+      const auth = authenticate(request, tenant, state.now());
+      if ('response' in auth) return auth.response;
+      const verdict = rateLimiter.hit(`${tenant.slug}:${auth.key.id}`);
+      if (verdict && !verdict.allowed) return errorResponse(429, 'Too Many Attempts.', verdict.headers);
+      const scope = match.endpoint.scope;
+      const response =
+        scope !== null && !auth.key.scopes.includes(scope)
+          ? errorResponse(403, 'The API key does not include the required scope.')
+          : await ROUTES[match.name]({ state, tenant, key: auth.key, request, url, tenantBase, params: match.params });
+      for (const [name, value] of Object.entries(verdict?.headers ?? {})) response.headers.set(name, value);
+      return response;
+    });
+
+    /** Runs the route with the faults that fire for it, and stamps the request id. */
+    async function withFaults(route: string, slug: string, run: () => Promise<Response>): Promise<Response> {
+      const fired = faults.draw(route, request.method, slug);
+      const latency = fired.find((f) => f.kind === 'latency');
+      if (latency) await sleep(latency.latencyMs ?? 1000, request.signal);
+      const before = faultResponse(fired, 'before');
+      if (before) return before;
+      const response = await run();
+      const after = await applyAfterFaults(fired, response);
+      if (!dropped(after)) after.headers.set('x-request-id', requestId);
+      return after;
+    }
+  };
+
+  function serveMedia(token: string, slug: string): Response {
+    const stored = state.media.get(token);
+    if (!stored || stored.tenant !== slug) return errorResponse(404, 'Not found.');
+    return new Response(stored.bytes.slice(), {
+      status: 200,
+      headers: {
+        'content-type': stored.contentType,
+        'content-length': String(stored.bytes.byteLength),
+        'cache-control': 'private, max-age=3600',
+      },
+    });
+  }
+}
+
+/** Laravel's 405 message, listing the methods the path supports (HEAD comes with GET). */
+function methodNotAllowed(method: string, path: string, allowed: string[]): Response {
+  const methods = [...new Set(allowed.flatMap((m) => (m === 'GET' ? ['GET', 'HEAD'] : [m])))].sort();
+  return errorResponse(
+    405,
+    `The ${method} method is not supported for route ${path.replace(/^\//, '')}. Supported methods: ${methods.join(', ')}.`,
+    { allow: methods.join(', ') },
+  );
+}
+
+/**
+ * Laravel's ValidatePostSize: a declared body far over the media limit is refused before it is
+ * read, so a huge upload is not buffered just to be rejected.
+ */
+function postTooLarge(request: Request, maxMediaBytes: number): Response | undefined {
+  const length = Number(request.headers.get('content-length') ?? 0);
+  if (length <= maxMediaBytes + 1024 * 1024) return undefined;
+  return errorResponse(413, 'The POST data is too large.', { connection: 'close' });
+}

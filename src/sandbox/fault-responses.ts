@@ -1,0 +1,82 @@
+import type { FaultRule } from './faults.js';
+import { errorResponse } from './laravel.js';
+
+/**
+ * Responses that stand for "the connection was dropped". A web `Response` cannot express that,
+ * so each adapter checks this mark and does its own thing: the server destroys the socket, the
+ * in-process fetch rejects like a reset connection, msw answers `Response.error()`.
+ */
+const DROPPED = new WeakSet<Response>();
+
+/** A response meaning "destroy the connection". */
+function dropResponse(): Response {
+  const response = new Response(null, { status: 599 });
+  DROPPED.add(response);
+  return response;
+}
+
+/** True when the adapter should drop the connection instead of answering. */
+export function dropped(response: Response): boolean {
+  return DROPPED.has(response);
+}
+
+/** Laravel's messages for server errors in production (no stack trace). */
+function serverError(status: number): Response {
+  const message = status === 503 ? 'Service Unavailable' : status === 502 ? 'Bad Gateway' : 'Server Error';
+  return errorResponse(status, message);
+}
+
+/** What a proxy in front of the API sends when the app behind it is down. */
+function htmlErrorPage(): Response {
+  const html =
+    '<!DOCTYPE html>\n<html>\n<head><title>502 Bad Gateway</title></head>\n<body>\n' +
+    '<center><h1>502 Bad Gateway</h1></center>\n<hr><center>nginx</center>\n</body>\n</html>\n';
+  return new Response(html, { status: 502, headers: { 'content-type': 'text/html; charset=utf-8' } });
+}
+
+/** The response of a fault that fires before the request is processed, if any. */
+export function faultResponse(fired: readonly FaultRule[], when: 'before'): Response | undefined {
+  for (const fault of fired) {
+    const timing = fault.when ?? 'before';
+    if (fault.kind === 'html') return htmlErrorPage();
+    if (fault.kind === 'drop' && timing === when) return dropResponse();
+    if (fault.kind === 'status' && timing === when) return serverError(fault.status ?? 503);
+  }
+  return undefined;
+}
+
+/**
+ * Applies the faults that fire after the request was processed: its side effects (a stored
+ * send) have happened, but the client does not get a usable answer.
+ */
+export async function applyAfterFaults(fired: readonly FaultRule[], response: Response): Promise<Response> {
+  for (const fault of fired) {
+    if (fault.kind === 'drop' && fault.when === 'after') return dropResponse();
+    if (fault.kind === 'status' && fault.when === 'after') return serverError(fault.status ?? 503);
+  }
+  const mangle = fired.find((f) => f.kind === 'truncated' || f.kind === 'malformed');
+  if (!mangle) return response;
+  const text = await response.text();
+  const body =
+    mangle.kind === 'truncated'
+      ? text.slice(0, Math.floor(text.length / 2))
+      : // A stray byte before the JSON, as a misbehaving PHP include or debug echo leaves behind.
+        `\u0000${text.replace(/"/, "'")}`;
+  const headers = new Headers(response.headers);
+  headers.delete('content-length');
+  return new Response(body, { status: response.status, headers });
+}
+
+/** Waits `ms`, or less if the request is abandoned (the client went away). Never rejects. */
+export function sleep(ms: number, signal: AbortSignal | undefined): Promise<void> {
+  return new Promise((resolve) => {
+    if (signal?.aborted) return resolve();
+    const timer = setTimeout(done, ms);
+    function done() {
+      clearTimeout(timer);
+      signal?.removeEventListener('abort', done);
+      resolve();
+    }
+    signal?.addEventListener('abort', done, { once: true });
+  });
+}

@@ -1,0 +1,180 @@
+import type { FetchLike } from '../options.js';
+import { DELIVERY_STATUSES, type DeliveryStatus, type MessageLog } from '../types/message-log.js';
+import { createHandler } from './app.js';
+import { dropped } from './fault-responses.js';
+import { FaultController } from './faults.js';
+import { type KeyRole, SANDBOX_DEFAULTS, type SandboxOptions } from './options.js';
+import { RateLimiter } from './rate-limit.js';
+import { type SandboxCounters, SandboxState, type StoredLog, type UploadRecord } from './state.js';
+import { keysByRole } from './tenants.js';
+
+/**
+ * One tenant as a test or a demo needs it.
+ *
+ * @example
+ * ```ts
+ * const { baseUrl, keys } = sandbox.tenants.acme
+ * const client = new MessagingClient({ baseUrl, apiKey: keys.full, fetch: sandbox.fetch })
+ * ```
+ */
+export interface SandboxTenant {
+  /** The tenant's slug, e.g. `acme`. */
+  readonly slug: string;
+  /** Its display name. */
+  readonly name: string;
+  /** Its base URL: `<origin>/t/<slug>`; the SDK appends `/api/v1`. */
+  readonly baseUrl: string;
+  /** Its API key strings by role: `full`, `noSend`, `noRead`, `noLookup`, `noUsage`, `expired`, `revoked`. */
+  readonly keys: Readonly<Record<KeyRole, string>>;
+  /** Its sender numbers. */
+  readonly senderNumbers: readonly { readonly id: number; readonly phone: string; readonly status: string }[];
+}
+
+/**
+ * The sandbox and its control API. `createSandbox` gives one in-process; `startSandbox` gives one
+ * behind a real HTTP server (with `url` and `close()` added).
+ */
+export interface Sandbox {
+  /** The origin the tenants' base URLs use, e.g. `https://sandbox.test` or `http://127.0.0.1:54321`. */
+  readonly origin: string;
+  /** The tenants by slug. */
+  readonly tenants: Readonly<Record<string, SandboxTenant>>;
+  /**
+   * The request handler over web-standard objects.
+   * @example `const res = await sandbox.handle(new Request(`${sandbox.tenants.acme.baseUrl}/api/v1/me`))`
+   */
+  handle(request: Request): Promise<Response>;
+  /**
+   * A `fetch` bound to the sandbox, for `new MessagingClient({ fetch: sandbox.fetch })`: no network.
+   * A dropped-connection fault rejects with `TypeError('fetch failed')`, as a real fetch would.
+   */
+  readonly fetch: FetchLike;
+  /**
+   * The tenant's stored logs as the API would return them now, oldest first.
+   * @example `expect(sandbox.messages('acme')).toHaveLength(1)`
+   */
+  messages(tenant: string): MessageLog[];
+  /**
+   * Freezes a log's `delivery_status` at `status` (the simulation stops for it).
+   * @example `sandbox.setDeliveryStatus('acme', log.id, 'read')`
+   */
+  setDeliveryStatus(tenant: string, logId: number, status: DeliveryStatus): void;
+  /**
+   * Deletes the log's underlying chat message: the log then reads `unknown`, still with 200.
+   * @example `sandbox.deleteUnderlyingMessage('acme', log.id)`
+   */
+  deleteUnderlyingMessage(tenant: string, logId: number): void;
+  /**
+   * Sets requests per minute per API key before a 429, or turns the limit off with null.
+   * @default null (off)
+   * @example `sandbox.setRateLimit(2)`
+   */
+  setRateLimit(perMinute: number | null): void;
+  /**
+   * Sets how many messages the tenant may send per period; a send beyond it is a 422.
+   * @default 1000
+   * @example `sandbox.setMessageLimit('acme', 0)`
+   */
+  setMessageLimit(tenant: string, limit: number): void;
+  /** Media files received, oldest first. */
+  readonly uploads: readonly UploadRecord[];
+  /** Requests per route and sends stored. */
+  readonly counters: Readonly<SandboxCounters>;
+  /** Fault injection switches (all off by default). */
+  readonly faults: FaultController;
+  /**
+   * Forgets logs, media, uploads, counters, faults and rate windows; keeps tenants and keys.
+   * @example `afterEach(() => sandbox.reset())`
+   */
+  reset(): void;
+}
+
+/**
+ * Creates an in-process sandbox: no server, no socket. Use its `fetch` with the SDK, or mount
+ * it in msw with `sandboxHandlers` from `tenant-messaging/testing`.
+ *
+ * @example
+ * ```ts
+ * const sandbox = createSandbox()
+ * const { baseUrl, keys } = sandbox.tenants.acme
+ * const client = new MessagingClient({ baseUrl, apiKey: keys.full, fetch: sandbox.fetch })
+ * ```
+ */
+export function createSandbox(options: SandboxOptions = {}): Sandbox {
+  const origin = (options.origin ?? SANDBOX_DEFAULTS.origin).replace(/\/+$/, '');
+  const seed = options.seed ?? SANDBOX_DEFAULTS.seed;
+  const state = new SandboxState(options);
+  const faults = new FaultController(seed);
+  const rateLimiter = new RateLimiter(options.rateLimitPerMinute ?? null, state.now);
+  const handle = createHandler({ state, faults, rateLimiter });
+
+  const tenants: Record<string, SandboxTenant> = {};
+  for (const tenant of state.tenants.values()) {
+    tenants[tenant.slug] = Object.freeze({
+      slug: tenant.slug,
+      name: tenant.name,
+      baseUrl: `${origin}/t/${tenant.slug}`,
+      keys: Object.freeze(keysByRole(tenant)),
+      senderNumbers: tenant.senderNumbers.map(({ id, phone, status }) => ({ id, phone, status })),
+    });
+  }
+
+  const findLog = (tenant: string, logId: number): StoredLog => {
+    state.tenant(tenant);
+    const log = state.findLog(tenant, logId);
+    if (!log) throw new Error(`Tenant '${tenant}' has no message log ${logId}.`);
+    return log;
+  };
+
+  return {
+    origin,
+    tenants: Object.freeze(tenants),
+    handle,
+    fetch: async (input, init) => {
+      const request = new Request(input, init);
+      const response = await handle(request);
+      // A real fetch rejects once its signal aborts (a client timeout): so does this one.
+      request.signal.throwIfAborted();
+      if (dropped(response)) {
+        const reset = Object.assign(new Error('socket hang up'), { code: 'ECONNRESET' });
+        throw new TypeError('fetch failed', { cause: reset });
+      }
+      return response;
+    },
+    messages: (tenant) => {
+      state.tenant(tenant);
+      return state.logsOf(tenant).map((log) => state.toMessageLog(log));
+    },
+    setDeliveryStatus: (tenant, logId, status) => {
+      if (!(DELIVERY_STATUSES as readonly string[]).includes(status)) {
+        throw new Error(`delivery_status must be one of ${DELIVERY_STATUSES.join(', ')}; got '${status}'.`);
+      }
+      findLog(tenant, logId).override = status;
+    },
+    deleteUnderlyingMessage: (tenant, logId) => {
+      findLog(tenant, logId).messageDeleted = true;
+    },
+    setRateLimit: (perMinute) => {
+      if (perMinute !== null && !(Number.isInteger(perMinute) && perMinute >= 1)) {
+        throw new RangeError(`The rate limit must be an integer >= 1 per minute, or null; got ${perMinute}.`);
+      }
+      rateLimiter.perMinute = perMinute;
+      rateLimiter.reset();
+    },
+    setMessageLimit: (tenant, limit) => {
+      state.tenant(tenant).messageLimit = limit;
+    },
+    get uploads() {
+      return state.uploads;
+    },
+    get counters() {
+      return state.counters;
+    },
+    faults,
+    reset: () => {
+      state.reset();
+      faults.reset(seed);
+      rateLimiter.reset();
+    },
+  };
+}

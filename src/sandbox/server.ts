@@ -1,0 +1,120 @@
+import { createServer, type IncomingMessage, type ServerResponse } from 'node:http';
+import type { AddressInfo, Socket } from 'node:net';
+import { Readable } from 'node:stream';
+import { dropped } from './fault-responses.js';
+import { errorResponse } from './laravel.js';
+import type { SandboxOptions } from './options.js';
+import { createSandbox, type Sandbox } from './sandbox.js';
+
+/** Options of `startSandbox`: the sandbox's own, plus where to listen. */
+export interface StartSandboxOptions extends SandboxOptions {
+  /**
+   * The port on 127.0.0.1; 0 picks a free one.
+   * @default 0
+   */
+  port?: number;
+  /**
+   * Called with an error the sandbox threw (a bug, or a MessageLog that drifted from the SDK's
+   * schema); the client gets a 500.
+   * @default console.error
+   */
+  onError?: (error: unknown) => void;
+}
+
+/** A sandbox behind a real HTTP server on loopback. */
+export interface RunningSandbox extends Sandbox {
+  /** The server's URL, e.g. `http://127.0.0.1:54321`. */
+  readonly url: string;
+  /** Closes the server and destroys every open socket at once: no handle is left open. */
+  close(): Promise<void>;
+}
+
+/**
+ * Starts the sandbox on 127.0.0.1. Each tenant's base URL is a path prefix of the one server.
+ *
+ * @example
+ * ```ts
+ * const sandbox = await startSandbox()
+ * const { baseUrl, keys } = sandbox.tenants.acme
+ * const client = new MessagingClient({ baseUrl, apiKey: keys.full })
+ * await client.me()
+ * await sandbox.close()
+ * ```
+ */
+export async function startSandbox(options: StartSandboxOptions = {}): Promise<RunningSandbox> {
+  const { port = 0, onError = console.error, ...sandboxOptions } = options;
+  const sockets = new Set<Socket>();
+  const server = createServer();
+  server.on('connection', (socket) => {
+    sockets.add(socket);
+    socket.once('close', () => sockets.delete(socket));
+  });
+  await new Promise<void>((resolve, reject) => {
+    server.once('error', reject);
+    server.listen(port, '127.0.0.1', () => {
+      server.off('error', reject);
+      resolve();
+    });
+  });
+  const url = `http://127.0.0.1:${(server.address() as AddressInfo).port}`;
+  const sandbox = createSandbox({ ...sandboxOptions, origin: url });
+  server.on('request', (req: IncomingMessage, res: ServerResponse) => {
+    serve(sandbox, url, req, res).catch((error: unknown) => {
+      onError(error);
+      res.destroy();
+    });
+  });
+
+  let closing: Promise<void> | undefined;
+  return Object.assign(sandbox, {
+    url,
+    close(): Promise<void> {
+      closing ??= new Promise<void>((resolve) => {
+        server.close(() => resolve());
+        for (const socket of sockets) socket.destroy();
+        server.closeAllConnections();
+      });
+      return closing;
+    },
+  });
+
+  /** IncomingMessage -> Request, the handler, Response -> ServerResponse. */
+  async function serve(sb: Sandbox, origin: string, req: IncomingMessage, res: ServerResponse): Promise<void> {
+    const abandoned = new AbortController();
+    res.once('close', () => {
+      if (!res.writableFinished) abandoned.abort();
+    });
+    const method = req.method ?? 'GET';
+    const headers = new Headers();
+    for (let i = 0; i < req.rawHeaders.length; i += 2) {
+      headers.append(req.rawHeaders[i] as string, req.rawHeaders[i + 1] as string);
+    }
+    const hasBody = method !== 'GET' && method !== 'HEAD';
+    // The body is streamed into the Request, not buffered here: the handler reads only what it needs.
+    const init: RequestInit & { duplex?: 'half' } = { method, headers, signal: abandoned.signal };
+    if (hasBody) {
+      init.body = Readable.toWeb(req) as ReadableStream<Uint8Array>;
+      init.duplex = 'half';
+    }
+    let response: Response;
+    try {
+      response = await sb.handle(new Request(new URL(req.url ?? '/', origin), init));
+    } catch (error) {
+      onError(error);
+      response = errorResponse(500, 'Server Error');
+    }
+    if (dropped(response)) {
+      req.socket.destroy();
+      return;
+    }
+    const outHeaders: Record<string, string> = {};
+    response.headers.forEach((value, name) => {
+      outHeaders[name] = value;
+    });
+    res.writeHead(response.status, outHeaders);
+    if (response.body && method !== 'HEAD') {
+      for await (const chunk of response.body) res.write(chunk);
+    }
+    res.end();
+  }
+}

@@ -1,0 +1,56 @@
+import { spawn } from 'node:child_process';
+import { existsSync } from 'node:fs';
+import { join } from 'node:path';
+import { beforeAll, describe, expect, it } from 'vitest';
+
+const root = join(import.meta.dirname, '../..');
+// The CLI as users get it: the package's `bin`, from the build (`npm test` builds first).
+const outfile = join(root, 'dist/sandbox/cli.js');
+
+/** Runs the CLI; resolves with its output once `until` appears (or it exits). */
+function run(args: string[], until: RegExp) {
+  const child = spawn(process.execPath, [outfile, ...args], { stdio: ['ignore', 'pipe', 'pipe'] });
+  let output = '';
+  const exited = new Promise<number | null>((resolve) => child.once('exit', (code) => resolve(code)));
+  const ready = new Promise<string>((resolve) => {
+    const onData = (chunk: Buffer) => {
+      output += chunk.toString();
+      if (until.test(output)) resolve(output);
+    };
+    child.stdout.on('data', onData);
+    child.stderr.on('data', onData);
+    void exited.then(() => resolve(output));
+  });
+  return { child, ready, exited, output: () => output };
+}
+
+describe('tenant-messaging-sandbox', () => {
+  beforeAll(() => {
+    if (!existsSync(outfile)) throw new Error('run `npm run build` first (npm test does)');
+  });
+
+  it('prints each tenant base URL and keys, serves them, and stops cleanly on SIGINT', async () => {
+    const cli = run(['--port', '0'], /Press Ctrl-C/);
+    const output = await cli.ready;
+    expect(output).toMatch(/TENANT_MESSAGING_BASE_URL=http:\/\/127\.0\.0\.1:\d+\/t\/acme/);
+    expect(output).toMatch(/full\s+tm_test_acme_full/);
+    expect(output).toMatch(/TENANT_MESSAGING_BASE_URL=http:\/\/127\.0\.0\.1:\d+\/t\/globex/);
+    expect(output).toMatch(/pending_account_verification/);
+    const base = /TENANT_MESSAGING_BASE_URL=(\S+\/t\/acme)/.exec(output)?.[1];
+    const me = await fetch(`${base}/api/v1/me`, { headers: { 'x-api-key': 'tm_test_acme_full' } });
+    expect(me.status).toBe(200);
+    cli.child.kill('SIGINT');
+    expect(await cli.exited).toBe(0);
+    expect(cli.output()).toMatch(/SIGINT: stopping the sandbox/);
+  });
+
+  it('stops on SIGTERM too, and refuses a bad --port', async () => {
+    const cli = run([], /Press Ctrl-C/);
+    await cli.ready;
+    cli.child.kill('SIGTERM');
+    expect(await cli.exited).toBe(0);
+    const bad = run(['--port', 'abc'], /never/);
+    expect(await bad.exited).toBe(2);
+    expect(bad.output()).toMatch(/--port must be 0\.\.65535/);
+  });
+});

@@ -1,0 +1,69 @@
+import { setupServer } from 'msw/node';
+import { MessagingClient } from 'tenant-messaging';
+import { type Sandbox, type SandboxOptions, startSandbox } from 'tenant-messaging/sandbox';
+import { createSandbox, sandboxHandlers } from 'tenant-messaging/testing';
+
+/** One way of reaching the sandbox, and a client factory bound to it. */
+export interface Harness {
+  sandbox: Sandbox;
+  client(tenant?: string, role?: keyof Sandbox['tenants'][string]['keys'], maxRetries?: number): MessagingClient;
+  close(): Promise<void>;
+}
+
+/** The three ways the sandbox is used: a real server, its in-process fetch, and msw. */
+export const TRANSPORTS: Record<'server' | 'fetch' | 'msw', (options?: SandboxOptions) => Promise<Harness>> = {
+  async server(options) {
+    const sandbox = await startSandbox(options);
+    const clients: MessagingClient[] = [];
+    return {
+      sandbox,
+      client(tenant = 'acme', role = 'full', maxRetries = 0) {
+        const t = sandbox.tenants[tenant];
+        if (!t) throw new Error(tenant);
+        const client = new MessagingClient({ baseUrl: t.baseUrl, apiKey: t.keys[role], maxRetries });
+        clients.push(client);
+        return client;
+      },
+      async close() {
+        await Promise.all(clients.map((c) => c.close()));
+        await sandbox.close();
+      },
+    };
+  },
+  async fetch(options) {
+    const sandbox = createSandbox(options);
+    return {
+      sandbox,
+      client(tenant = 'acme', role = 'full', maxRetries = 0) {
+        const t = sandbox.tenants[tenant];
+        if (!t) throw new Error(tenant);
+        return new MessagingClient({ baseUrl: t.baseUrl, apiKey: t.keys[role], fetch: sandbox.fetch, maxRetries });
+      },
+      async close() {},
+    };
+  },
+  async msw(options) {
+    const sandbox = createSandbox(options);
+    const server = setupServer(...sandboxHandlers(sandbox));
+    server.listen({ onUnhandledFrame: 'error' });
+    return {
+      sandbox,
+      client(tenant = 'acme', role = 'full', maxRetries = 0) {
+        const t = sandbox.tenants[tenant];
+        if (!t) throw new Error(tenant);
+        return new MessagingClient({ baseUrl: t.baseUrl, apiKey: t.keys[role], fetch: globalThis.fetch, maxRetries });
+      },
+      async close() {
+        server.close();
+      },
+    };
+  },
+};
+
+/** A tiny valid PNG (1x1), for media round trips. */
+export const PNG = Uint8Array.from(
+  Buffer.from(
+    'iVBORw0KGgoAAAANSUhEUgAAAAEAAAABCAYAAAAfFcSJAAAADUlEQVR42mNk+M9QDwADhgGAWjR9awAAAABJRU5ErkJggg==',
+    'base64',
+  ),
+);
