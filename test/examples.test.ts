@@ -1,0 +1,112 @@
+/**
+ * Every runnable example, and the demo, run as a user runs them (`node examples/x.ts`, the
+ * package imported by its name from the build) against the sandbox on loopback, configured
+ * only through the two environment variables.
+ */
+import { execFile } from 'node:child_process';
+import { fileURLToPath } from 'node:url';
+import { promisify } from 'node:util';
+import { type RunningSandbox, startSandbox } from 'tenant-messaging/sandbox';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+
+const root = fileURLToPath(new URL('..', import.meta.url));
+let sandbox: RunningSandbox;
+
+beforeAll(async () => {
+  sandbox = await startSandbox({ delivery: { deliveredAfterMs: 100, readAfterMs: 300 } });
+});
+afterAll(() => sandbox.close());
+
+async function runExample(file: string, args: string[] = [], env: Record<string, string> = {}) {
+  const acme = sandbox.tenants.acme;
+  if (!acme) throw new Error('the sandbox has no acme tenant');
+  return promisify(execFile)(process.execPath, [`examples/${file}`, ...args], {
+    cwd: root,
+    timeout: 30_000,
+    env: { ...process.env, TENANT_MESSAGING_BASE_URL: acme.baseUrl, TENANT_MESSAGING_API_KEY: acme.keys.full, ...env },
+  });
+}
+
+describe('examples run against the sandbox', () => {
+  it('send-text.ts', async () => {
+    const { stdout } = await runExample('send-text.ts');
+    expect(stdout).toMatch(/^sent: message log \d+, status sent, delivery_status sent$/m);
+  });
+
+  it('send-media.ts streams a file and reports progress', async () => {
+    const before = sandbox.uploads.length;
+    const { stdout } = await runExample('send-media.ts');
+    expect(stdout).toMatch(/uploaded (\d+) of \1 bytes/);
+    expect(stdout).toMatch(/media at http:\/\/127\.0\.0\.1:\d+\/t\/acme\/media\//);
+    expect(sandbox.uploads.slice(before).map((u) => [u.filename, u.contentType])).toEqual([
+      ['receipt.png', 'image/png'],
+    ]);
+  });
+
+  it('wait-for-delivery.ts', async () => {
+    const { stdout } = await runExample('wait-for-delivery.ts');
+    expect(stdout).toMatch(/: sent\n(.*: delivered\n)?(.*: read\n)?confirmed: (delivered|read)$/m);
+  });
+
+  it('list-all-logs.ts walks every page', async () => {
+    const { stdout } = await runExample('list-all-logs.ts');
+    const total = sandbox.messages('acme').length;
+    expect(stdout).toContain(`${total} logs:`);
+    expect(stdout).toMatch(new RegExp(`page 1 has \\d+ logs; total ${total}`));
+  });
+
+  it('lookup-before-send.ts skips an unreachable recipient', async () => {
+    const { stdout } = await runExample('lookup-before-send.ts');
+    expect(stdout).toMatch(/\+15557654321: reachable, sent as log \d+/);
+    expect(stdout).toMatch(/\+15557650000: not reachable \(.+\), not sending/);
+  });
+
+  it('handle-errors.ts names each failure', async () => {
+    const { stdout } = await runExample('handle-errors.ts');
+    expect(stdout).toMatch(/^bad input: ValidationError: fix the input/m);
+    expect(stdout).toMatch(
+      /^rejected by the service: UnprocessableEntityError: the service rejected fields: \{"to_phone"/m,
+    );
+    expect(stdout).toMatch(/^unknown log: NotFoundError: no such log/m);
+    expect(stdout).toMatch(/^wrong key: AuthenticationError: check the API key/m);
+    expect(stdout).toMatch(/^unreachable host: APIConnectionError: network trouble/m);
+  });
+});
+
+describe('npm run demo', () => {
+  it('runs the whole story against the in-process sandbox and exits 0', async () => {
+    const started = performance.now();
+    const { stdout } = await promisify(execFile)(process.execPath, ['examples/demo.ts'], {
+      cwd: root,
+      timeout: 30_000,
+      env: { ...process.env, TENANT_MESSAGING_BASE_URL: '', TENANT_MESSAGING_API_KEY: '' },
+    });
+    for (const heading of [
+      'Who am I',
+      'Subscription',
+      'Sender numbers',
+      'Look up',
+      'Send a text',
+      'Send an image',
+      'Wait until',
+      'Latest message logs',
+      'Usage',
+      'A deliberate error',
+    ]) {
+      expect(stdout).toContain(heading);
+    }
+    expect(stdout).toContain('delivery_status read after');
+    expect(stdout).toContain('PermissionDeniedError: The API key does not include the required scope.');
+    expect(stdout).toMatch(/done in \d+\.\d s/);
+    expect(performance.now() - started).toBeLessThan(30_000);
+  });
+
+  it('against a configured tenant, sends only to --to', async () => {
+    const refused = await runExample('demo.ts').catch((error: { code: number; stderr: string }) => error);
+    expect(refused).toMatchObject({ code: 2 });
+    expect((refused as { stderr: string }).stderr).toContain('--to');
+    const { stdout } = await runExample('demo.ts', ['--to', '+15557654321']);
+    expect(stdout).toContain(`against ${sandbox.tenants.acme?.baseUrl}/api/v1`);
+    expect(stdout).toContain('NotFoundError');
+  });
+});
