@@ -8,7 +8,7 @@ import { type QueryValue, toQueryString } from '../internal/query.js';
 import { sleep } from '../internal/sleep.js';
 import type { RequestOptions } from '../options.js';
 import { DEFAULT_RETRY_POLICY, decideRetry, type RetryDecision } from './retry.js';
-import type { Transport, TransportResponse } from './transport.js';
+import { BodyTooLargeError, type Transport, type TransportResponse } from './transport.js';
 
 /** A request body the executor can (re)produce for each attempt. */
 export type RequestBody =
@@ -178,6 +178,11 @@ export class Executor {
       if (signal?.aborted) throw signal.reason;
       if (deadline.signal.aborted) throw new APITimeoutError(timeout, { cause: error });
       if (error instanceof MessagingError) throw error;
+      if (error instanceof BodyTooLargeError) {
+        throw new ResponseValidationError(call.endpoint, error.status, undefined, [
+          { path: '', message: error.message },
+        ]);
+      }
       const wrapped = new APIConnectionError(
         `Could not complete ${call.method} ${call.path}: ${describeNetworkError(error)}. Check that the base URL is reachable from this server.`,
         { cause: error },

@@ -1,6 +1,6 @@
 import { Readable } from 'node:stream';
 import type { FetchLike } from '../options.js';
-import type { Transport, TransportRequest, TransportResponse } from './transport.js';
+import { readBodyText, type Transport, type TransportRequest, type TransportResponse } from './transport.js';
 
 /** A transport over any fetch-shaped function: msw, an in-process fake, another runtime's fetch. */
 export class FetchTransport implements Transport {
@@ -37,11 +37,14 @@ export class FetchTransport implements Transport {
       init.duplex = 'half';
     }
     const response = await this.#fetch(req.url, init);
-    const text = await response.text();
     const headers: Record<string, string> = {};
     response.headers.forEach((value, name) => {
       headers[name] = value;
     });
+    const body = response.body;
+    const text = body
+      ? await readBodyText(body, response.status, headers, () => void body.cancel().catch(() => undefined))
+      : '';
     return { status: response.status, headers, text };
   }
 

@@ -29,3 +29,49 @@ export interface Transport {
   send(request: TransportRequest): Promise<TransportResponse>;
   close(): Promise<void>;
 }
+
+/**
+ * The largest response body the SDK reads. API answers are small JSON documents; a body beyond
+ * this is a misbehaving server or proxy, and reading it whole would take the process's memory.
+ */
+export const MAX_RESPONSE_BYTES = 32 * 1024 * 1024;
+
+/** Thrown by a transport when a response body is larger than `MAX_RESPONSE_BYTES`. */
+export class BodyTooLargeError extends Error {
+  readonly status: number;
+  readonly headers: Record<string, string>;
+
+  constructor(status: number, headers: Record<string, string>) {
+    super(`the response body is larger than ${MAX_RESPONSE_BYTES / 1024 / 1024} MiB`);
+    this.status = status;
+    this.headers = headers;
+  }
+}
+
+/**
+ * Reads a body as UTF-8 text, refusing one that declares, or turns out to have, more than
+ * `MAX_RESPONSE_BYTES`. `discard` releases the connection when the body is refused.
+ */
+export async function readBodyText(
+  chunks: AsyncIterable<Uint8Array>,
+  status: number,
+  headers: Record<string, string>,
+  discard: () => void,
+): Promise<string> {
+  if (Number(headers['content-length']) > MAX_RESPONSE_BYTES) {
+    discard();
+    throw new BodyTooLargeError(status, headers);
+  }
+  const decoder = new TextDecoder();
+  let text = '';
+  let size = 0;
+  for await (const chunk of chunks) {
+    size += chunk.byteLength;
+    if (size > MAX_RESPONSE_BYTES) {
+      discard();
+      throw new BodyTooLargeError(status, headers);
+    }
+    text += decoder.decode(chunk, { stream: true });
+  }
+  return text + decoder.decode();
+}

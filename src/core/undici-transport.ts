@@ -1,5 +1,5 @@
 import type { Agent, DecoratorHandler, Dispatcher } from 'undici';
-import type { Transport, TransportRequest, TransportResponse } from './transport.js';
+import { readBodyText, type Transport, type TransportRequest, type TransportResponse } from './transport.js';
 
 /**
  * undici, loaded on the first request: importing it costs about 65 ms, which a cold start that
@@ -35,8 +35,9 @@ export class UndiciTransport implements Transport {
       // The per-attempt deadline in the executor bounds the whole exchange; undici's own
       // headers/body timeouts (300 s) would only ever fire later, so they are left alone.
     });
-    const text = await response.body.text();
-    return { status: response.statusCode, headers: flattenHeaders(response.headers), text };
+    const headers = flattenHeaders(response.headers);
+    const text = await readBodyText(response.body, response.statusCode, headers, () => response.body.destroy());
+    return { status: response.statusCode, headers, text };
   }
 
   async close(): Promise<void> {

@@ -111,7 +111,7 @@ export function createHandler(deps: AppDeps): (request: Request) => Promise<Resp
       const before = faultResponse(fired, 'before');
       if (before) return before;
       const response = await run();
-      const after = await applyAfterFaults(fired, response);
+      const after = await applyAfterFaults(fired, response, request.signal);
       if (!dropped(after)) after.headers.set('x-request-id', requestId);
       return after;
     }

@@ -28,7 +28,23 @@ async function main(): Promise<void> {
     return;
   }
 
-  const sandbox = await startSandbox({ port });
+  // Handlers first: a signal that arrives while the server starts must still stop it cleanly.
+  let stopSignal: string | undefined;
+  let sandbox: Awaited<ReturnType<typeof startSandbox>> | undefined;
+  const stop = (signal: string) => {
+    stopSignal = signal;
+    console.log(`\n${signal}: stopping the sandbox.`);
+    // No process.exit(): once closed, nothing is left to keep the process alive.
+    void sandbox?.close();
+  };
+  process.once('SIGINT', () => stop('SIGINT'));
+  process.once('SIGTERM', () => stop('SIGTERM'));
+
+  sandbox = await startSandbox({ port });
+  if (stopSignal) {
+    await sandbox.close();
+    return;
+  }
   const lines = [`Tenant Messaging sandbox listening on ${sandbox.url}`, ''];
   for (const tenant of Object.values(sandbox.tenants)) {
     lines.push(`${tenant.name} (${tenant.slug})`, `  TENANT_MESSAGING_BASE_URL=${tenant.baseUrl}`);
@@ -42,14 +58,6 @@ async function main(): Promise<void> {
     'Press Ctrl-C to stop.',
   );
   console.log(lines.join('\n'));
-
-  const stop = (signal: string) => {
-    console.log(`\n${signal}: stopping the sandbox.`);
-    // No process.exit(): once closed, nothing is left to keep the process alive.
-    void sandbox.close();
-  };
-  process.once('SIGINT', () => stop('SIGINT'));
-  process.once('SIGTERM', () => stop('SIGTERM'));
 }
 
 // No top-level await: the package build also emits CommonJS, which has none.

@@ -49,10 +49,16 @@ export function faultResponse(fired: readonly FaultRule[], when: 'before'): Resp
  * Applies the faults that fire after the request was processed: its side effects (a stored
  * send) have happened, but the client does not get a usable answer.
  */
-export async function applyAfterFaults(fired: readonly FaultRule[], response: Response): Promise<Response> {
+export async function applyAfterFaults(
+  fired: readonly FaultRule[],
+  response: Response,
+  signal?: AbortSignal,
+): Promise<Response> {
   for (const fault of fired) {
     if (fault.kind === 'drop' && fault.when === 'after') return dropResponse();
     if (fault.kind === 'status' && fault.when === 'after') return serverError(fault.status ?? 503);
+    if (fault.kind === 'stall') return stalledResponse(response, signal);
+    if (fault.kind === 'huge') return hugeResponse(fault.hugeBytes ?? 64 * 1024 * 1024);
   }
   const mangle = fired.find((f) => f.kind === 'truncated' || f.kind === 'malformed');
   if (!mangle) return response;
@@ -65,6 +71,49 @@ export async function applyAfterFaults(fired: readonly FaultRule[], response: Re
   const headers = new Headers(response.headers);
   headers.delete('content-length');
   return new Response(body, { status: response.status, headers });
+}
+
+/** The headers and half the body, then nothing until the client gives up (its signal aborts). */
+async function stalledResponse(response: Response, signal: AbortSignal | undefined): Promise<Response> {
+  const bytes = new Uint8Array(await response.arrayBuffer());
+  const body = new ReadableStream<Uint8Array>({
+    start(controller) {
+      controller.enqueue(bytes.subarray(0, Math.floor(bytes.length / 2)));
+      const close = () => controller.close();
+      if (signal?.aborted) close();
+      else signal?.addEventListener('abort', close, { once: true });
+    },
+  });
+  const headers = new Headers(response.headers);
+  headers.set('content-length', String(bytes.length));
+  return new Response(body, { status: response.status, headers });
+}
+
+/** A valid but enormous JSON body, streamed in 1 MiB chunks so the sandbox itself stays small. */
+function hugeResponse(size: number): Response {
+  const chunk = new TextEncoder().encode('x'.repeat(1024 * 1024));
+  const head = new TextEncoder().encode('{"data":{"padding":"');
+  const tail = new TextEncoder().encode('"}}');
+  let left = Math.max(0, size - head.length - tail.length);
+  const body = new ReadableStream<Uint8Array>({
+    start(controller) {
+      controller.enqueue(head);
+    },
+    pull(controller) {
+      if (left <= 0) {
+        controller.enqueue(tail);
+        controller.close();
+        return;
+      }
+      const part = left >= chunk.length ? chunk : chunk.subarray(0, left);
+      left -= part.length;
+      controller.enqueue(part);
+    },
+  });
+  return new Response(body, {
+    status: 200,
+    headers: { 'content-type': 'application/json', 'content-length': String(size) },
+  });
 }
 
 /** Waits `ms`, or less if the request is abandoned (the client went away). Never rejects. */

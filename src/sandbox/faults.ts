@@ -8,9 +8,11 @@ import { seededRandom } from './random.js';
  * - `drop`: destroys the connection with no response (`when: 'after'`: after the request was processed);
  * - `truncated`: processes the request, then sends only the first half of the JSON body;
  * - `malformed`: processes the request, then sends a body that is not valid JSON;
- * - `html`: answers 502 with an HTML error page, as a proxy in front of the API would.
+ * - `html`: answers 502 with an HTML error page, as a proxy in front of the API would;
+ * - `stall`: processes the request, sends the headers and half the body, then stalls until the client goes away;
+ * - `huge`: processes the request, then answers 200 with a JSON body of `hugeBytes` bytes.
  */
-export type FaultKind = 'latency' | 'status' | 'drop' | 'truncated' | 'malformed' | 'html';
+export type FaultKind = 'latency' | 'status' | 'drop' | 'truncated' | 'malformed' | 'html' | 'stall' | 'huge';
 
 /** A route a fault targets: an endpoint name (`sendMessage`) or its label (`POST /messages`). */
 export type FaultRoute = EndpointName | `${'GET' | 'POST'} ${string}`;
@@ -62,6 +64,11 @@ export interface FaultRule {
    * @default 503
    */
   status?: number;
+  /**
+   * Size of the body a `huge` fault sends.
+   * @default 64 MiB
+   */
+  hugeBytes?: number;
   /**
    * For `drop` and `status`: fail before the request is processed, or after (the send is then stored).
    * @default 'before'

@@ -1,0 +1,175 @@
+/**
+ * The fault-injection suite: the SDK against the sandbox on loopback, with its fault switches.
+ * Every failure must be a typed MessagingError, no send may be stored twice, and reads recover
+ * from what is transient.
+ */
+
+import {
+  APIConnectionError,
+  APITimeoutError,
+  InternalServerError,
+  MessagingClient,
+  MessagingError,
+  RateLimitError,
+  ResponseValidationError,
+  SendOutcomeUnknownError,
+} from 'tenant-messaging';
+import { type RunningSandbox, SANDBOX_PHONES, startSandbox } from 'tenant-messaging/sandbox';
+import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
+
+let sandbox: RunningSandbox;
+let client: MessagingClient;
+let sendNo = 0;
+
+beforeAll(async () => {
+  sandbox = await startSandbox();
+  const acme = sandbox.tenants.acme as { baseUrl: string; keys: { full: string } };
+  client = new MessagingClient({ baseUrl: acme.baseUrl, apiKey: acme.keys.full, timeout: 500 });
+});
+afterAll(async () => {
+  await client.close();
+  await sandbox.close();
+});
+afterEach(() => sandbox.reset());
+
+/** A text send with a unique body, so stored copies can be counted. */
+function send(options = {}) {
+  const content = `fault-suite #${++sendNo}`;
+  const promise = client.messages.send(
+    { sender_phone: '+15550001001', to_phone: SANDBOX_PHONES.reads, type: 'text', content },
+    options,
+  );
+  return { content, promise };
+}
+const stored = (content: string) => sandbox.messages('acme').filter((log) => log.content === content).length;
+const outcome = (promise: Promise<unknown>) =>
+  promise.then(
+    () => 'ok' as const,
+    (error: unknown) => error,
+  );
+
+describe('connection resets', () => {
+  it('before the request is processed: the read retries; the send is not stored and not repeated', async () => {
+    sandbox.faults.add({ kind: 'drop', route: 'getMessage', times: 1 });
+    const first = await client.messages.send({
+      sender_phone: '+15550001001',
+      to_phone: '+15557654321',
+      type: 'text',
+      content: 'x',
+    });
+    await expect(client.messages.get(first.id)).resolves.toMatchObject({ id: first.id });
+
+    sandbox.faults.add({ kind: 'drop', route: 'sendMessage', when: 'before', times: 1 });
+    const { content, promise } = send();
+    const error = await outcome(promise);
+    expect(error).toBeInstanceOf(SendOutcomeUnknownError);
+    expect(stored(content)).toBe(0);
+    expect(sandbox.counters.requests['POST /messages']).toBe(2);
+  });
+
+  it('after the send was processed: SendOutcomeUnknownError, stored exactly once', async () => {
+    sandbox.faults.add({ kind: 'drop', route: 'sendMessage', when: 'after', times: 1 });
+    const { content, promise } = send();
+    const error = (await outcome(promise)) as SendOutcomeUnknownError;
+    expect(error).toBeInstanceOf(SendOutcomeUnknownError);
+    expect(error.cause).toBeInstanceOf(APIConnectionError);
+    expect(stored(content)).toBe(1);
+  });
+});
+
+describe('5xx bursts', () => {
+  it('a read rides out a burst shorter than maxRetries', async () => {
+    sandbox.faults.add({ kind: 'status', status: 503, route: 'me', times: 2 });
+    await expect(client.me()).resolves.toHaveProperty('tenant');
+    expect(sandbox.counters.requests['GET /me']).toBe(3);
+  });
+
+  it('a longer burst surfaces the typed error after maxRetries + 1 attempts', async () => {
+    sandbox.faults.add({ kind: 'status', status: 500, route: 'usage', times: 5 });
+    await expect(client.usage()).rejects.toBeInstanceOf(InternalServerError);
+    expect(sandbox.counters.requests['GET /usage']).toBe(3);
+  });
+
+  it('a send is never repeated on 5xx, whether or not it was processed', async () => {
+    sandbox.faults.add({ kind: 'status', status: 502, route: 'sendMessage', when: 'after', times: 1 });
+    const { content, promise } = send();
+    expect(await outcome(promise)).toBeInstanceOf(SendOutcomeUnknownError);
+    expect(stored(content)).toBe(1);
+    expect(sandbox.counters.requests['POST /messages']).toBe(1);
+  });
+});
+
+describe('429 storms', () => {
+  it('reads and sends wait out Retry-After, then succeed; nothing is stored twice', async () => {
+    sandbox.setRateLimit(3);
+    const started = performance.now();
+    const reads = await Promise.all([client.me(), client.me(), client.me()].map(outcome));
+    expect(reads.every((r) => r === 'ok')).toBe(true);
+    const fourth = await outcome(client.me({ maxRetries: 0 }));
+    expect(fourth).toBeInstanceOf(RateLimitError);
+    expect((fourth as RateLimitError).retryAfter).toBeGreaterThan(0);
+    expect(performance.now() - started).toBeLessThan(2_000);
+  });
+});
+
+describe('stalls', () => {
+  it('a server that stalls before the headers: APITimeoutError for a read after its retries', async () => {
+    sandbox.faults.add({ kind: 'latency', latencyMs: 5_000, route: 'subscription', times: 3 });
+    const started = performance.now();
+    const error = await outcome(client.subscription({ timeout: 150 }));
+    expect(error).toBeInstanceOf(APITimeoutError);
+    expect(performance.now() - started).toBeLessThan(4_000);
+  });
+
+  it('a server that stalls mid-body: the deadline covers the body too', async () => {
+    sandbox.faults.add({ kind: 'stall', route: 'me', times: 1 });
+    const error = await outcome(client.me({ timeout: 200, maxRetries: 0 }));
+    expect(error).toBeInstanceOf(APITimeoutError);
+  });
+
+  it('a send that stalls mid-body after being stored: SendOutcomeUnknownError, stored once', async () => {
+    sandbox.faults.add({ kind: 'stall', route: 'sendMessage', times: 1 });
+    const { content, promise } = send({ timeout: 200 });
+    expect(await outcome(promise)).toBeInstanceOf(SendOutcomeUnknownError);
+    expect(stored(content)).toBe(1);
+  });
+});
+
+describe('broken bodies', () => {
+  it.each(['truncated', 'malformed'] as const)('%s JSON on a 2xx is a ResponseValidationError', async (kind) => {
+    sandbox.faults.add({ kind, route: 'me', times: 1 });
+    const error = (await outcome(client.me())) as ResponseValidationError;
+    expect(error).toBeInstanceOf(ResponseValidationError);
+    expect(typeof error.body).toBe('string');
+  });
+
+  it('an HTML error page from a proxy is an InternalServerError with a readable message', async () => {
+    sandbox.faults.add({ kind: 'html', route: 'me', times: 3 });
+    const error = (await outcome(client.me())) as InternalServerError;
+    expect(error).toBeInstanceOf(InternalServerError);
+    expect(error.message).toContain('502 Bad Gateway');
+  });
+
+  it('a huge body is refused without reading it into memory', async () => {
+    sandbox.faults.add({ kind: 'huge', hugeBytes: 200 * 1024 * 1024, route: 'me', times: 1 });
+    const before = process.memoryUsage().rss;
+    const error = (await outcome(client.me({ maxRetries: 0 }))) as ResponseValidationError;
+    expect(error).toBeInstanceOf(ResponseValidationError);
+    expect(error.message).toContain('larger than 32 MiB');
+    expect(process.memoryUsage().rss - before).toBeLessThan(100 * 1024 * 1024);
+  });
+});
+
+describe('every failure above is typed', () => {
+  it('MessagingError is the base of everything thrown', () => {
+    for (const Class of [
+      APIConnectionError,
+      APITimeoutError,
+      SendOutcomeUnknownError,
+      ResponseValidationError,
+      RateLimitError,
+    ]) {
+      expect(Class.prototype).toBeInstanceOf(MessagingError);
+    }
+  });
+});
