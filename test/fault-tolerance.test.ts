@@ -160,6 +160,17 @@ describe('broken bodies', () => {
   });
 });
 
+describe('a send accepted with an unreadable answer', () => {
+  it('is a ResponseValidationError that says the message was sent', async () => {
+    sandbox.faults.add({ kind: 'malformed', route: 'sendMessage', times: 1 });
+    const { content, promise } = send();
+    const error = (await outcome(promise)) as ResponseValidationError;
+    expect(error).toBeInstanceOf(ResponseValidationError);
+    expect(error.message).toContain('The service accepted the message (HTTP 201): it was sent, do not send it again.');
+    expect(stored(content)).toBe(1);
+  });
+});
+
 describe('every failure above is typed', () => {
   it('MessagingError is the base of everything thrown', () => {
     for (const Class of [

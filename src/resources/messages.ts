@@ -1,8 +1,8 @@
-import { type ApiResult, mayHaveBeenProcessed } from '../core/executor.js';
+import { mayHaveBeenProcessed } from '../core/executor.js';
 import { type ListQuery, type Page, PagePromise, pageFromResult } from '../core/pagination.js';
 import { parseBody } from '../core/parse.js';
 import { ENDPOINTS, endpointLabel } from '../endpoints.js';
-import { issuesFromZod, SendOutcomeUnknownError, ValidationError } from '../errors.js';
+import { issuesFromZod, ResponseValidationError, SendOutcomeUnknownError, ValidationError } from '../errors.js';
 import type { RequestOptions, SendOptions } from '../options.js';
 import { loadSchemas } from '../schemas/load.js';
 import type { MessageLog } from '../types/message-log.js';
@@ -19,6 +19,17 @@ export function assertMessageLogId(id: unknown): asserts id is number {
       message: `must be an integer >= 1 (the data.id returned by messages.send, not its message_id), got ${got}`,
     },
   ]);
+}
+
+/**
+ * A 2xx answer to a send means the service accepted the message, even when its body cannot be
+ * read: the error says so, so that nobody sends the message again.
+ */
+function acceptedButUnreadable(error: unknown): unknown {
+  if (error instanceof ResponseValidationError && error.status >= 200 && error.status < 300) {
+    error.message += `\nThe service accepted the message (HTTP ${error.status}): it was sent, do not send it again.`;
+  }
+  return error;
 }
 
 /** `client.messages`: send messages and read their logs. */
@@ -58,16 +69,15 @@ export class Messages extends APIResource {
         ? { kind: 'json' as const, text: JSON.stringify(checked.data) }
         : // The multipart stack loads on the first media send: text-only callers never pay for it.
           await (await import('../core/multipart.js')).multipartBody(params);
-    let result: ApiResult;
     try {
       const { onUploadProgress, ...requestOptions } = options;
-      result = await this.executor.call({ endpoint, method, path, body, onUploadProgress }, requestOptions);
+      const result = await this.executor.call({ endpoint, method, path, body, onUploadProgress }, requestOptions);
+      return parseBody(schemas.messageLogEnvelopeSchema, result, endpoint).data;
     } catch (error) {
       // A send that may have gone out is not a plain network or server error: say so.
       if (mayHaveBeenProcessed(error)) throw new SendOutcomeUnknownError(error as Error);
-      throw error;
+      throw acceptedButUnreadable(error);
     }
-    return parseBody(schemas.messageLogEnvelopeSchema, result, endpoint).data;
   }
 
   /**
