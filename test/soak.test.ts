@@ -7,21 +7,11 @@
 import { type Logger, type MessageLog, MessagingClient, MessagingError } from 'tenant-messaging';
 import { type FaultRule, SANDBOX_PHONES, startSandbox } from 'tenant-messaging/sandbox';
 import { describe, expect, it } from 'vitest';
+// The sandbox's own seeded generator, so a failing soak can be replayed exactly.
+import { seededRandom as random } from '../src/sandbox/random.js';
 
 const OPERATIONS = 10_000;
 const CONCURRENCY = 32;
-
-/** A seeded generator, so a failing soak can be replayed exactly. */
-function random(seed: number): () => number {
-  let state = seed >>> 0;
-  return () => {
-    state = (state + 0x6d2b79f5) >>> 0;
-    let t = state;
-    t = Math.imul(t ^ (t >>> 15), t | 1);
-    t ^= t + Math.imul(t ^ (t >>> 7), t | 61);
-    return ((t ^ (t >>> 14)) >>> 0) / 4294967296;
-  };
-}
 
 /** About 5% of requests in all, spread over every kind of fault the sandbox injects. */
 const FAULTS: FaultRule[] = [
