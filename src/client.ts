@@ -1,8 +1,8 @@
 import { inspect } from 'node:util';
 import { Executor } from './core/executor.js';
 import { FetchTransport } from './core/fetch-transport.js';
-import { openObject, parseBody } from './core/parse.js';
-import { pollDelivery, type WaitForDeliveryOptions } from './core/poll.js';
+import { openObject } from './core/parse.js';
+import { pollDelivery, type ReadLog, type WaitForDeliveryOptions } from './core/poll.js';
 import { PollScheduler } from './core/poll-scheduler.js';
 import type { Transport } from './core/transport.js';
 import { UndiciTransport } from './core/undici-transport.js';
@@ -12,7 +12,6 @@ import type { ClientOptions, RequestOptions } from './options.js';
 import { Contacts } from './resources/contacts.js';
 import { assertMessageLogId, Messages } from './resources/messages.js';
 import { SenderNumbers } from './resources/sender-numbers.js';
-import { loadSchemas } from './schemas/load.js';
 import type { JsonObject } from './types/json.js';
 import type { MessageLog } from './types/message-log.js';
 
@@ -136,16 +135,8 @@ export class MessagingClient {
   async waitForDelivery(id: number, options: WaitForDeliveryOptions = {}): Promise<MessageLog> {
     assertMessageLogId(id);
     const settings = resolvePollSettings(options);
-    const endpoint = endpointLabel('getMessage');
-    const readLog = async ({ signal, timeout }: { signal: AbortSignal | undefined; timeout: number }) => {
-      // One attempt per poll: the poller is the retry loop, and it knows the overall deadline.
-      const schemas = loadSchemas();
-      const result = await this.#executor.call(
-        { endpoint, method: 'GET', path: `/messages/${id}` },
-        { signal, timeout, maxRetries: 0 },
-      );
-      return parseBody((await schemas).messageLogEnvelopeSchema, result, endpoint).data;
-    };
+    // One attempt per poll: the poller is the retry loop, and it knows the overall deadline.
+    const readLog: ReadLog = ({ signal, timeout }) => this.messages.get(id, { signal, timeout, maxRetries: 0 });
     this.#scheduler ??= new PollScheduler(this.#polling);
     return pollDelivery(id, readLog, settings, this.timeout, this.#scheduler);
   }
