@@ -1,5 +1,5 @@
 import type { z } from 'zod';
-import { issuesFromZod, ResponseValidationError } from '../errors.js';
+import { issuesFromZod, ResponseValidationError, ValidationError } from '../errors.js';
 import type { QueryValue } from '../internal/query.js';
 import type { JsonValue } from '../types/json.js';
 import type { ApiResult } from './executor.js';
@@ -69,7 +69,13 @@ export class Page<T> implements AsyncIterable<T> {
   /** Fetches the next page with the same query; rejects when there is none. */
   getNextPage(): Promise<Page<T>> {
     const page = this.#nextPageNumber();
-    if (page === undefined) return Promise.reject(new RangeError('There is no next page: check hasNextPage() first.'));
+    if (page === undefined) {
+      return Promise.reject(
+        new ValidationError('Cannot fetch the next page', [
+          { path: 'page', message: 'there is no next page; check hasNextPage() first' },
+        ]),
+      );
+    }
     return this.#fetchPage({ ...this.#query, page });
   }
 
@@ -179,6 +185,11 @@ export class PagePromise<T> implements PromiseLike<Page<T>>, AsyncIterable<T> {
   /** Like `Promise.prototype.catch`. */
   catch<R = never>(onrejected?: ((reason: unknown) => R | PromiseLike<R>) | null): Promise<Page<T> | R> {
     return this.#first().catch(onrejected);
+  }
+
+  /** Like `Promise.prototype.finally`. */
+  finally(onfinally?: (() => void) | null): Promise<Page<T>> {
+    return this.#first().finally(onfinally);
   }
 
   async *[Symbol.asyncIterator](): AsyncIterator<T> {
