@@ -18,4 +18,7 @@ export default defineConfig({
   // undici) are emitted once, so classes stay identical across entries and \`instanceof\` works.
   splitting: true,
   removeNodeProtocol: false,
+  // zod/mini is bundled into the lazily loaded schema chunk, tree-shaken to what the schemas use:
+  // loading it costs about 5 ms, where importing zod from node_modules costs about 55 ms.
+  noExternal: [/^zod/],
 });

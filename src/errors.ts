@@ -1,5 +1,3 @@
-import type { z } from 'zod';
-
 /** A response header map: lower-case names, one string per header. */
 export type ResponseHeaders = Readonly<Record<string, string>>;
 
@@ -64,8 +62,13 @@ export class ResponseValidationError extends MessagingError {
   }
 }
 
+/** What a failed schema check reports: Zod's error, reduced to what the SDK reads. */
+export interface SchemaIssues {
+  readonly issues: readonly { readonly path: readonly PropertyKey[]; readonly message: string }[];
+}
+
 /** Converts Zod issues into the SDK's plain `Issue` list. */
-export function issuesFromZod(error: z.ZodError, prefix = ''): Issue[] {
+export function issuesFromZod(error: SchemaIssues, prefix = ''): Issue[] {
   return error.issues.map((issue) => ({
     path: [prefix, ...issue.path.map(String)].filter(Boolean).join('.'),
     message: issue.message,

@@ -1,9 +1,8 @@
-import type { z } from 'zod';
 import { issuesFromZod, ResponseValidationError, ValidationError } from '../errors.js';
 import type { QueryValue } from '../internal/query.js';
 import type { JsonValue } from '../types/json.js';
 import type { ApiResult } from './executor.js';
-import { isPlainObject } from './parse.js';
+import { isPlainObject, type Schema } from './parse.js';
 
 /** Paging counters, as Laravel's paginator sends them; any of them may be absent. */
 export interface PageMeta {
@@ -118,7 +117,7 @@ function safeUrl(text: string): URL | undefined {
  */
 export function pageFromResult<T>(
   result: ApiResult,
-  itemSchema: z.ZodType<T>,
+  itemSchema: Schema<T>,
   endpoint: string,
   query: ListQuery,
   fetchPage: (query: ListQuery) => Promise<Page<T>>,

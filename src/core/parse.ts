@@ -1,10 +1,14 @@
-import type { z } from 'zod';
-import { issuesFromZod, ResponseValidationError } from '../errors.js';
+import { issuesFromZod, ResponseValidationError, type SchemaIssues } from '../errors.js';
 import type { JsonObject } from '../types/json.js';
 import type { ApiResult } from './executor.js';
 
+/** A schema as the SDK uses it: anything with Zod's `safeParse` (the schemas are zod/mini ones). */
+export interface Schema<T> {
+  safeParse(data: unknown): { success: true; data: T } | { success: false; error: SchemaIssues };
+}
+
 /** Checks a response body against a schema; a mismatch raises `ResponseValidationError` with the raw body. */
-export function parseBody<T>(schema: z.ZodType<T>, result: ApiResult, endpoint: string): T {
+export function parseBody<T>(schema: Schema<T>, result: ApiResult, endpoint: string): T {
   const parsed = schema.safeParse(result.body);
   if (!parsed.success) {
     throw new ResponseValidationError(endpoint, result.status, result.body, issuesFromZod(parsed.error));

@@ -1,4 +1,4 @@
-import { sendMessageParamsSchema } from '../schemas/send.js';
+import { sendMessageParamsSchema } from '../schemas/validators.js';
 import { MEDIA_TYPES } from '../types/send.js';
 import { type FieldErrors, rules } from './laravel.js';
 import { isPhone } from './phones.js';

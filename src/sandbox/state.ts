@@ -1,5 +1,5 @@
 import type { EndpointName } from '../endpoints.js';
-import { messageLogSchema } from '../schemas/message-log.js';
+import { messageLogSchema } from '../schemas/validators.js';
 import type { DeliveryStatus, MessageLog } from '../types/message-log.js';
 import { laravelDate } from './laravel.js';
 import { SANDBOX_DEFAULTS, type SandboxOptions } from './options.js';

@@ -1,17 +1,19 @@
 import { ReadStream } from 'node:fs';
 import { Readable } from 'node:stream';
-import { z } from 'zod';
 import { type MediaInput, PathMedia } from '../media.js';
 import { MEDIA_TYPES } from '../types/send.js';
+import * as z from './zod.js';
 
 export * from '../types/send.js';
 
 const phone = (field: string) =>
   z
     .string({ error: (i) => (i.input === undefined ? 'is required' : `must be a string, got ${typeof i.input}`) })
-    .refine(
-      (value) => value.trim().length > 0,
-      `must not be blank (the ${field === 'to_phone' ? 'recipient' : 'sending number'}'s phone)`,
+    .check(
+      z.refine(
+        (value) => value.trim().length > 0,
+        `must not be blank (the ${field === 'to_phone' ? 'recipient' : 'sending number'}'s phone)`,
+      ),
     );
 
 function isMediaInput(value: unknown): boolean {
@@ -45,12 +47,12 @@ function describeMediaProblem(value: unknown): string {
 const media = z.custom<MediaInput>(isMediaInput, { error: (i) => describeMediaProblem(i.input) });
 
 const common = {
-  sender_phone: phone('sender_phone').optional(),
-  sender_number_id: z
-    .number({ error: 'must be a number' })
-    .int('must be an integer')
-    .min(1, 'must be an integer >= 1')
-    .optional(),
+  sender_phone: z.optional(phone('sender_phone')),
+  sender_number_id: z.optional(
+    z
+      .int({ error: (i) => (typeof i.input === 'number' ? 'must be an integer' : 'must be a number') })
+      .check(z.gte(1, 'must be an integer >= 1')),
+  ),
   to_phone: phone('to_phone'),
 };
 
@@ -62,32 +64,36 @@ export const sendMessageParamsSchema = z
       z.strictObject({
         ...common,
         type: z.literal('text'),
-        content: z.string({ error: 'is required for text messages (the message body)' }).min(1, 'must not be empty'),
-        media: z.undefined({ error: 'is only for image, voice and document messages' }).optional(),
+        content: z
+          .string({ error: 'is required for text messages (the message body)' })
+          .check(z.minLength(1, 'must not be empty')),
+        media: z.optional(z.undefined({ error: 'is only for image, voice and document messages' })),
       }),
       z.strictObject({
         ...common,
         type: z.enum(MEDIA_TYPES),
-        content: z.string({ error: 'must be a string (the caption)' }).optional(),
+        content: z.optional(z.string({ error: 'must be a string (the caption)' })),
         media,
       }),
     ],
     { error: () => "must be 'text', 'image', 'voice' or 'document'" },
   )
-  .superRefine(
-    (value, ctx) => {
-      const { sender_phone, sender_number_id } = value as { sender_phone?: unknown; sender_number_id?: unknown };
-      if ((sender_phone === undefined) === (sender_number_id === undefined)) {
-        ctx.addIssue({
-          code: 'custom',
-          path: ['sender_phone'],
-          message:
-            sender_phone === undefined
-              ? 'give the sending number as sender_phone or sender_number_id'
-              : 'give sender_phone or sender_number_id, not both',
-        });
-      }
-    },
-    // Run even when other fields failed, so one call reports every problem at once.
-    { when: (payload) => typeof payload.value === 'object' && payload.value !== null },
+  .check(
+    z.superRefine(
+      (value, ctx) => {
+        const { sender_phone, sender_number_id } = value as { sender_phone?: unknown; sender_number_id?: unknown };
+        if ((sender_phone === undefined) === (sender_number_id === undefined)) {
+          ctx.addIssue({
+            code: 'custom',
+            path: ['sender_phone'],
+            message:
+              sender_phone === undefined
+                ? 'give the sending number as sender_phone or sender_number_id'
+                : 'give sender_phone or sender_number_id, not both',
+          });
+        }
+      },
+      // Run even when other fields failed, so one call reports every problem at once.
+      { when: (payload) => typeof payload.value === 'object' && payload.value !== null },
+    ),
   );

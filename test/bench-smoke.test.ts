@@ -1,0 +1,55 @@
+/**
+ * The bench cannot rot: `node bench/run.mjs --quick` runs against the build (as `npm run bench`
+ * does) and must print its table and write every section with numeric figures. Targets are not
+ * asserted: a quick run's figures are noise (timing belongs to `npm run bench`, not to tests).
+ */
+import { execFile } from 'node:child_process';
+import { mkdtemp, readFile, rm } from 'node:fs/promises';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { fileURLToPath } from 'node:url';
+import { promisify } from 'node:util';
+import { afterAll, describe, expect, it } from 'vitest';
+
+const root = fileURLToPath(new URL('..', import.meta.url));
+const dirs: string[] = [];
+afterAll(() => Promise.all(dirs.map((dir) => rm(dir, { recursive: true, force: true }))));
+
+const numeric = (value: unknown) => typeof value === 'number' && Number.isFinite(value);
+
+describe('npm run bench --quick', () => {
+  it('prints the table and writes every section of results.json', async () => {
+    const dir = await mkdtemp(join(tmpdir(), 'tm-bench-smoke-'));
+    dirs.push(dir);
+    const out = join(dir, 'results.json');
+    // execFile rejects on a non-zero exit code, so resolving is the exit-code assertion.
+    const { stdout } = await promisify(execFile)(process.execPath, ['bench/run.mjs', '--quick', '--out', out], {
+      cwd: root,
+      timeout: 110_000,
+    });
+    expect(stdout).toMatch(/^\| # +\| measure/m);
+    expect(stdout).toMatch(/messages\.get req\/s/);
+    expect(stdout).toMatch(/cold import \+ construct/);
+
+    const results = JSON.parse(await readFile(out, 'utf8'));
+    expect(results.mode).toBe('quick');
+    expect(results.node).toBe(process.version);
+    for (const section of ['get', 'send']) {
+      for (const key of ['rawPerSecond', 'sdkPerSecond', 'ratio', 'sdkConnections', 'rawConnections']) {
+        expect(results[section][key], `${section}.${key}`).toSatisfy(numeric);
+      }
+    }
+    for (const key of ['sdkMs', 'rawMs', 'timeRatio', 'sdkPeakRssAboveBaselineMB', 'rawPeakRssAboveBaselineMB']) {
+      expect(results.upload[key], `upload.${key}`).toSatisfy(numeric);
+    }
+    for (const key of ['nodeBaselineMs', 'importConstructMs', 'sdkFirstGetMs', 'rawFirstGetMs', 'firstGetRatio']) {
+      expect(results.coldStart[key], `coldStart.${key}`).toSatisfy(numeric);
+    }
+    for (const key of ['maxRequestsIn1s', 'heapPerPendingWaitBytes', 'totalMs', 'serverRequests']) {
+      expect(results.polling[key], `polling.${key}`).toSatisfy(numeric);
+    }
+    expect(results.polling.resolvedDelivered).toBe(results.polling.waits);
+    expect(results.connections.sdkConnections).toSatisfy(numeric);
+    expect(results.checks).toHaveLength(results.targets.length);
+  }, 120_000);
+});
