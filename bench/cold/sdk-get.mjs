@@ -1,0 +1,6 @@
+// Cold start (b), SDK: import, construct, complete one messages.get.
+import { MessagingClient } from '../../dist/index.js';
+
+const client = new MessagingClient({ baseUrl: process.env.BENCH_URL, apiKey: 'tm_bench_key' });
+const log = await client.messages.get(42);
+if (log.id !== 42) throw new Error('unexpected log');

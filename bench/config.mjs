@@ -1,0 +1,46 @@
+/** Counts of the full run and of `--quick` (CI smoke: small counts, finishes in < 30 s), and the targets. */
+
+export const FULL = Object.freeze({
+  throughput: { requests: 8_000, warmup: 4_000, concurrency: 16, rounds: 5, deadlineMs: 60_000 },
+  upload: { megabytes: 200, rounds: 3 },
+  coldStart: { runs: 15 },
+  // The sandbox serves about 600 polls/s on this machine: the cap sits below that, so it is the cap being measured.
+  polling: {
+    waits: 10_000,
+    minDelayMs: 1_000,
+    maxDelayMs: 5_000,
+    maxPerSecond: 500,
+    maxConcurrent: 16,
+    interval: 1_000,
+    timeout: 55_000,
+  },
+});
+
+export const QUICK = Object.freeze({
+  throughput: { requests: 500, warmup: 200, concurrency: 16, rounds: 2, deadlineMs: 20_000 },
+  upload: { megabytes: 10, rounds: 1 },
+  coldStart: { runs: 3 },
+  polling: {
+    waits: 500,
+    minDelayMs: 200,
+    maxDelayMs: 1_000,
+    maxPerSecond: 400,
+    maxConcurrent: 16,
+    interval: 300,
+    timeout: 15_000,
+  },
+});
+
+/** The targets of issue 5; `at` is where the figure lives in results.json, `max`/`min` its bound. */
+export const TARGETS = Object.freeze([
+  { name: 'messages.get throughput vs raw undici', at: 'get.ratio', min: 0.85 },
+  { name: 'messages.send throughput vs raw undici', at: 'send.ratio', min: 0.85 },
+  { name: 'media upload peak RSS above baseline (MB)', at: 'upload.sdkPeakRssAboveBaselineMB', max: 40 },
+  { name: 'media upload time vs raw', at: 'upload.timeRatio', max: 1.2 },
+  { name: 'cold import + construct (ms)', at: 'coldStart.importConstructMs', max: 49 },
+  { name: 'cold first messages.get vs raw', at: 'coldStart.firstGetRatio', max: 1.3 },
+  { name: 'polling: busiest 1 s window vs cap', at: 'polling.capUsage', max: 1 },
+  { name: 'polling: heap per pending wait (bytes)', at: 'polling.heapPerPendingWaitBytes', max: 2048 },
+  { name: 'polling: every wait resolved delivered', at: 'polling.allResolved', equals: true },
+  { name: 'connections (SDK) vs limit', at: 'connections.sdkConnections', maxAt: 'connections.limit' },
+]);

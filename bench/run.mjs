@@ -1,0 +1,73 @@
+/**
+ * `npm run bench`: measures the built package (../dist, as users get it) against hand-written
+ * undici in one run, prints a table and writes bench/results.json.
+ *
+ *   node bench/run.mjs            the full run (about 2 minutes)
+ *   node bench/run.mjs --quick    small counts for CI (< 30 s); its figures are too noisy for targets
+ *   node bench/run.mjs --out FILE write the results elsewhere than bench/results.json
+ */
+import { cpus } from 'node:os';
+import { fileURLToPath } from 'node:url';
+import { parseArgs } from 'node:util';
+import { benchColdStart } from './cold-start.mjs';
+import { FULL, QUICK, TARGETS } from './config.mjs';
+import { benchPolling } from './polling.mjs';
+import { checkTargets, formatTable, writeResults } from './report.mjs';
+import { round } from './stats.mjs';
+import { benchThroughput } from './throughput.mjs';
+import { benchUpload } from './upload.mjs';
+
+const { values } = parseArgs({ options: { quick: { type: 'boolean', default: false }, out: { type: 'string' } } });
+const config = values.quick ? QUICK : FULL;
+const out = values.out ?? fileURLToPath(new URL('./results.json', import.meta.url));
+const log = (/** @type {string} */ message) => process.stderr.write(`bench: ${message}\n`);
+const started = performance.now();
+
+log(`mode ${values.quick ? 'quick' : 'full'}; throughput (sections 1, 2, 6)`);
+const throughput = await benchThroughput(config.throughput);
+log('upload (section 3)');
+const upload = await benchUpload(config.upload);
+log('cold start (section 4)');
+const coldStart = await benchColdStart(config.coldStart);
+log('polling (section 5)');
+const polling = await benchPolling(config.polling);
+
+const results = {
+  date: new Date().toISOString(),
+  mode: values.quick ? 'quick' : 'full',
+  node: process.version,
+  cpu: cpus()[0]?.model ?? 'unknown',
+  cores: cpus().length,
+  config,
+  get: throughput.get,
+  send: throughput.send,
+  upload,
+  coldStart,
+  polling: { ...polling, capUsage: round(polling.maxRequestsIn1s / polling.maxPerSecondCap, 3) },
+  connections: {
+    sdkConnections: throughput.get.sdkConnections + throughput.send.sdkConnections,
+    rawConnections: throughput.get.rawConnections + throughput.send.rawConnections,
+    // src/core/undici-transport.ts creates `new Agent({ keepAliveTimeout: 4_000 })`: no `connections`
+    // limit, so the bound is the concurrency the bench drives.
+    limit: config.throughput.concurrency,
+    limitSource: 'no explicit Agent limit: bench concurrency',
+  },
+  targets: TARGETS,
+  /** @type {ReturnType<typeof checkTargets>} */
+  checks: [],
+  totalSeconds: 0,
+};
+results.checks = checkTargets(results);
+results.totalSeconds = round((performance.now() - started) / 1000, 1);
+await writeResults(out, results);
+
+process.stdout.write(
+  `\ntenant-messaging bench (${results.mode}) - ${results.node}, ${results.cpu} x${results.cores}, ${results.date}\n\n`,
+);
+process.stdout.write(`${formatTable(results, results.checks)}\n\n`);
+const missed = results.checks.filter((c) => !c.pass);
+process.stdout.write(
+  `${missed.length === 0 ? 'all targets met' : `targets missed: ${missed.map((c) => c.name).join('; ')}`}` +
+    `${values.quick ? ' (quick run: figures are not meaningful against targets)' : ''}\n` +
+    `results: ${out} (${results.totalSeconds} s)\n`,
+);

@@ -1,0 +1,122 @@
+/**
+ * Sections 1, 2 and 6: `messages.get` and `messages.send` (text) throughput of the SDK against raw
+ * `undici.request` on the same loopback server (in its own process), alternating raw and SDK runs
+ * and taking medians; and the TCP connections the server accepted from each client meanwhile.
+ */
+import { API_KEY, RAW_HEADERS, RAW_JSON_HEADERS, TEXT_SEND } from './fixtures.mjs';
+import { forkChild } from './ipc.mjs';
+import { median, round } from './stats.mjs';
+
+/**
+ * Runs `count` calls of `op`, `concurrency` at a time; stops with an error past `deadlineMs`.
+ * @param {(i: number) => Promise<unknown>} op
+ * @param {number} count
+ * @param {number} concurrency
+ * @param {number} deadlineMs
+ */
+async function drive(op, count, concurrency, deadlineMs) {
+  let next = 0;
+  const started = performance.now();
+  const cpu = process.cpuUsage();
+  const worker = async () => {
+    while (next < count) {
+      const i = next++;
+      await op((i % 1000) + 1);
+      if (performance.now() - started > deadlineMs) throw new Error(`run exceeded ${deadlineMs} ms`);
+    }
+  };
+  await Promise.all(Array.from({ length: concurrency }, worker));
+  const ms = performance.now() - started;
+  const used = process.cpuUsage(cpu);
+  return { perSecond: (count / ms) * 1000, cpuMicrosPerRequest: (used.user + used.system) / count };
+}
+
+/**
+ * @param {{ requests: number, warmup: number, concurrency: number, rounds: number, deadlineMs: number }} config
+ */
+export async function benchThroughput(config) {
+  const server = await forkChild(new URL('./server-child.mjs', import.meta.url));
+  const { MessagingClient } = await import('../dist/index.js');
+  const undici = await import('undici');
+  // The hand-written baseline: a keep-alive Agent like the SDK's, JSON parsed by body.json().
+  const agent = new undici.Agent({ keepAliveTimeout: 4_000 });
+  const client = new MessagingClient({ baseUrl: server.ready.url, apiKey: API_KEY });
+  const api = `${server.ready.url}/api/v1`;
+  const sendBody = () => JSON.stringify(TEXT_SEND);
+
+  /** @type {Record<string, Record<'raw' | 'sdk', (i: number) => Promise<unknown>>>} */
+  const ops = {
+    get: {
+      raw: async (i) => {
+        const { statusCode, body } = await undici.request(`${api}/messages/${i}`, {
+          method: 'GET',
+          headers: RAW_HEADERS,
+          dispatcher: agent,
+        });
+        const json = /** @type {{ data: unknown }} */ (await body.json());
+        if (statusCode !== 200 || !json.data) throw new Error(`raw GET answered ${statusCode}`);
+        return json.data;
+      },
+      sdk: (i) => client.messages.get(i),
+    },
+    send: {
+      raw: async () => {
+        const { statusCode, body } = await undici.request(`${api}/messages`, {
+          method: 'POST',
+          headers: RAW_JSON_HEADERS,
+          body: sendBody(),
+          dispatcher: agent,
+        });
+        const json = /** @type {{ data: unknown }} */ (await body.json());
+        if (statusCode !== 201 || !json.data) throw new Error(`raw POST answered ${statusCode}`);
+        return json.data;
+      },
+      sdk: () => client.messages.send(/** @type {any} */ ({ ...TEXT_SEND })),
+    },
+  };
+
+  /** @type {Record<string, any>} */
+  const results = {};
+  try {
+    for (const [name, pair] of Object.entries(ops)) {
+      /** @type {Record<'raw' | 'sdk', { perSecond: number[], cpu: number[], connections: number }>} */
+      const runs = { raw: { perSecond: [], cpu: [], connections: 0 }, sdk: { perSecond: [], cpu: [], connections: 0 } };
+      /** One run, counting the connections the server accepted meanwhile (warm-up included). */
+      const counted = async (/** @type {'raw' | 'sdk'} */ kind, /** @type {number} */ count) => {
+        const before = await server.call('stats');
+        const run = await drive(pair[kind], count, config.concurrency, config.deadlineMs);
+        const after = await server.call('stats');
+        runs[kind].connections += after.connections - before.connections;
+        return run;
+      };
+      for (const kind of /** @type {const} */ (['raw', 'sdk'])) await counted(kind, config.warmup);
+      for (let round = 0; round < config.rounds; round++) {
+        for (const kind of /** @type {const} */ (['raw', 'sdk'])) {
+          const run = await counted(kind, config.requests);
+          runs[kind].perSecond.push(run.perSecond);
+          runs[kind].cpu.push(run.cpuMicrosPerRequest);
+        }
+      }
+      const raw = median(runs.raw.perSecond);
+      const sdk = median(runs.sdk.perSecond);
+      results[name] = {
+        requests: config.requests,
+        concurrency: config.concurrency,
+        rounds: config.rounds,
+        rawPerSecond: round(raw, 0),
+        sdkPerSecond: round(sdk, 0),
+        ratio: round(sdk / raw, 3),
+        roundRatios: runs.sdk.perSecond.map((s, i) => round(s / /** @type {number} */ (runs.raw.perSecond[i]), 3)),
+        rawCpuMicrosPerRequest: round(median(runs.raw.cpu), 1),
+        sdkCpuMicrosPerRequest: round(median(runs.sdk.cpu), 1),
+        rawConnections: runs.raw.connections,
+        sdkConnections: runs.sdk.connections,
+      };
+    }
+  } finally {
+    await client.close();
+    await agent.close();
+    await server.close();
+  }
+  return results;
+}
