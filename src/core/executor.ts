@@ -93,32 +93,58 @@ export class Executor {
     const { signal } = options;
     const idempotent = call.method === 'GET';
     const replayable = call.body?.kind !== 'stream' || call.body.replayable;
-    const policy = { ...DEFAULT_RETRY_POLICY, maxRetries };
+
+    const attempt = (n: number) => this.#attempt(call, url, headers, timeout, signal, n);
+    // The first attempt runs directly: most calls succeed, and p-retry's machinery is only worth
+    // its allocations once something has failed.
+    try {
+      return await attempt(1);
+    } catch (error) {
+      const first = this.#decide(error, 1, idempotent, replayable, maxRetries);
+      if (!first.retry) throw error;
+      await this.#wait(first, call, 1, signal);
+    }
 
     let decision: RetryDecision | undefined;
-    const { log } = config;
-    return pRetry((attempt) => this.#attempt(call, url, headers, timeout, signal, attempt), {
-      retries: maxRetries,
+    return pRetry((n) => attempt(n + 1), {
+      retries: maxRetries - 1,
       // Delays come from our own policy (it honours Retry-After), slept in onFailedAttempt.
       minTimeout: 0,
       maxTimeout: 0,
       ...(signal ? { signal } : {}),
       onFailedAttempt: async ({ error, attemptNumber }) => {
-        decision = decideRetry(
-          { error, attempt: attemptNumber, idempotent, replayable, neverSent: neverSent.has(error) },
-          policy,
-          Math.random,
-        );
-        if (decision.retry) {
-          log.info?.(`retrying ${call.method} ${call.path} in ${decision.delayMs} ms: ${decision.reason}`, {
-            attempt: attemptNumber,
-            delayMs: decision.delayMs,
-          });
-          await sleep(decision.delayMs, signal);
-        }
+        decision = this.#decide(error, attemptNumber + 1, idempotent, replayable, maxRetries);
+        if (decision.retry) await this.#wait(decision, call, attemptNumber + 1, signal);
       },
       shouldRetry: () => decision?.retry === true,
     });
+  }
+
+  #decide(
+    error: unknown,
+    attempt: number,
+    idempotent: boolean,
+    replayable: boolean,
+    maxRetries: number,
+  ): RetryDecision {
+    return decideRetry(
+      { error, attempt, idempotent, replayable, neverSent: neverSent.has(error as object) },
+      { ...DEFAULT_RETRY_POLICY, maxRetries },
+      Math.random,
+    );
+  }
+
+  async #wait(
+    decision: RetryDecision & { retry: true },
+    call: ApiCall,
+    attempt: number,
+    signal: AbortSignal | undefined,
+  ) {
+    this.#config.log.info?.(`retrying ${call.method} ${call.path} in ${decision.delayMs} ms: ${decision.reason}`, {
+      attempt,
+      delayMs: decision.delayMs,
+    });
+    await sleep(decision.delayMs, signal);
   }
 
   #headers(call: ApiCall, options: RequestOptions): Record<string, string> {

@@ -7,11 +7,20 @@ export interface Schema<T> {
   safeParse(data: unknown): { success: true; data: T } | { success: false; error: SchemaIssues };
 }
 
-/** Checks a response body against a schema; a mismatch raises `ResponseValidationError` with the raw body. */
-export function parseBody<T>(schema: Schema<T>, result: ApiResult, endpoint: string): T {
-  const parsed = schema.safeParse(result.body);
+/**
+ * Checks the `data` member of a `{ data: ... }` body against a schema (the envelope itself is
+ * checked by hand: one object less to build on every call).
+ */
+export function parseData<T>(schema: Schema<T>, result: ApiResult, endpoint: string): T {
+  const { body } = result;
+  if (!isPlainObject(body) || !('data' in body)) {
+    throw new ResponseValidationError(endpoint, result.status, body, [
+      { path: 'data', message: 'expected an object with a data member: { data: MessageLog }' },
+    ]);
+  }
+  const parsed = schema.safeParse(body['data']);
   if (!parsed.success) {
-    throw new ResponseValidationError(endpoint, result.status, result.body, issuesFromZod(parsed.error));
+    throw new ResponseValidationError(endpoint, result.status, body, issuesFromZod(parsed.error, 'data'));
   }
   return parsed.data;
 }

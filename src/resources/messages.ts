@@ -1,6 +1,6 @@
 import { mayHaveBeenProcessed } from '../core/executor.js';
 import { type ListQuery, type Page, PagePromise, pageFromResult } from '../core/pagination.js';
-import { parseBody } from '../core/parse.js';
+import { parseData } from '../core/parse.js';
 import { ENDPOINTS, endpointLabel } from '../endpoints.js';
 import { issuesFromZod, ResponseValidationError, SendOutcomeUnknownError, ValidationError } from '../errors.js';
 import type { RequestOptions, SendOptions } from '../options.js';
@@ -72,7 +72,7 @@ export class Messages extends APIResource {
     try {
       const { onUploadProgress, ...requestOptions } = options;
       const result = await this.executor.call({ endpoint, method, path, body, onUploadProgress }, requestOptions);
-      return parseBody(schemas.messageLogEnvelopeSchema, result, endpoint).data;
+      return parseData(schemas.messageLogSchema, result, endpoint);
     } catch (error) {
       // A send that may have gone out is not a plain network or server error: say so.
       if (mayHaveBeenProcessed(error)) throw new SendOutcomeUnknownError(error as Error);
@@ -96,7 +96,7 @@ export class Messages extends APIResource {
     const endpoint = endpointLabel('getMessage');
     const schemas = loadSchemas();
     const result = await this.executor.call({ endpoint, method, path: `/messages/${id}` }, options);
-    return parseBody((await schemas).messageLogEnvelopeSchema, result, endpoint).data;
+    return parseData((await schemas).messageLogSchema, result, endpoint);
   }
 
   /**

@@ -39,6 +39,3 @@ export const messageLogSchema: z.ZodMiniType<MessageLog, unknown> = z.looseObjec
     z.string().check(z.regex(LARAVEL_DATETIME, 'expected an ISO 8601 date-time such as 2026-11-21T10:00:00.000000Z')),
   ),
 });
-
-/** The `{ data: MessageLog }` envelope of `GET /messages/{id}` and `POST /messages`. */
-export const messageLogEnvelopeSchema = z.looseObject({ data: messageLogSchema });

@@ -9,5 +9,5 @@ import { config } from './zod.js';
 
 config(en());
 
-export { messageLogEnvelopeSchema, messageLogSchema } from './message-log.js';
+export { messageLogSchema } from './message-log.js';
 export { sendMessageParamsSchema } from './send.js';
