@@ -9,7 +9,7 @@ import {
   mediaFromPath,
   SendOutcomeUnknownError,
 } from 'tenant-messaging';
-import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
+import { afterAll, afterEach, beforeAll, describe, expect, it, vi } from 'vitest';
 import { json, messageLog, parseMultipart, startServer, type TestServer } from './helpers/server.js';
 
 let server: TestServer | undefined;
@@ -51,6 +51,26 @@ describe('one deadline per attempt covers headers and body', () => {
     expect(error).toBeInstanceOf(SendOutcomeUnknownError);
     expect((error as Error).cause).toBeInstanceOf(APITimeoutError);
     expect(server.requests).toHaveLength(1);
+  });
+});
+
+describe('the deadline covers the wait for a free connection', () => {
+  it('a call queued behind a full pool still times out on time, and the pool recovers', async () => {
+    const stalled: (() => void)[] = [];
+    server = await startServer((_req, res, index) => {
+      if (index < 16) stalled.push(() => json(res, 200, { data: {} }));
+      else json(res, 200, { data: {} });
+    });
+    const client = new MessagingClient({ baseUrl: server.url, apiKey: 'k', maxRetries: 0 });
+    // 16 calls take every socket of the client's pool and hang.
+    const holders = Array.from({ length: 16 }, () => client.me({ timeout: 5_000 }));
+    await vi.waitFor(() => expect(stalled).toHaveLength(16));
+    const started = performance.now();
+    await expect(client.me({ timeout: 150 })).rejects.toBeInstanceOf(APITimeoutError);
+    expect(performance.now() - started).toBeLessThan(1_000);
+    for (const answer of stalled) answer();
+    await Promise.all(holders);
+    await expect(client.me({ timeout: 1_000 })).resolves.toEqual({});
   });
 });
 

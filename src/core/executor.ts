@@ -8,7 +8,7 @@ import { type QueryValue, toQueryString } from '../internal/query.js';
 import { sleep } from '../internal/sleep.js';
 import type { RequestOptions } from '../options.js';
 import { DEFAULT_RETRY_POLICY, decideRetry, type RetryDecision } from './retry.js';
-import { BodyTooLargeError, type Transport, type TransportResponse } from './transport.js';
+import { BodyTooLargeError, DeadlineExceededError, type Transport, type TransportResponse } from './transport.js';
 
 /** A request body the executor can (re)produce for each attempt. */
 export type RequestBody =
@@ -170,9 +170,6 @@ export class Executor {
     signal?.throwIfAborted();
     const { log } = this.#config;
     const started = log.debug ? performance.now() : 0;
-    const deadline = new AbortController();
-    const timer = setTimeout(() => deadline.abort(), timeout);
-    const combined = signal ? AbortSignal.any([signal, deadline.signal]) : deadline.signal;
     let response: TransportResponse;
     try {
       let body: string | Readable | undefined;
@@ -190,7 +187,8 @@ export class Executor {
         url,
         headers: sendHeaders,
         body,
-        signal: combined,
+        signal,
+        timeout,
         onBodyBytes,
       });
     } catch (error) {
@@ -202,7 +200,7 @@ export class Executor {
         error: error instanceof Error ? error.message : String(error),
       });
       if (signal?.aborted) throw signal.reason;
-      if (deadline.signal.aborted) throw new APITimeoutError(timeout, { cause: error });
+      if (error instanceof DeadlineExceededError) throw new APITimeoutError(timeout, { cause: error });
       if (error instanceof MessagingError) throw error;
       if (error instanceof BodyTooLargeError) {
         throw new ResponseValidationError(call.endpoint, error.status, undefined, [
@@ -215,8 +213,6 @@ export class Executor {
       );
       if (failedBeforeConnecting(error)) neverSent.add(wrapped);
       throw wrapped;
-    } finally {
-      clearTimeout(timer);
     }
     log.debug?.(`${call.method} ${call.path} ${response.status}`, {
       method: call.method,

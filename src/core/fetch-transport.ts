@@ -1,6 +1,12 @@
 import { Readable } from 'node:stream';
 import type { FetchLike } from '../options.js';
-import { readBodyText, type Transport, type TransportRequest, type TransportResponse } from './transport.js';
+import {
+  DeadlineExceededError,
+  readBodyText,
+  type Transport,
+  type TransportRequest,
+  type TransportResponse,
+} from './transport.js';
 
 /** A transport over any fetch-shaped function: msw, an in-process fake, another runtime's fetch. */
 export class FetchTransport implements Transport {
@@ -11,10 +17,22 @@ export class FetchTransport implements Transport {
   }
 
   async send(req: TransportRequest): Promise<TransportResponse> {
+    const deadline = new AbortController();
+    const timer = setTimeout(() => deadline.abort(new DeadlineExceededError(req.timeout)), req.timeout);
+    try {
+      return await this.#exchange(req, req.signal ? AbortSignal.any([req.signal, deadline.signal]) : deadline.signal);
+    } catch (error) {
+      throw deadline.signal.aborted ? deadline.signal.reason : error;
+    } finally {
+      clearTimeout(timer);
+    }
+  }
+
+  async #exchange(req: TransportRequest, signal: AbortSignal): Promise<TransportResponse> {
     const init: RequestInit & { duplex?: 'half' } = {
       method: req.method,
       headers: req.headers,
-      signal: req.signal,
+      signal,
       // Never follow a redirect: it would carry X-Api-Key to wherever the Location points.
       redirect: 'manual',
     };

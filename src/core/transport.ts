@@ -7,8 +7,13 @@ export interface TransportRequest {
   readonly headers: Readonly<Record<string, string>>;
   /** A JSON text, or a multipart body streamed from a Node `Readable`. */
   readonly body?: string | Readable | undefined;
-  /** Aborts the exchange: the caller's signal and the per-attempt deadline, combined. */
-  readonly signal: AbortSignal;
+  /** The caller's signal, if any: aborting it ends the exchange at once with its reason. */
+  readonly signal?: AbortSignal | undefined;
+  /**
+   * The exchange's deadline in ms, connection, headers and body together. When it passes, the
+   * transport ends the exchange and rejects with `DeadlineExceededError`.
+   */
+  readonly timeout: number;
   /** Called as request body bytes are handed to the socket. */
   readonly onBodyBytes?: ((bytes: number) => void) | undefined;
 }
@@ -28,6 +33,13 @@ export interface TransportResponse {
 export interface Transport {
   send(request: TransportRequest): Promise<TransportResponse>;
   close(): Promise<void>;
+}
+
+/** Thrown by a transport when an exchange outlived its `timeout`. */
+export class DeadlineExceededError extends Error {
+  constructor(timeout: number) {
+    super(`the exchange did not complete within ${timeout} ms`);
+  }
 }
 
 /**

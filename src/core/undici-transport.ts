@@ -1,5 +1,7 @@
 import type { Agent, DecoratorHandler, Dispatcher } from 'undici';
+import { DEADLINE, Deadline, deadlineInterceptor } from './deadline.js';
 import {
+  DeadlineExceededError,
   MAX_RESPONSE_BYTES,
   readBodyText,
   type Transport,
@@ -24,6 +26,7 @@ export const MAX_CONNECTIONS = 16;
 export class UndiciTransport implements Transport {
   readonly #dispatcher: Dispatcher | undefined;
   #ownAgent: Agent | undefined;
+  #withDeadlines: Dispatcher | undefined;
 
   /** @param dispatcher the caller's Dispatcher; when absent the transport creates (and owns) an Agent on first use. */
   constructor(dispatcher: Dispatcher | undefined) {
@@ -32,32 +35,56 @@ export class UndiciTransport implements Transport {
 
   async send(req: TransportRequest): Promise<TransportResponse> {
     undici ??= await import('undici');
-    const { request, Agent } = undici;
-    let dispatcher: Dispatcher = this.#dispatcher ?? this.#agent(Agent);
+    const { request } = undici;
+    let dispatcher = this.#dispatcherWithDeadlines(undici);
     if (req.onBodyBytes) dispatcher = dispatcher.compose(countBodyBytes(undici.DecoratorHandler, req.onBodyBytes));
-    const response = await request(req.url, {
-      method: req.method,
-      headers: req.headers,
-      body: req.body ?? null,
-      signal: req.signal,
-      dispatcher,
-      // The per-attempt deadline in the executor bounds the whole exchange; undici's own
-      // headers/body timeouts (300 s) would only ever fire later, so they are left alone.
-    });
-    const headers = flattenHeaders(response.headers);
-    const { body } = response;
-    // A declared length within bounds takes undici's own text() (no per-chunk async iteration,
-    // measurably cheaper per request); chunked or oversized bodies go through the bounded reader.
-    const text =
-      Number(headers['content-length']) <= MAX_RESPONSE_BYTES
-        ? await body.text()
-        : await readBodyText(body, response.statusCode, headers, () => body.destroy());
-    return { status: response.statusCode, headers, text };
+    // The deadline bounds the whole exchange (queue, connection, headers, body); undici's own
+    // headers/body timeouts (300 s) would only ever fire later, so they are left alone.
+    const deadline = new Deadline(req.timeout);
+    const { signal } = req;
+    try {
+      const response = await new Promise<Dispatcher.ResponseData>((resolve, reject) => {
+        deadline.onExpire(reject);
+        // The caller's signal goes to undici too (it ends a started exchange); the listener here
+        // answers at once even while the request still waits for a connection.
+        signal?.addEventListener('abort', () => reject(signal.reason), { once: true });
+        // The deadline rides in the dispatch options (undici passes them to interceptors as given).
+        const options = {
+          method: req.method,
+          headers: req.headers,
+          body: req.body ?? null,
+          dispatcher,
+          [DEADLINE]: deadline,
+          ...(signal ? { signal } : {}),
+        };
+        request(req.url, options).then(resolve, reject);
+      });
+      const headers = flattenHeaders(response.headers);
+      const { body } = response;
+      // A declared length within bounds takes undici's own text() (no per-chunk async iteration,
+      // measurably cheaper per request); chunked or oversized bodies go through the bounded reader.
+      const text =
+        Number(headers['content-length']) <= MAX_RESPONSE_BYTES
+          ? await body.text()
+          : await readBodyText(body, response.statusCode, headers, () => body.destroy());
+      return { status: response.statusCode, headers, text };
+    } catch (error) {
+      throw deadline.expired ? new DeadlineExceededError(req.timeout) : error;
+    } finally {
+      deadline.clear();
+    }
+  }
+
+  /** The dispatcher with the deadline interceptor, composed once per transport. */
+  #dispatcherWithDeadlines(lib: typeof import('undici')): Dispatcher {
+    this.#withDeadlines ??= (this.#dispatcher ?? this.#agent(lib.Agent)).compose(deadlineInterceptor);
+    return this.#withDeadlines;
   }
 
   async close(): Promise<void> {
     const agent = this.#ownAgent;
     this.#ownAgent = undefined;
+    this.#withDeadlines = undefined;
     // Only an Agent we created is ours to close; a caller's dispatcher may be shared.
     await agent?.close();
   }

@@ -1,0 +1,107 @@
+import type { Dispatcher } from 'undici';
+import { DeadlineExceededError } from './transport.js';
+
+/**
+ * One exchange's deadline for the undici transport. It ends the exchange through undici's own
+ * dispatch controller rather than an AbortSignal: passing a signal costs undici an abort
+ * listener per request, which measured about 5 µs of CPU per call (7% of loopback throughput).
+ *
+ * The timer starts when the call starts, so it covers the wait for a free connection too. If it
+ * fires while the request is still queued, the caller is answered at once and the request is
+ * ended the moment undici starts it.
+ */
+export class Deadline {
+  readonly #timer: NodeJS.Timeout;
+  #controller: Dispatcher.DispatchController | undefined;
+  #expired: DeadlineExceededError | undefined;
+  #onExpire: ((error: DeadlineExceededError) => void) | undefined;
+
+  constructor(timeout: number) {
+    this.#timer = setTimeout(() => {
+      const error = new DeadlineExceededError(timeout);
+      this.#expired = error;
+      this.#controller?.abort(error);
+      this.#onExpire?.(error);
+    }, timeout);
+  }
+
+  /** True once the deadline has passed. */
+  get expired(): boolean {
+    return this.#expired !== undefined;
+  }
+
+  /** Called with the error when the deadline passes (to answer a caller still waiting). */
+  onExpire(listener: (error: DeadlineExceededError) => void): void {
+    this.#onExpire = listener;
+  }
+
+  /** undici started the request: keep its controller, or end it now if the deadline passed. */
+  attach(controller: Dispatcher.DispatchController): void {
+    this.#controller = controller;
+    if (this.#expired) controller.abort(this.#expired);
+  }
+
+  /** The exchange is over (answered or failed): the timer must not outlive it. */
+  clear(): void {
+    clearTimeout(this.#timer);
+    this.#onExpire = undefined;
+  }
+}
+
+/** The dispatch option under which a request carries its `Deadline` to the interceptor. */
+export const DEADLINE = Symbol('tenant-messaging.deadline');
+
+/**
+ * A handler that hands undici's controller to the request's `Deadline` and clears it when the
+ * response ends or fails; everything else passes through to the wrapped handler.
+ */
+class DeadlineHandler implements Dispatcher.DispatchHandler {
+  readonly #inner: Dispatcher.DispatchHandler;
+  readonly #deadline: Deadline;
+
+  constructor(inner: Dispatcher.DispatchHandler, deadline: Deadline) {
+    this.#inner = inner;
+    this.#deadline = deadline;
+  }
+
+  onRequestStart(controller: Dispatcher.DispatchController, context: unknown): void {
+    this.#deadline.attach(controller);
+    this.#inner.onRequestStart?.(controller, context);
+  }
+
+  onRequestUpgrade(...args: Parameters<NonNullable<Dispatcher.DispatchHandler['onRequestUpgrade']>>): void {
+    this.#inner.onRequestUpgrade?.(...args);
+  }
+
+  onResponseStart(...args: Parameters<NonNullable<Dispatcher.DispatchHandler['onResponseStart']>>): void {
+    this.#inner.onResponseStart?.(...args);
+  }
+
+  onResponseData(...args: Parameters<NonNullable<Dispatcher.DispatchHandler['onResponseData']>>): void {
+    this.#inner.onResponseData?.(...args);
+  }
+
+  onResponseEnd(...args: Parameters<NonNullable<Dispatcher.DispatchHandler['onResponseEnd']>>): void {
+    this.#deadline.clear();
+    this.#inner.onResponseEnd?.(...args);
+  }
+
+  onResponseError(...args: Parameters<NonNullable<Dispatcher.DispatchHandler['onResponseError']>>): void {
+    this.#deadline.clear();
+    this.#inner.onResponseError?.(...args);
+  }
+
+  onBodySent(chunk: Buffer): void {
+    this.#inner.onBodySent?.(chunk);
+  }
+
+  onRequestSent(): void {
+    this.#inner.onRequestSent?.();
+  }
+}
+
+/** The interceptor that connects each request's `Deadline` (from its dispatch options) to undici. */
+export const deadlineInterceptor: Dispatcher.DispatcherComposeInterceptor = (dispatch) => (options, handler) => {
+  const deadline = (options as { [DEADLINE]?: Deadline })[DEADLINE];
+  return dispatch(options, deadline ? new DeadlineHandler(handler, deadline) : handler);
+};
