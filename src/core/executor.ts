@@ -80,8 +80,12 @@ export function mayHaveBeenProcessed(error: unknown): boolean {
 export class Executor {
   readonly #config: ExecutorConfig;
 
+  /** The headers of a JSON call without per-call headers, built once: the hot path copies nothing. */
+  readonly #jsonHeaders: Readonly<Record<string, string>>;
+
   constructor(config: ExecutorConfig) {
     this.#config = config;
+    this.#jsonHeaders = Object.freeze({ ...config.headers, 'content-type': 'application/json' });
   }
 
   async call(call: ApiCall, options: RequestOptions = {}): Promise<ApiResult> {
@@ -150,7 +154,8 @@ export class Executor {
   #headers(call: ApiCall, options: RequestOptions): Record<string, string> {
     const base = this.#config.headers;
     const extra = options.headers;
-    if (!call.body && !extra) return base as Record<string, string>;
+    if (!extra && !call.body) return base as Record<string, string>;
+    if (!extra && call.body?.kind === 'json') return this.#jsonHeaders as Record<string, string>;
     const headers: Record<string, string> = { ...base };
     if (extra) for (const name in extra) headers[name.toLowerCase()] = extra[name] as string;
     if (call.body?.kind === 'json') headers['content-type'] = 'application/json';

@@ -70,8 +70,9 @@ export class Messages extends APIResource {
         : // The multipart stack loads on the first media send: text-only callers never pay for it.
           await (await import('../core/multipart.js')).multipartBody(params);
     try {
-      const { onUploadProgress, ...requestOptions } = options;
-      const result = await this.executor.call({ endpoint, method, path, body, onUploadProgress }, requestOptions);
+      // The executor reads only the per-call options it knows; onUploadProgress goes with the call.
+      const { onUploadProgress } = options;
+      const result = await this.executor.call({ endpoint, method, path, body, onUploadProgress }, options);
       return parseData(schemas.messageLogSchema, result, endpoint);
     } catch (error) {
       // A send that may have gone out is not a plain network or server error: say so.
