@@ -47,10 +47,9 @@ const results = {
   connections: {
     sdkConnections: throughput.get.sdkConnections + throughput.send.sdkConnections,
     rawConnections: throughput.get.rawConnections + throughput.send.rawConnections,
-    // src/core/undici-transport.ts creates `new Agent({ keepAliveTimeout: 4_000 })`: no `connections`
-    // limit, so the bound is the concurrency the bench drives.
-    limit: config.throughput.concurrency,
-    limitSource: 'no explicit Agent limit: bench concurrency',
+    // src/core/undici-transport.ts gives the client's own Agent `connections: MAX_CONNECTIONS` (16).
+    limit: 16,
+    limitSource: "the SDK Agent's connections limit",
   },
   targets: TARGETS,
   /** @type {ReturnType<typeof checkTargets>} */

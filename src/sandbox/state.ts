@@ -181,7 +181,9 @@ export class SandboxState {
     const checked = messageLogSchema.safeParse(body);
     if (!checked.success) {
       throw new SandboxDriftError(
-        `The sandbox built a MessageLog the SDK's messageLogSchema rejects: ${checked.error.message}`,
+        `The sandbox built a MessageLog the SDK's messageLogSchema rejects: ${checked.error.issues
+          .map((issue) => `${issue.path.join('.')}: ${issue.message}`)
+          .join('; ')}`,
       );
     }
     return body;

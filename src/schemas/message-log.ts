@@ -1,3 +1,4 @@
+import type { Schema } from '../core/parse.js';
 import { DELIVERY_STATUSES, MESSAGE_TYPES, type MessageLog } from '../types/message-log.js';
 import { knownOrString } from './known-or-string.js';
 import * as z from './zod.js';
@@ -11,15 +12,15 @@ const LARAVEL_DATETIME = /^\d{4}-\d{2}-\d{2}T\d{2}:\d{2}:\d{2}(\.\d{1,9})?(Z|[+-
  * PHP serialises an empty associative array as `[]`, so an empty `request_payload` can arrive as
  * an empty JSON array. Read it as the empty object it means.
  */
-const phpObject = z.pipe(
-  z.transform((value: unknown) => (Array.isArray(value) && value.length === 0 ? {} : value)),
-  z.record(z.string(), z.unknown()),
+const phpObject = z.custom<Record<string, unknown>>(
+  (value) => typeof value === 'object' && value !== null && (!Array.isArray(value) || value.length === 0),
+  'expected an object',
 );
 
-const id = z.int();
+/** Integers: a plain number check plus an integer check measured cheaper than `z.int()`. */
+const id = z.number().check(z.int());
 
-/** Runtime schema of `MessageLog`: loose, so unknown fields pass through and are kept. */
-export const messageLogSchema: z.ZodMiniType<MessageLog, unknown> = z.looseObject({
+const rawMessageLogSchema = z.looseObject({
   id,
   sender_number_id: id,
   recipient_user_id: z.nullable(id),
@@ -39,3 +40,18 @@ export const messageLogSchema: z.ZodMiniType<MessageLog, unknown> = z.looseObjec
     z.string().check(z.regex(LARAVEL_DATETIME, 'expected an ISO 8601 date-time such as 2026-11-21T10:00:00.000000Z')),
   ),
 });
+
+/**
+ * Runtime schema of `MessageLog`: loose, so unknown fields pass through and are kept. An empty
+ * `request_payload` array becomes `{}` after the check: cheaper than a transform in the schema,
+ * which measured as the single most expensive step of parsing a log.
+ */
+export const messageLogSchema: Schema<MessageLog> = {
+  safeParse(data) {
+    const result = rawMessageLogSchema.safeParse(data);
+    if (!result.success) return result;
+    const log = result.data as unknown as MessageLog;
+    if (Array.isArray(log.request_payload)) log.request_payload = {};
+    return { success: true, data: log };
+  },
+};
