@@ -1,3 +1,4 @@
+import { getEventListeners } from 'node:events';
 import { type Logger, MessagingClient, ValidationError } from 'tenant-messaging';
 import { describe, expect, it, vi } from 'vitest';
 import { json, startServer } from './helpers/server.js';
@@ -89,6 +90,41 @@ describe('logging', () => {
       );
     } finally {
       vi.unstubAllEnvs();
+      await server.close();
+    }
+  });
+});
+
+describe('per-call options', () => {
+  it('are checked before any request', async () => {
+    const server = await startServer((_req, res) => json(res, 200, { data: {} }));
+    try {
+      const client = new MessagingClient({ baseUrl: server.url, apiKey: KEY });
+      const bad = [
+        { timeout: 0 },
+        { timeout: Number.NaN },
+        { maxRetries: -1 },
+        { maxRetries: 2.5 },
+        { headers: { 'x-a': 'b\nc' } },
+        { signal: {} },
+      ];
+      for (const options of bad) {
+        await expect(client.me(options as never)).rejects.toBeInstanceOf(ValidationError);
+      }
+      expect(server.requests).toHaveLength(0);
+    } finally {
+      await server.close();
+    }
+  });
+
+  it('a shared signal collects no listeners across calls', async () => {
+    const server = await startServer((_req, res) => json(res, 200, { data: {} }));
+    try {
+      const client = new MessagingClient({ baseUrl: server.url, apiKey: KEY });
+      const controller = new AbortController();
+      for (let i = 0; i < 20; i++) await client.me({ signal: controller.signal });
+      expect(getEventListeners(controller.signal, 'abort')).toHaveLength(0);
+    } finally {
       await server.close();
     }
   });

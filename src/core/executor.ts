@@ -2,6 +2,7 @@ import type { Readable } from 'node:stream';
 import pRetry from 'p-retry';
 import { APIError, errorFromResponse } from '../api-error.js';
 import { APIConnectionError, APITimeoutError, MessagingError, ResponseValidationError } from '../errors.js';
+import { checkRequestOptions } from '../internal/config.js';
 import type { Log } from '../internal/log.js';
 import { describeNetworkError, failedBeforeConnecting } from '../internal/network-error.js';
 import { type QueryValue, toQueryString } from '../internal/query.js';
@@ -89,6 +90,7 @@ export class Executor {
   }
 
   async call(call: ApiCall, options: RequestOptions = {}): Promise<ApiResult> {
+    checkRequestOptions(options);
     const config = this.#config;
     const url = config.apiBase + call.path + toQueryString(call.query);
     const headers = this.#headers(call, options);

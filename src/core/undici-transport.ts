@@ -42,12 +42,16 @@ export class UndiciTransport implements Transport {
     // headers/body timeouts (300 s) would only ever fire later, so they are left alone.
     const deadline = new Deadline(req.timeout);
     const { signal } = req;
+    let onAbort: (() => void) | undefined;
     try {
       const response = await new Promise<Dispatcher.ResponseData>((resolve, reject) => {
         deadline.onExpire(reject);
-        // The caller's signal goes to undici too (it ends a started exchange); the listener here
-        // answers at once even while the request still waits for a connection.
-        signal?.addEventListener('abort', () => reject(signal.reason), { once: true });
+        if (signal) {
+          // The caller's signal goes to undici too (it ends a started exchange); this listener
+          // answers at once even while the request still waits for a connection.
+          onAbort = () => reject(signal.reason);
+          signal.addEventListener('abort', onAbort, { once: true });
+        }
         // The deadline rides in the dispatch options (undici passes them to interceptors as given).
         const options = {
           method: req.method,
@@ -72,6 +76,8 @@ export class UndiciTransport implements Transport {
       throw deadline.expired ? new DeadlineExceededError(req.timeout) : error;
     } finally {
       deadline.clear();
+      // A caller's signal may be shared by many calls: leave no listener behind on it.
+      if (onAbort) signal?.removeEventListener('abort', onAbort);
     }
   }
 

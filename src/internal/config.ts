@@ -1,6 +1,6 @@
 import type { PollSettings, WaitForDeliveryOptions } from '../core/poll.js';
 import { type Issue, ValidationError } from '../errors.js';
-import { type ClientOptions, DEFAULTS, ENV } from '../options.js';
+import { type ClientOptions, DEFAULTS, ENV, type RequestOptions } from '../options.js';
 import { VERSION } from '../version.js';
 import { resolveApiBase } from './base-url.js';
 import { createLog, LOG_LEVELS, type Log, type LogLevel } from './log.js';
@@ -108,8 +108,12 @@ export function resolveClientConfig(options: ClientOptions, env: NodeJS.ProcessE
   }
 
   const timeout = options.timeout ?? DEFAULTS.timeout;
-  if (!isPositiveNumber(timeout))
-    issues.push({ path: 'timeout', message: `must be a positive number of ms, got ${String(timeout)}` });
+  if (!isTimeout(timeout)) {
+    issues.push({
+      path: 'timeout',
+      message: `must be a positive number of ms up to ${MAX_TIMER_MS}, got ${String(timeout)}`,
+    });
+  }
   const maxRetries = options.maxRetries ?? DEFAULTS.maxRetries;
   if (!Number.isInteger(maxRetries) || maxRetries < 0 || maxRetries > 10) {
     issues.push({ path: 'maxRetries', message: `must be an integer from 0 to 10, got ${String(maxRetries)}` });
@@ -175,6 +179,40 @@ export function resolveClientConfig(options: ClientOptions, env: NodeJS.ProcessE
   };
 }
 
+/**
+ * Checks the per-call options a caller gave (each is optional). Cheap on the hot path: an empty
+ * options object costs four property reads.
+ */
+export function checkRequestOptions(options: RequestOptions): void {
+  const { timeout, maxRetries, headers, signal } = options;
+  if (timeout === undefined && maxRetries === undefined && headers === undefined && signal === undefined) return;
+  const issues: Issue[] = [];
+  if (timeout !== undefined && !isTimeout(timeout)) {
+    issues.push({
+      path: 'timeout',
+      message: `must be a positive number of ms up to ${MAX_TIMER_MS}, got ${String(timeout)}`,
+    });
+  }
+  if (maxRetries !== undefined && (!Number.isInteger(maxRetries) || maxRetries < 0 || maxRetries > 10)) {
+    issues.push({ path: 'maxRetries', message: `must be an integer from 0 to 10, got ${String(maxRetries)}` });
+  }
+  if (signal !== undefined && !(signal instanceof AbortSignal))
+    issues.push({ path: 'signal', message: 'must be an AbortSignal' });
+  for (const [name, value] of Object.entries(headers ?? {})) {
+    if (typeof value !== 'string' || BAD_HEADER_VALUE.test(value)) {
+      issues.push({ path: `headers.${name}`, message: 'must be a string without line breaks' });
+    }
+  }
+  if (issues.length > 0) throw new ValidationError('Invalid request options', issues);
+}
+
+/** The longest delay a Node timer can hold; a longer one would fire at once. */
+const MAX_TIMER_MS = 2_147_483_647;
+
+function isTimeout(value: unknown): value is number {
+  return isPositiveNumber(value) && value <= MAX_TIMER_MS;
+}
+
 /** Applies the defaults of `waitForDelivery` and checks what the caller gave. */
 export function resolvePollSettings(options: WaitForDeliveryOptions): PollSettings {
   const {
@@ -185,9 +223,9 @@ export function resolvePollSettings(options: WaitForDeliveryOptions): PollSettin
     onUpdate,
   } = options;
   const issues: Issue[] = [];
-  if (!isPositiveNumber(interval))
+  if (!isTimeout(interval))
     issues.push({ path: 'interval', message: `must be a positive number of ms, got ${String(interval)}` });
-  if (!isPositiveNumber(timeout))
+  if (!isTimeout(timeout))
     issues.push({ path: 'timeout', message: `must be a positive number of ms, got ${String(timeout)}` });
   if (until !== 'delivered' && until !== 'read')
     issues.push({ path: 'until', message: `must be 'delivered' or 'read', got ${String(until)}` });
