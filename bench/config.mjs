@@ -1,7 +1,7 @@
 /** Counts of the full run and of `--quick` (CI smoke: small counts, finishes in < 30 s), and the targets. */
 
 export const FULL = Object.freeze({
-  throughput: { requests: 8_000, warmup: 4_000, concurrency: 16, rounds: 5, deadlineMs: 60_000 },
+  throughput: { requests: 8_000, warmup: 4_000, concurrency: 16, rounds: 21, deadlineMs: 60_000 },
   upload: { megabytes: 200, rounds: 3 },
   coldStart: { runs: 15 },
   // The sandbox serves about 600 polls/s on this machine: the cap sits below that, so it is the cap being measured.

@@ -1,5 +1,9 @@
+import type { Duplex } from 'node:stream';
 import type { Dispatcher } from 'undici';
 import { DeadlineExceededError } from './transport.js';
+
+/** undici's header record type (its own module for it is not in undici's exports map). */
+type IncomingHttpHeaders = Parameters<NonNullable<Dispatcher.DispatchHandler['onResponseEnd']>>[1];
 
 /**
  * One exchange's deadline for the undici transport. It ends the exchange through undici's own
@@ -69,26 +73,38 @@ class DeadlineHandler implements Dispatcher.DispatchHandler {
     this.#inner.onRequestStart?.(controller, context);
   }
 
-  onRequestUpgrade(...args: Parameters<NonNullable<Dispatcher.DispatchHandler['onRequestUpgrade']>>): void {
-    this.#inner.onRequestUpgrade?.(...args);
+  // Explicit parameters rather than rest arguments: these run for every chunk of every response,
+  // and a rest parameter allocates an array per call.
+  onRequestUpgrade(
+    controller: Dispatcher.DispatchController,
+    statusCode: number,
+    headers: IncomingHttpHeaders,
+    socket: Duplex,
+  ): void {
+    this.#inner.onRequestUpgrade?.(controller, statusCode, headers, socket);
   }
 
-  onResponseStart(...args: Parameters<NonNullable<Dispatcher.DispatchHandler['onResponseStart']>>): void {
-    this.#inner.onResponseStart?.(...args);
+  onResponseStart(
+    controller: Dispatcher.DispatchController,
+    statusCode: number,
+    headers: IncomingHttpHeaders,
+    statusMessage?: string,
+  ): void {
+    this.#inner.onResponseStart?.(controller, statusCode, headers, statusMessage);
   }
 
-  onResponseData(...args: Parameters<NonNullable<Dispatcher.DispatchHandler['onResponseData']>>): void {
-    this.#inner.onResponseData?.(...args);
+  onResponseData(controller: Dispatcher.DispatchController, chunk: Buffer): void {
+    this.#inner.onResponseData?.(controller, chunk);
   }
 
-  onResponseEnd(...args: Parameters<NonNullable<Dispatcher.DispatchHandler['onResponseEnd']>>): void {
+  onResponseEnd(controller: Dispatcher.DispatchController, trailers: IncomingHttpHeaders): void {
     this.#deadline.clear();
-    this.#inner.onResponseEnd?.(...args);
+    this.#inner.onResponseEnd?.(controller, trailers);
   }
 
-  onResponseError(...args: Parameters<NonNullable<Dispatcher.DispatchHandler['onResponseError']>>): void {
+  onResponseError(controller: Dispatcher.DispatchController, error: Error): void {
     this.#deadline.clear();
-    this.#inner.onResponseError?.(...args);
+    this.#inner.onResponseError?.(controller, error);
   }
 
   onBodySent(chunk: Buffer): void {

@@ -1,5 +1,6 @@
 import type { Schema } from '../core/parse.js';
 import { DELIVERY_STATUSES, MESSAGE_TYPES, type MessageLog } from '../types/message-log.js';
+import { compiledLooseObject } from './compiled-object.js';
 import { knownOrString } from './known-or-string.js';
 import * as z from './zod.js';
 
@@ -20,7 +21,8 @@ const phpObject = z.custom<Record<string, unknown>>(
 /** Integers: a plain number check plus an integer check measured cheaper than `z.int()`. */
 const id = z.number().check(z.int());
 
-const rawMessageLogSchema = z.looseObject({
+/** The fields of spec section 2.1 and their checks (exported for the compiled-parser tests). */
+export const messageLogShape = {
   id,
   sender_number_id: id,
   recipient_user_id: z.nullable(id),
@@ -31,7 +33,7 @@ const rawMessageLogSchema = z.looseObject({
   status: z.string(),
   delivery_status: knownOrString(DELIVERY_STATUSES),
   request_payload: phpObject,
-  response_payload: z.looseObject({
+  response_payload: compiledLooseObject({
     conversation_id: id,
     message_id: id,
     media_url: z.nullable(z.string()),
@@ -39,7 +41,9 @@ const rawMessageLogSchema = z.looseObject({
   sent_at: z.nullable(
     z.string().check(z.regex(LARAVEL_DATETIME, 'expected an ISO 8601 date-time such as 2026-11-21T10:00:00.000000Z')),
   ),
-});
+};
+
+const rawMessageLogSchema = compiledLooseObject(messageLogShape);
 
 /**
  * Runtime schema of `MessageLog`: loose, so unknown fields pass through and are kept. An empty

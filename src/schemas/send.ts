@@ -2,6 +2,7 @@ import { ReadStream } from 'node:fs';
 import { Readable } from 'node:stream';
 import { type MediaInput, PathMedia } from '../media.js';
 import { MEDIA_TYPES } from '../types/send.js';
+import { compiledStrictObject } from './compiled-object.js';
 import * as z from './zod.js';
 
 export * from '../types/send.js';
@@ -61,7 +62,7 @@ export const sendMessageParamsSchema = z
   .discriminatedUnion(
     'type',
     [
-      z.strictObject({
+      compiledStrictObject({
         ...common,
         type: z.literal('text'),
         content: z
@@ -69,7 +70,7 @@ export const sendMessageParamsSchema = z
           .check(z.minLength(1, 'must not be empty')),
         media: z.optional(z.undefined({ error: 'is only for image, voice and document messages' })),
       }),
-      z.strictObject({
+      compiledStrictObject({
         ...common,
         type: z.enum(MEDIA_TYPES),
         content: z.optional(z.string({ error: 'must be a string (the caption)' })),
