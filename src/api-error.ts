@@ -36,13 +36,34 @@ export class APIError extends MessagingError {
   }
 }
 
-/** Raised on 401: the API key is missing, invalid, expired or revoked. */
+/**
+ * Raised on 401: the API key is missing, invalid, expired or revoked.
+ *
+ * @example
+ * ```ts
+ * if (error instanceof AuthenticationError) console.error('Rotate the key: the service refused it')
+ * ```
+ */
 export class AuthenticationError extends APIError {}
 
-/** Raised on 403: the API key lacks the scope the endpoint needs (see the README's endpoint table). */
+/**
+ * Raised on 403: the API key lacks the scope the endpoint needs (see the README's endpoint table).
+ *
+ * @example
+ * ```ts
+ * if (error instanceof PermissionDeniedError) console.error(error.message) // 'The API key does not include the required scope.'
+ * ```
+ */
 export class PermissionDeniedError extends APIError {}
 
-/** Raised on 404: for `messages.get`, the log does not exist in this tenant's workspace. */
+/**
+ * Raised on 404: for `messages.get`, the log does not exist in this tenant's workspace.
+ *
+ * @example
+ * ```ts
+ * const log = await client.messages.get(id).catch((e) => (e instanceof NotFoundError ? null : Promise.reject(e)))
+ * ```
+ */
 export class NotFoundError extends APIError {}
 
 /** Raised on 422: the service rejected the request's fields. `errors` maps each field to its messages. */
@@ -56,10 +77,25 @@ export class UnprocessableEntityError extends APIError {
   }
 }
 
-/** Raised on 429: too many requests. `retryAfter` is how long the service asked to wait, in ms, when it said. */
+/**
+ * Raised on 429: too many requests. `retryAfter` is how long the service asked to wait, in ms, when it said.
+ *
+ * @example
+ * ```ts
+ * // setTimeout from 'node:timers/promises'
+ * if (error instanceof RateLimitError) await setTimeout(error.retryAfter ?? 1_000)
+ * ```
+ */
 export class RateLimitError extends APIError {}
 
-/** Raised on any status >= 500: the service or a proxy in front of it failed. */
+/**
+ * Raised on any status >= 500: the service or a proxy in front of it failed (reads were retried first).
+ *
+ * @example
+ * ```ts
+ * if (error instanceof InternalServerError) console.error(error.status, error.requestId)
+ * ```
+ */
 export class InternalServerError extends APIError {}
 
 function fieldErrors(body: unknown): Record<string, string[]> {

@@ -15,6 +15,15 @@ import { SenderNumbers } from './resources/sender-numbers.js';
 import type { JsonObject } from './types/json.js';
 import type { MessageLog } from './types/message-log.js';
 
+/** What a client made by `withOptions` takes over from its parent (see there). */
+interface Inherited {
+  readonly transport: Transport;
+  readonly scheduler: { current?: PollScheduler } | undefined;
+}
+
+/** Set only while `withOptions` constructs a client: a constructor parameter would be public. */
+let inheriting: Inherited | undefined;
+
 /**
  * The Tenant Messaging API client. Construct it once and share it: it keeps a pool of keep-alive
  * connections, and it holds no timer or socket open once a call is done.
@@ -45,9 +54,11 @@ export class MessagingClient {
   readonly #executor: Executor;
   readonly #transport: Transport;
   readonly #options: ClientOptions;
+  /** False for a client from `withOptions` that uses its parent's connection pool. */
+  readonly #ownsTransport: boolean;
   readonly #polling: { maxConcurrent: number; maxPerSecond: number };
-  /** Shared by every waitForDelivery of this client; made on first use. */
-  #scheduler: PollScheduler | undefined;
+  /** Shared by every waitForDelivery of this client (and of clients derived from it); made on first use. */
+  readonly #scheduler: { current?: PollScheduler };
 
   /**
    * @param options see {@link ClientOptions}; `baseUrl` and `apiKey` default to the
@@ -62,7 +73,13 @@ export class MessagingClient {
     this.timeout = config.timeout;
     this.maxRetries = config.maxRetries;
     this.#polling = config.polling;
-    this.#transport = options.fetch ? new FetchTransport(options.fetch) : new UndiciTransport(options.dispatcher);
+    const inherited = inheriting;
+    inheriting = undefined;
+    this.#ownsTransport = inherited === undefined;
+    this.#transport =
+      inherited?.transport ??
+      (options.fetch ? new FetchTransport(options.fetch) : new UndiciTransport(options.dispatcher));
+    this.#scheduler = inherited?.scheduler ?? {};
     this.#executor = new Executor({ ...config, transport: this.#transport });
     this.messages = new Messages(this.#executor);
     this.contacts = new Contacts(this.#executor);
@@ -70,15 +87,33 @@ export class MessagingClient {
   }
 
   /**
-   * A new client with some options changed; the rest are this client's.
+   * A new client with some options changed; the rest are this client's. Unless `fetch` or
+   * `dispatcher` changes, it uses this client's connection pool (no new sockets), and unless
+   * `baseUrl`, `apiKey` or `polling` changes, its `waitForDelivery` calls share this client's
+   * poll rate cap. Closing this client closes the shared pool; `close()` on the derived one
+   * leaves it open.
    *
    * @example
    * ```ts
    * const patient = client.withOptions({ timeout: 120_000 })
+   * const otherTenant = client.withOptions({ baseUrl: 'https://globex.example.com', apiKey: globexKey })
    * ```
    */
   withOptions(options: ClientOptions): MessagingClient {
-    return new MessagingClient({ ...this.#options, ...options });
+    const changes = (name: keyof ClientOptions) => options[name] !== undefined;
+    inheriting =
+      changes('fetch') || changes('dispatcher')
+        ? undefined
+        : {
+            transport: this.#transport,
+            scheduler: changes('baseUrl') || changes('apiKey') || changes('polling') ? undefined : this.#scheduler,
+          };
+    try {
+      return new MessagingClient({ ...this.#options, ...options });
+    } finally {
+      // Also when the options are refused: the next `new MessagingClient` must start afresh.
+      inheriting = undefined;
+    }
   }
 
   /**
@@ -137,16 +172,26 @@ export class MessagingClient {
     const settings = resolvePollSettings(options);
     // One attempt per poll: the poller is the retry loop, and it knows the overall deadline.
     const readLog: ReadLog = ({ signal, timeout }) => this.messages.get(id, { signal, timeout, maxRetries: 0 });
-    this.#scheduler ??= new PollScheduler(this.#polling);
-    return pollDelivery(id, readLog, settings, this.timeout, this.#scheduler);
+    this.#scheduler.current ??= new PollScheduler(this.#polling);
+    return pollDelivery(id, readLog, settings, this.timeout, this.#scheduler.current);
   }
 
   /**
    * Closes the client's own connection pool. Optional: idle connections never keep the process
-   * alive. A `dispatcher` you passed in is left open for you to close.
+   * alive. A `dispatcher` you passed in is left open for you to close, and so is the pool a
+   * client from `withOptions` shares with its parent.
+   *
+   * @example
+   * ```ts
+   * try {
+   *   await client.messages.send(params)
+   * } finally {
+   *   await client.close()
+   * }
+   * ```
    */
   close(): Promise<void> {
-    return this.#transport.close();
+    return this.#ownsTransport ? this.#transport.close() : Promise.resolve();
   }
 
   /** Shows the client without its API key. */

@@ -1,3 +1,4 @@
+import type { MessageLog } from './types/message-log.js';
 /** A response header map: lower-case names, one string per header. */
 export type ResponseHeaders = Readonly<Record<string, string>>;
 
@@ -35,7 +36,14 @@ export class ValidationError extends MessagingError {
     this.issues = issues;
   }
 
-  /** The first field named by the issues, e.g. `to_phone`. */
+  /**
+   * The first field named by the issues, e.g. `to_phone`.
+   *
+   * @example
+   * ```ts
+   * if (error instanceof ValidationError) form.showError(error.field, error.issues[0]?.message)
+   * ```
+   */
   get field(): string | undefined {
     return this.issues[0]?.path;
   }
@@ -95,8 +103,17 @@ export class APITimeoutError extends APIConnectionError {
 /**
  * Raised when the deadline of `waitForDelivery` passed before the wanted `delivery_status` was seen.
  * `lastLog` holds the last MessageLog read, if any read succeeded.
+ *
+ * @example
+ * ```ts
+ * try {
+ *   await client.waitForDelivery(log.id, { timeout: 60_000 })
+ * } catch (error) {
+ *   if (error instanceof DeliveryTimeoutError) console.log(error.lastLog?.delivery_status) // 'sent'
+ * }
+ * ```
  */
-export class DeliveryTimeoutError<Log = unknown> extends MessagingError {
+export class DeliveryTimeoutError<Log = MessageLog> extends MessagingError {
   readonly messageLogId: number;
   readonly lastLog: Log | undefined;
 

@@ -39,7 +39,10 @@ export class PathMedia {
   /** The part's content type. */
   readonly contentType: string;
 
-  /** @internal use {@link mediaFromPath} */
+  /**
+   * Prefer {@link mediaFromPath}, which guesses the name and content type and checks the file
+   * exists before any network I/O.
+   */
   constructor(path: string, filename: string, contentType: string) {
     this.path = path;
     this.filename = filename;

@@ -143,6 +143,50 @@ describe('the API key stays secret', () => {
   });
 });
 
+describe('withOptions', () => {
+  it("uses the parent's connection pool, sends its own key, and close() on it leaves the pool open", async () => {
+    const server = await startServer((_req, res) => json(res, 200, { data: { ok: true } }));
+    try {
+      const parent = new MessagingClient({ baseUrl: server.url, apiKey: 'parent-key' });
+      const child = parent.withOptions({ apiKey: 'child-key', timeout: 5_000 });
+      await parent.me();
+      await parent.me();
+      const socketsOfParent = server.sockets;
+      await child.me();
+      await child.me();
+      await child.close();
+      await parent.me();
+      expect(server.requests.map((r) => r.headers['x-api-key'])).toEqual([
+        'parent-key',
+        'parent-key',
+        'child-key',
+        'child-key',
+        'parent-key',
+      ]);
+      // The parent's keep-alive sockets served the child too: it opened no pool of its own.
+      expect(server.sockets).toBe(socketsOfParent);
+      await parent.close();
+    } finally {
+      await server.close();
+    }
+  });
+
+  it('a refused option leaves no trace: the next new client has a pool of its own', async () => {
+    const server = await startServer((_req, res) => json(res, 200, { data: { ok: true } }));
+    try {
+      const parent = new MessagingClient({ baseUrl: server.url, apiKey: KEY });
+      expect(() => parent.withOptions({ timeout: -1 })).toThrow(ValidationError);
+      const fresh = new MessagingClient({ baseUrl: server.url, apiKey: KEY });
+      await fresh.me();
+      await fresh.close(); // were the pool shared, this would close the parent's too
+      await expect(parent.me()).resolves.toEqual({ ok: true });
+      await parent.close();
+    } finally {
+      await server.close();
+    }
+  });
+});
+
 describe('transports', () => {
   it('uses the dispatcher it is given (proxies, mTLS), and leaves it open on close()', async () => {
     const { MockAgent } = await import('undici');

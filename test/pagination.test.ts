@@ -103,6 +103,28 @@ describe('messages.list', () => {
     expect(server?.requests.map((r) => r.url)).toEqual(['/api/v1/messages', '/api/v1/messages?page=7']);
   });
 
+  it('stops with ResponseValidationError when the service ignores the page parameter', async () => {
+    // A proxy that drops the query string: every request answers page 1 of 3.
+    const client = await serve(() => laravel(1));
+    const ids: number[] = [];
+    const error = await (async () => {
+      for await (const log of client.messages.list()) ids.push(log.id);
+    })().catch((e: unknown) => e);
+    expect(error).toBeInstanceOf(ResponseValidationError);
+    expect((error as ResponseValidationError).issues[0]?.path).toBe('meta.current_page');
+    expect((error as Error).message).toMatch(/page 2 was asked for/);
+    expect(ids).toEqual([5, 4]);
+    expect(server?.requests).toHaveLength(2);
+  });
+
+  it('does not follow a links.next that points back to the same page', async () => {
+    const client = await serve(() => ({ data: logs([1]), links: { next: '/api/v1/messages?page=1' } }));
+    const ids: number[] = [];
+    for await (const log of client.messages.list()) ids.push(log.id);
+    expect(ids).toEqual([1]);
+    expect(server?.requests).toHaveLength(1);
+  });
+
   it('nothing is requested until the list is awaited or iterated', async () => {
     const client = await serve(() => logs([1]));
     const pending = client.messages.list();

@@ -1,11 +1,13 @@
 import { Readable } from 'node:stream';
 import {
+  APIConnectionError,
   InternalServerError,
   MessagingClient,
   MessagingError,
   RateLimitError,
   SendOutcomeUnknownError,
   UnprocessableEntityError,
+  ValidationError,
 } from 'tenant-messaging';
 import { afterEach, describe, expect, it } from 'vitest';
 import { json, messageLog, startServer, type TestServer } from './helpers/server.js';
@@ -70,8 +72,25 @@ describe('retries over real HTTP', () => {
   it('a send to a closed port is retried (the connection was never made), then fails typed', async () => {
     const dead = await startServer(() => undefined);
     await dead.close();
-    const client = new MessagingClient({ baseUrl: dead.url, apiKey: 'k', maxRetries: 1 });
-    await expect(client.messages.send(text)).rejects.toThrow(/ECONNREFUSED/);
+    const retries: string[] = [];
+    const logger = { debug() {}, info: (message: string) => retries.push(message), warn() {}, error() {} };
+    const client = new MessagingClient({ baseUrl: dead.url, apiKey: 'k', maxRetries: 2, logger, logLevel: 'info' });
+    const error = await client.messages.send(text).catch((e: unknown) => e);
+    // Certainly not sent, so a plain connection error, not "may have been sent".
+    expect(error).toBeInstanceOf(APIConnectionError);
+    expect(error).not.toBeInstanceOf(SendOutcomeUnknownError);
+    expect((error as Error).message).toMatch(/ECONNREFUSED/);
+    expect(retries).toHaveLength(2);
+    expect(retries[0]).toMatch(/retrying POST \/messages/);
+  });
+
+  it('a send with a header undici would refuse fails before any request, as a ValidationError', async () => {
+    const client = await serve([]);
+    for (const headers of [{ 'x-note': 'caf\u00e9 \u2713' }, { 'bad name': 'v' }]) {
+      await expect(client.messages.send(text, { headers })).rejects.toBeInstanceOf(ValidationError);
+    }
+    expect(() => new MessagingClient({ baseUrl: server?.url, apiKey: 'tm\u2019key' })).toThrow(/apiKey/);
+    expect(server?.requests).toHaveLength(0);
   });
 
   it('abort during the backoff wait rejects at once', async () => {

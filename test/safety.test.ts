@@ -106,10 +106,38 @@ describe('per-call options', () => {
         { maxRetries: -1 },
         { maxRetries: 2.5 },
         { headers: { 'x-a': 'b\nc' } },
+        { headers: { 'x-a': 'caf\u00e9 \u2713' } },
+        { headers: { 'two words': 'v' } },
+        { headers: 'x-a: b' },
         { signal: {} },
       ];
       for (const options of bad) {
         await expect(client.me(options as never)).rejects.toBeInstanceOf(ValidationError);
+      }
+      // The rest of a call's input, too: list queries, waitForDelivery options, media sizes.
+      const text = { sender_phone: '+1', to_phone: '+2', content: 'x' };
+      const badCalls: (() => unknown)[] = [
+        () => client.messages.list({ page: { n: 2 } } as never),
+        () => client.messages.list('page=2' as never),
+        () => client.waitForDelivery(1, { intervall: 500 } as never),
+        () =>
+          client.messages.send({
+            ...text,
+            type: 'image',
+            media: { data: new Uint8Array(1), filename: 'a.png', size: -1 },
+          }),
+        () =>
+          client.messages.send({
+            ...text,
+            type: 'image',
+            media: { data: new Uint8Array(1), filename: 'a.png', size: '1' },
+          } as never),
+      ];
+      for (const call of badCalls) {
+        const error = await Promise.resolve()
+          .then(call)
+          .catch((e: unknown) => e);
+        expect(error).toBeInstanceOf(ValidationError);
       }
       expect(server.requests).toHaveLength(0);
     } finally {

@@ -45,7 +45,7 @@ export class Page<T> implements AsyncIterable<T> {
   readonly #query: ListQuery;
   readonly #fetchPage: (query: ListQuery) => Promise<Page<T>>;
 
-  /** @internal pages are made by `list()` */
+  /** Pages are made by `list()` and `getNextPage()`; there is no need to construct one. */
   constructor(
     data: T[],
     meta: PageMeta | null,
@@ -60,12 +60,27 @@ export class Page<T> implements AsyncIterable<T> {
     this.#fetchPage = fetchPage;
   }
 
-  /** True when the service says another page follows. */
+  /**
+   * True when the service says another page follows.
+   *
+   * @example
+   * ```ts
+   * let page = await client.messages.list()
+   * while (page.hasNextPage()) page = await page.getNextPage()
+   * ```
+   */
   hasNextPage(): boolean {
     return this.#nextPageNumber() !== undefined;
   }
 
-  /** Fetches the next page with the same query; rejects when there is none. */
+  /**
+   * Fetches the next page with the same query; rejects with `ValidationError` when there is none.
+   *
+   * @example
+   * ```ts
+   * const second = await (await client.messages.list()).getNextPage()
+   * ```
+   */
   getNextPage(): Promise<Page<T>> {
     const page = this.#nextPageNumber();
     if (page === undefined) {
@@ -96,10 +111,17 @@ export class Page<T> implements AsyncIterable<T> {
     if (typeof links?.next === 'string') {
       // Only the page number is taken from the link: a URL from a response body is never requested.
       const page = Number(safeUrl(links.next)?.searchParams.get('page'));
-      return Number.isInteger(page) && page > 0 ? page : undefined;
+      // A link back to this page or an earlier one would walk the same items forever.
+      return Number.isInteger(page) && page > requestedPage(this.#query) ? page : undefined;
     }
     return undefined;
   }
+}
+
+/** The page number a query asked for: its `page` parameter, else 1 (the service's first page). */
+function requestedPage(query: ListQuery): number {
+  const page = Number(query['page'] ?? 1);
+  return Number.isInteger(page) && page > 0 ? page : 1;
 }
 
 function safeUrl(text: string): URL | undefined {
@@ -142,6 +164,17 @@ export function pageFromResult<T>(
       { path: '', message: 'expected an array, { data: [...] } or a paginator envelope' },
     ]);
   }
+  // A service or proxy that ignores the `page` parameter answers page 1 whatever was asked:
+  // iterating would fetch "page 2" forever. Say so instead.
+  const asked = query['page'];
+  if (asked !== undefined && typeof meta?.current_page === 'number' && meta.current_page !== requestedPage(query)) {
+    throw new ResponseValidationError(endpoint, result.status, body, [
+      {
+        path: 'meta.current_page',
+        message: `is ${meta.current_page}, but page ${String(asked)} was asked for: the service (or a proxy before it) ignored the page parameter, so paging stopped rather than reading the same page again`,
+      },
+    ]);
+  }
   const data = items.map((item, index) => {
     const parsed = itemSchema.safeParse(item);
     if (parsed.success) return parsed.data;
@@ -163,7 +196,7 @@ export class PagePromise<T> implements PromiseLike<Page<T>>, AsyncIterable<T> {
   readonly #load: () => Promise<Page<T>>;
   #promise: Promise<Page<T>> | undefined;
 
-  /** @internal made by `list()` */
+  /** Made by `list()`: `load` fetches the first page, once, when the result is first awaited or iterated. */
   constructor(load: () => Promise<Page<T>>) {
     this.#load = load;
   }

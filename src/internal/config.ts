@@ -48,8 +48,45 @@ function inBrowser(): boolean {
   return (typeof g.window === 'object' && typeof g.document === 'object') || typeof g.importScripts === 'function';
 }
 
-/** A header value undici would reject, or that could smuggle a second header. */
-const BAD_HEADER_VALUE = /[\r\n\0]/;
+/** An HTTP field name (RFC 9110 section 5.6.2, a "token"). */
+const HEADER_NAME = /^[!#$%&'*+.^_`|~0-9A-Za-z-]+$/;
+
+/**
+ * An HTTP field value undici (and fetch) will send: visible ASCII, spaces and tabs, or obs-text
+ * bytes. Anything else, line breaks above all, would smuggle a second header or fail inside the
+ * transport, after the call had started.
+ */
+const HEADER_VALUE = /^[\t\x20-\x7e\x80-\xff]*$/;
+
+/**
+ * Checks a caller's header record (`defaultHeaders`, or a call's `headers`), pushing one issue
+ * per bad entry. Returns the headers with lower-cased names.
+ */
+function checkHeaders(headers: unknown, path: string, issues: Issue[]): Record<string, string> {
+  const checked: Record<string, string> = {};
+  if (headers === undefined) return checked;
+  if (typeof headers !== 'object' || headers === null || Array.isArray(headers) || headers instanceof Headers) {
+    issues.push({ path, message: "must be a plain object of header names to strings, e.g. { 'x-trace-id': 'abc' }" });
+    return checked;
+  }
+  for (const [name, value] of Object.entries(headers)) {
+    if (!HEADER_NAME.test(name)) {
+      issues.push({
+        path: `${path}.${name}`,
+        message: "is not a valid header name (letters, digits and !#$%&'*+.^_`|~- only)",
+      });
+    } else if (typeof value !== 'string' || !HEADER_VALUE.test(value)) {
+      issues.push({
+        path: `${path}.${name}`,
+        message: `must be a string of printable characters without line breaks, got ${typeof value === 'string' ? JSON.stringify(value) : typeof value}`,
+      });
+    } else checked[name.toLowerCase()] = value;
+  }
+  return checked;
+}
+
+/** An API key is printable ASCII without spaces: anything else was mangled on its way here. */
+const API_KEY = /^[\x21-\x7e]+$/;
 
 /**
  * Checks every client option at construction, reads the environment for the missing ones, and
@@ -103,8 +140,12 @@ export function resolveClientConfig(options: ClientOptions, env: NodeJS.ProcessE
   const apiKey = options.apiKey ?? env[ENV.apiKey];
   if (typeof apiKey !== 'string' || apiKey.trim() === '') {
     issues.push({ path: 'apiKey', message: `is required: pass it, or set ${ENV.apiKey}` });
-  } else if (BAD_HEADER_VALUE.test(apiKey) || apiKey !== apiKey.trim()) {
-    issues.push({ path: 'apiKey', message: 'contains white space or a line break; copy the key again without them' });
+  } else if (!API_KEY.test(apiKey)) {
+    issues.push({
+      path: 'apiKey',
+      message:
+        'contains white space, a line break or a character outside printable ASCII (a “smart” quote?); copy the key again from your dashboard',
+    });
   }
 
   const timeout = options.timeout ?? DEFAULTS.timeout;
@@ -119,12 +160,7 @@ export function resolveClientConfig(options: ClientOptions, env: NodeJS.ProcessE
     issues.push({ path: 'maxRetries', message: `must be an integer from 0 to 10, got ${String(maxRetries)}` });
   }
 
-  const headers: Record<string, string> = {};
-  for (const [name, value] of Object.entries(options.defaultHeaders ?? {})) {
-    if (typeof value !== 'string' || BAD_HEADER_VALUE.test(value)) {
-      issues.push({ path: `defaultHeaders.${name}`, message: 'must be a string without line breaks' });
-    } else headers[name.toLowerCase()] = value;
-  }
+  const headers = checkHeaders(options.defaultHeaders, 'defaultHeaders', issues);
   if (options.fetch !== undefined && typeof options.fetch !== 'function') {
     issues.push({ path: 'fetch', message: 'must be a fetch-shaped function' });
   }
@@ -198,11 +234,7 @@ export function checkRequestOptions(options: RequestOptions): void {
   }
   if (signal !== undefined && !(signal instanceof AbortSignal))
     issues.push({ path: 'signal', message: 'must be an AbortSignal' });
-  for (const [name, value] of Object.entries(headers ?? {})) {
-    if (typeof value !== 'string' || BAD_HEADER_VALUE.test(value)) {
-      issues.push({ path: `headers.${name}`, message: 'must be a string without line breaks' });
-    }
-  }
+  checkHeaders(headers, 'headers', issues);
   if (issues.length > 0) throw new ValidationError('Invalid request options', issues);
 }
 
@@ -212,6 +244,9 @@ const MAX_TIMER_MS = 2_147_483_647;
 function isTimeout(value: unknown): value is number {
   return isPositiveNumber(value) && value <= MAX_TIMER_MS;
 }
+
+/** The options `waitForDelivery` reads: a misspelt one (`intervall`) would be ignored silently. */
+const POLL_OPTIONS: ReadonlySet<string> = new Set(['interval', 'timeout', 'until', 'signal', 'onUpdate']);
 
 /** Applies the defaults of `waitForDelivery` and checks what the caller gave. */
 export function resolvePollSettings(options: WaitForDeliveryOptions): PollSettings {
@@ -223,6 +258,15 @@ export function resolvePollSettings(options: WaitForDeliveryOptions): PollSettin
     onUpdate,
   } = options;
   const issues: Issue[] = [];
+  for (const key of Object.keys(options)) {
+    if (!POLL_OPTIONS.has(key)) {
+      const hint = [...POLL_OPTIONS].find((known) => known.toLowerCase() === key.toLowerCase());
+      issues.push({
+        path: key,
+        message: `is not an option of waitForDelivery (${[...POLL_OPTIONS].join(', ')})${hint ? `; did you mean ${hint}?` : ''}`,
+      });
+    }
+  }
   if (!isTimeout(interval))
     issues.push({ path: 'interval', message: `must be a positive number of ms, got ${String(interval)}` });
   if (!isTimeout(timeout))

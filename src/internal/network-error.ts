@@ -9,6 +9,8 @@ const NOT_CONNECTED_CODES = new Set([
   'EHOSTUNREACH',
   'ENETUNREACH',
   'UND_ERR_CONNECT_TIMEOUT',
+  // undici refused the request's own arguments before dispatching it.
+  'UND_ERR_INVALID_ARG',
 ]);
 
 /** Walks an error's `cause` chain (undici and fetch wrap the socket error) and collects `code`s. */

@@ -1,3 +1,4 @@
+import { inspect } from 'node:util';
 import { mayHaveBeenProcessed } from '../core/executor.js';
 import { type ListQuery, type Page, PagePromise, pageFromResult } from '../core/pagination.js';
 import { parseData } from '../core/parse.js';
@@ -12,13 +13,22 @@ import { APIResource } from './resource.js';
 /** Throws `ValidationError` unless `id` is a message log id: an integer >= 1. */
 export function assertMessageLogId(id: unknown): asserts id is number {
   if (typeof id === 'number' && Number.isSafeInteger(id) && id >= 1) return;
-  const got = typeof id === 'number' ? String(id) : `${typeof id} ${JSON.stringify(id) ?? ''}`.trim();
+  const got = typeof id === 'number' ? String(id) : describeValue(id);
   throw new ValidationError('Invalid message log id', [
     {
       path: 'id',
       message: `must be an integer >= 1 (the data.id returned by messages.send, not its message_id), got ${got}`,
     },
   ]);
+}
+
+/** A short, safe description of any value for an error message (BigInt and cycles included). */
+function describeValue(value: unknown): string {
+  if (typeof value === 'bigint') return `bigint ${value}n (convert it with Number(id))`;
+  if (typeof value === 'string')
+    return `string ${JSON.stringify(value.slice(0, 40))}${/^\d+$/.test(value) ? ' (convert it with Number(id))' : ''}`;
+  if (value === null || typeof value !== 'object') return typeof value;
+  return `${Array.isArray(value) ? 'array' : 'object'} ${inspect(value, { depth: 1, breakLength: Number.POSITIVE_INFINITY }).slice(0, 60)}`;
 }
 
 /**

@@ -20,8 +20,13 @@ const phone = (field: string) =>
 function isMediaInput(value: unknown): boolean {
   if (value instanceof Blob || value instanceof ReadStream || value instanceof PathMedia) return true;
   if (typeof value !== 'object' || value === null) return false;
-  const { data, filename } = value as { data?: unknown; filename?: unknown };
-  return typeof filename === 'string' && filename.length > 0 && isMediaData(data);
+  const { data, filename, size } = value as { data?: unknown; filename?: unknown; size?: unknown };
+  return typeof filename === 'string' && filename.length > 0 && isMediaData(data) && isSize(size);
+}
+
+/** A `size` the caller may give: absent, or a whole number of bytes. */
+function isSize(size: unknown): boolean {
+  return size === undefined || (Number.isSafeInteger(size) && (size as number) >= 0);
 }
 
 function isMediaData(data: unknown): boolean {
@@ -42,6 +47,8 @@ function describeMediaProblem(value: unknown): string {
   if (value instanceof Readable || value instanceof ReadableStream)
     return "a stream has no file name: pass { data: stream, filename: 'photo.jpg' }, or use mediaFromPath(path)";
   if (typeof value === 'string') return 'a string is not a file: use mediaFromPath(path) to stream a file from disk';
+  if (typeof value === 'object' && 'size' in value && !isSize(value.size))
+    return `size must be the body's length in bytes (an integer >= 0), got ${String(value.size)}`;
   return 'must be a File or Blob, an fs.ReadStream, mediaFromPath(path), or { data, filename } with bytes or a stream';
 }
 
