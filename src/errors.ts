@@ -156,7 +156,7 @@ export class SendOutcomeUnknownError extends MessagingError {
     super(
       `The message may have been sent: the request may have reached the service, but ${lowerFirst(cause.message)}\n` +
         'The SDK did not retry, because the API has no idempotency key and a retry could send it twice. ' +
-        'Before sending again, check client.messages.list() (newest first) for a log to this recipient.',
+        'Before sending again, check client.messages.list() for a recent log to this recipient.',
       { cause },
     );
   }

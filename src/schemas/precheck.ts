@@ -50,7 +50,10 @@ export function precheck(schema: z.ZodMiniType): Precheck {
         }
         throw new Error(`${where} with a ${check.format ?? check.check} check is not supported`);
       });
-      return (value) => typeof value === 'string' && patterns.every((pattern) => pattern.test(value));
+      const [pattern, ...others] = patterns;
+      if (!pattern) return (value) => typeof value === 'string';
+      if (others.length === 0) return (value) => typeof value === 'string' && pattern.test(value);
+      return (value) => typeof value === 'string' && patterns.every((each) => each.test(value));
     }
     case 'number': {
       const checks = def.checks ?? [];
@@ -89,16 +92,21 @@ function objectPrecheck(def: Def, where: string): Precheck {
   if (required(def.catchall, where)._zod.def.type !== 'unknown') {
     throw new Error(`${where} that is not a looseObject is not supported`);
   }
-  const fields = Object.entries(required(def.shape, where)).map(([key, field]) => {
+  const keys: string[] = [];
+  const checks: Precheck[] = [];
+  for (const [key, field] of Object.entries(required(def.shape, where))) {
     if (field._zod.optin !== undefined) throw new Error(`${where} with an optional field (${key}) is not supported`);
-    return [key, precheck(field)] as const;
-  });
+    keys.push(key);
+    checks.push(precheck(field));
+  }
   return (value) => {
     if (typeof value !== 'object' || value === null || Array.isArray(value)) return false;
     const record = value as Record<string, unknown>;
-    for (const [key, check] of fields) {
+    // An indexed loop over two arrays: no iterator or destructuring on the hot path.
+    for (let i = 0; i < keys.length; i++) {
+      const key = keys[i] as string;
       // Zod requires every non-optional key to be present, even when its schema accepts undefined.
-      if (!(key in record) || !check(record[key])) return false;
+      if (!(key in record) || !(checks[i] as Precheck)(record[key])) return false;
     }
     return true;
   };
