@@ -66,6 +66,10 @@ export class MessagingClient {
    * @throws ValidationError when an option is missing or malformed, naming it and saying how to fix it.
    */
   constructor(options: ClientOptions = {}) {
+    // Taken first, before any code of the caller's (an option getter) could run and construct
+    // another client that would pick it up.
+    const inherited = inheriting;
+    inheriting = undefined;
     // `process` is absent in a browser, where the config check must still run to refuse politely.
     const config = resolveClientConfig(options, globalThis.process?.env ?? {});
     this.#options = options;
@@ -73,8 +77,6 @@ export class MessagingClient {
     this.timeout = config.timeout;
     this.maxRetries = config.maxRetries;
     this.#polling = config.polling;
-    const inherited = inheriting;
-    inheriting = undefined;
     this.#ownsTransport = inherited === undefined;
     this.#transport =
       inherited?.transport ??
@@ -90,8 +92,9 @@ export class MessagingClient {
    * A new client with some options changed; the rest are this client's. Unless `fetch` or
    * `dispatcher` changes, it uses this client's connection pool (no new sockets), and unless
    * `baseUrl`, `apiKey` or `polling` changes, its `waitForDelivery` calls share this client's
-   * poll rate cap. Closing this client closes the shared pool; `close()` on the derived one
-   * leaves it open.
+   * poll rate cap. Closing this client closes the shared pool (a later call from either opens it
+   * again); `close()` on the derived one leaves it open. Options given as `undefined` keep this
+   * client's values.
    *
    * @example
    * ```ts
@@ -100,18 +103,23 @@ export class MessagingClient {
    * ```
    */
   withOptions(options: ClientOptions): MessagingClient {
-    const changes = (name: keyof ClientOptions) => options[name] !== undefined;
-    inheriting =
+    // An option given as undefined (`apiKey: process.env.UNSET`) changes nothing: it must not
+    // erase the parent's value and fall back to the environment's key.
+    const changed = Object.fromEntries(Object.entries(options).filter(([, value]) => value !== undefined));
+    const merged = { ...this.#options, ...changed } as ClientOptions;
+    const changes = (name: keyof ClientOptions) => name in changed;
+    const inherited: Inherited | undefined =
       changes('fetch') || changes('dispatcher')
         ? undefined
         : {
             transport: this.#transport,
             scheduler: changes('baseUrl') || changes('apiKey') || changes('polling') ? undefined : this.#scheduler,
           };
+    inheriting = inherited;
     try {
-      return new MessagingClient({ ...this.#options, ...options });
+      return new MessagingClient(merged);
     } finally {
-      // Also when the options are refused: the next `new MessagingClient` must start afresh.
+      // The constructor took it already; this covers a constructor that never ran.
       inheriting = undefined;
     }
   }

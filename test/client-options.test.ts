@@ -175,13 +175,31 @@ describe('withOptions', () => {
     const server = await startServer((_req, res) => json(res, 200, { data: { ok: true } }));
     try {
       const parent = new MessagingClient({ baseUrl: server.url, apiKey: KEY });
+      for (let i = 0; i < 3; i++) await parent.me();
+      const socketsOfParent = server.sockets;
       expect(() => parent.withOptions({ timeout: -1 })).toThrow(ValidationError);
       const fresh = new MessagingClient({ baseUrl: server.url, apiKey: KEY });
       await fresh.me();
-      await fresh.close(); // were the pool shared, this would close the parent's too
-      await expect(parent.me()).resolves.toEqual({ ok: true });
+      // Its own pool: one new socket (were the parent's pool leaked to it, an idle one would serve).
+      expect(server.sockets).toBe(socketsOfParent + 1);
+      await Promise.all([parent.close(), fresh.close()]);
+    } finally {
+      await server.close();
+    }
+  });
+});
+
+describe('withOptions and undefined', () => {
+  it('an option given as undefined keeps the parent value instead of reading the environment', async () => {
+    const server = await startServer((_req, res) => json(res, 200, { data: { ok: true } }));
+    vi.stubEnv('TENANT_MESSAGING_API_KEY', 'env-key-with-every-scope');
+    try {
+      const parent = new MessagingClient({ baseUrl: server.url, apiKey: 'parent-key' });
+      await parent.withOptions({ apiKey: undefined, timeout: undefined }).me();
+      expect(server.requests[0]?.headers['x-api-key']).toBe('parent-key');
       await parent.close();
     } finally {
+      vi.unstubAllEnvs();
       await server.close();
     }
   });

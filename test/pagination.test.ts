@@ -117,6 +117,14 @@ describe('messages.list', () => {
     expect(server?.requests).toHaveLength(2);
   });
 
+  it('takes a page the caller asked for as the service answers it (a clamped page is no error)', async () => {
+    const client = await serve(() => laravel(3)); // a service that clamps page 99 to its last page
+    const page = await client.messages.list({ page: 99 });
+    expect(page.meta?.current_page).toBe(3);
+    expect(page.hasNextPage()).toBe(false);
+    expect(server?.requests.map((r) => r.url)).toEqual(['/api/v1/messages?page=99']);
+  });
+
   it('does not follow a links.next that points back to the same page', async () => {
     const client = await serve(() => ({ data: logs([1]), links: { next: '/api/v1/messages?page=1' } }));
     const ids: number[] = [];

@@ -84,9 +84,31 @@ describe('retries over real HTTP', () => {
     expect(retries[0]).toMatch(/retrying POST \/messages/);
   });
 
+  it('a request the HTTP client refuses is a ValidationError: never retried, never "may have been sent"', async () => {
+    const { Dispatcher, errors } = await import('undici');
+    let dispatched = 0;
+    class Refusing extends Dispatcher {
+      override dispatch(): boolean {
+        dispatched++;
+        throw new errors.InvalidArgumentError('invalid something header');
+      }
+    }
+    const client = new MessagingClient({ baseUrl: 'http://127.0.0.1:9', apiKey: 'k', dispatcher: new Refusing() });
+    const error = await client.messages.send(text).catch((e: unknown) => e);
+    expect(error).toBeInstanceOf(ValidationError);
+    expect((error as Error).message).toMatch(/refused POST \/messages before sending it/);
+    await expect(client.me()).rejects.toBeInstanceOf(ValidationError);
+    expect(dispatched).toBe(2); // one each: no retry
+  });
+
   it('a send with a header undici would refuse fails before any request, as a ValidationError', async () => {
     const client = await serve([]);
-    for (const headers of [{ 'x-note': 'caf\u00e9 \u2713' }, { 'bad name': 'v' }]) {
+    for (const headers of [
+      { 'x-note': 'caf\u00e9 \u2713' },
+      { 'bad name': 'v' },
+      { Expect: '100-continue' },
+      { 'Transfer-Encoding': 'chunked' },
+    ]) {
       await expect(client.messages.send(text, { headers })).rejects.toBeInstanceOf(ValidationError);
     }
     expect(() => new MessagingClient({ baseUrl: server?.url, apiKey: 'tm\u2019key' })).toThrow(/apiKey/);

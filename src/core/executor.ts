@@ -1,10 +1,16 @@
 import type { Readable } from 'node:stream';
 import pRetry from 'p-retry';
 import { APIError, errorFromResponse } from '../api-error.js';
-import { APIConnectionError, APITimeoutError, MessagingError, ResponseValidationError } from '../errors.js';
+import {
+  APIConnectionError,
+  APITimeoutError,
+  MessagingError,
+  ResponseValidationError,
+  ValidationError,
+} from '../errors.js';
 import { checkRequestOptions } from '../internal/config.js';
 import type { Log } from '../internal/log.js';
-import { describeNetworkError, failedBeforeConnecting } from '../internal/network-error.js';
+import { describeNetworkError, failedBeforeConnecting, refusedByHttpClient } from '../internal/network-error.js';
 import { type QueryValue, toQueryString } from '../internal/query.js';
 import { sleep } from '../internal/sleep.js';
 import type { RequestOptions } from '../options.js';
@@ -209,6 +215,12 @@ export class Executor {
       if (signal?.aborted) throw signal.reason;
       if (error instanceof DeadlineExceededError) throw new APITimeoutError(timeout, { cause: error });
       if (error instanceof MessagingError) throw error;
+      if (refusedByHttpClient(error)) {
+        // Never sent, and it would fail the same way again: the caller's input, not the network.
+        throw new ValidationError(`The HTTP client refused ${call.method} ${call.path} before sending it`, [
+          { path: '', message: error instanceof Error ? error.message : String(error) },
+        ]);
+      }
       if (error instanceof BodyTooLargeError) {
         throw new ResponseValidationError(call.endpoint, error.status, undefined, [
           { path: '', message: error.message },

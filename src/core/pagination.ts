@@ -44,6 +44,8 @@ export class Page<T> implements AsyncIterable<T> {
   readonly links: PageLinks | null;
   readonly #query: ListQuery;
   readonly #fetchPage: (query: ListQuery) => Promise<Page<T>>;
+  readonly #endpoint: string;
+  readonly #status: number;
 
   /** Pages are made by `list()` and `getNextPage()`; there is no need to construct one. */
   constructor(
@@ -52,12 +54,16 @@ export class Page<T> implements AsyncIterable<T> {
     links: PageLinks | null,
     query: ListQuery,
     fetchPage: (query: ListQuery) => Promise<Page<T>>,
+    endpoint: string,
+    status: number,
   ) {
     this.data = data;
     this.meta = meta;
     this.links = links;
     this.#query = query;
     this.#fetchPage = fetchPage;
+    this.#endpoint = endpoint;
+    this.#status = status;
   }
 
   /**
@@ -90,7 +96,20 @@ export class Page<T> implements AsyncIterable<T> {
         ]),
       );
     }
-    return this.#fetchPage({ ...this.#query, page });
+    return this.#fetchPage({ ...this.#query, page }).then((next) => {
+      // A service or proxy that ignores the `page` parameter answers page 1 whatever was asked,
+      // and walking the pages would read "page 2" forever: say so instead.
+      const answered = next.meta?.current_page;
+      if (typeof answered === 'number' && answered !== page) {
+        throw new ResponseValidationError(this.#endpoint, next.#status, { meta: next.meta }, [
+          {
+            path: 'meta.current_page',
+            message: `is ${answered}, but page ${page} was asked for: the service (or a proxy before it) ignored the page parameter, so paging stopped rather than reading the same page again`,
+          },
+        ]);
+      }
+      return next;
+    });
   }
 
   /** Every item of this page and the pages after it, fetched one page at a time. */
@@ -112,7 +131,8 @@ export class Page<T> implements AsyncIterable<T> {
       // Only the page number is taken from the link: a URL from a response body is never requested.
       const page = Number(safeUrl(links.next)?.searchParams.get('page'));
       // A link back to this page or an earlier one would walk the same items forever.
-      return Number.isInteger(page) && page > requestedPage(this.#query) ? page : undefined;
+      const current = typeof meta?.current_page === 'number' ? meta.current_page : requestedPage(this.#query);
+      return Number.isInteger(page) && page > current ? page : undefined;
     }
     return undefined;
   }
@@ -164,23 +184,12 @@ export function pageFromResult<T>(
       { path: '', message: 'expected an array, { data: [...] } or a paginator envelope' },
     ]);
   }
-  // A service or proxy that ignores the `page` parameter answers page 1 whatever was asked:
-  // iterating would fetch "page 2" forever. Say so instead.
-  const asked = query['page'];
-  if (asked !== undefined && typeof meta?.current_page === 'number' && meta.current_page !== requestedPage(query)) {
-    throw new ResponseValidationError(endpoint, result.status, body, [
-      {
-        path: 'meta.current_page',
-        message: `is ${meta.current_page}, but page ${String(asked)} was asked for: the service (or a proxy before it) ignored the page parameter, so paging stopped rather than reading the same page again`,
-      },
-    ]);
-  }
   const data = items.map((item, index) => {
     const parsed = itemSchema.safeParse(item);
     if (parsed.success) return parsed.data;
     throw new ResponseValidationError(endpoint, result.status, body, issuesFromZod(parsed.error, `data.${index}`));
   });
-  return new Page(data, meta, links, query, fetchPage);
+  return new Page(data, meta, links, query, fetchPage, endpoint, result.status);
 }
 
 /**

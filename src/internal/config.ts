@@ -59,6 +59,21 @@ const HEADER_NAME = /^[!#$%&'*+.^_`|~0-9A-Za-z-]+$/;
 const HEADER_VALUE = /^[\t\x20-\x7e\x80-\xff]*$/;
 
 /**
+ * Headers that frame the body or manage the connection, which the SDK and undici own: undici
+ * refuses most of them from callers (`UND_ERR_INVALID_ARG`, or `UND_ERR_NOT_SUPPORTED` for
+ * `expect`), and a wrong `content-length` would break the request mid-flight. Caught here,
+ * before the call starts, instead.
+ */
+const MANAGED_HEADERS: ReadonlySet<string> = new Set([
+  'connection',
+  'content-length',
+  'expect',
+  'keep-alive',
+  'transfer-encoding',
+  'upgrade',
+]);
+
+/**
  * Checks a caller's header record (`defaultHeaders`, or a call's `headers`), pushing one issue
  * per bad entry. Returns the headers with lower-cased names.
  */
@@ -70,7 +85,12 @@ function checkHeaders(headers: unknown, path: string, issues: Issue[]): Record<s
     return checked;
   }
   for (const [name, value] of Object.entries(headers)) {
-    if (!HEADER_NAME.test(name)) {
+    if (MANAGED_HEADERS.has(name.toLowerCase())) {
+      issues.push({
+        path: `${path}.${name}`,
+        message: 'is managed by the HTTP client for each request (framing and connection reuse); remove it',
+      });
+    } else if (!HEADER_NAME.test(name)) {
       issues.push({
         path: `${path}.${name}`,
         message: "is not a valid header name (letters, digits and !#$%&'*+.^_`|~- only)",
@@ -78,7 +98,7 @@ function checkHeaders(headers: unknown, path: string, issues: Issue[]): Record<s
     } else if (typeof value !== 'string' || !HEADER_VALUE.test(value)) {
       issues.push({
         path: `${path}.${name}`,
-        message: `must be a string of printable characters without line breaks, got ${typeof value === 'string' ? JSON.stringify(value) : typeof value}`,
+        message: `must be a string of Latin-1 characters without line breaks (encode other text, e.g. with encodeURIComponent), got ${typeof value === 'string' ? JSON.stringify(value) : typeof value}`,
       });
     } else checked[name.toLowerCase()] = value;
   }

@@ -9,9 +9,19 @@ const NOT_CONNECTED_CODES = new Set([
   'EHOSTUNREACH',
   'ENETUNREACH',
   'UND_ERR_CONNECT_TIMEOUT',
-  // undici refused the request's own arguments before dispatching it.
-  'UND_ERR_INVALID_ARG',
 ]);
+
+/**
+ * Codes of undici refusing a request's own arguments before dispatching it: nothing was sent,
+ * and sending it again would fail the same way.
+ */
+const REFUSED_ARGUMENT_CODES = new Set(['UND_ERR_INVALID_ARG', 'UND_ERR_NOT_SUPPORTED']);
+
+/** True when the HTTP client refused the request as given (a bad argument): not a network failure. */
+export function refusedByHttpClient(error: unknown): boolean {
+  const code = (error as { code?: unknown } | null)?.code;
+  return typeof code === 'string' && REFUSED_ARGUMENT_CODES.has(code);
+}
 
 /** Walks an error's `cause` chain (undici and fetch wrap the socket error) and collects `code`s. */
 export function errorCodes(error: unknown): string[] {

@@ -22,6 +22,8 @@ type Shape = z.ZodMiniObject['shape'];
 const CompiledObject = $constructor<z.ZodMiniObject>('TenantMessagingCompiledObject', (inst, def) => {
   $ZodObjectJIT.init(inst, def);
   z.ZodMiniType.init(inst, def);
+  // As zod/mini's own objects have it (they are not `instanceof ZodMiniObject`, though).
+  Object.defineProperty(inst, 'shape', { get: () => def.shape, enumerable: false, configurable: true });
 });
 
 function compiledObject<S extends Shape, Config extends $loose | $strict>(
