@@ -7,6 +7,7 @@ import { PollScheduler } from './core/poll-scheduler.js';
 import type { Transport } from './core/transport.js';
 import { UndiciTransport } from './core/undici-transport.js';
 import { ENDPOINTS, type EndpointName, endpointLabel } from './endpoints.js';
+import { ValidationError } from './errors.js';
 import { resolveClientConfig, resolvePollSettings } from './internal/config.js';
 import type { ClientOptions, RequestOptions } from './options.js';
 import { Contacts } from './resources/contacts.js';
@@ -103,6 +104,14 @@ export class MessagingClient {
    * ```
    */
   withOptions(options: ClientOptions): MessagingClient {
+    if (typeof options !== 'object' || options === null) {
+      throw new ValidationError('Invalid MessagingClient options', [
+        {
+          path: '',
+          message: `withOptions takes an object of options, got ${options === null ? 'null' : typeof options}`,
+        },
+      ]);
+    }
     // An option given as undefined (`apiKey: process.env.UNSET`) changes nothing: it must not
     // erase the parent's value and fall back to the environment's key.
     const changed = Object.fromEntries(Object.entries(options).filter(([, value]) => value !== undefined));

@@ -120,6 +120,8 @@ describe('per-call options', () => {
         () => client.messages.list({ page: { n: 2 } } as never),
         () => client.messages.list('page=2' as never),
         () => client.waitForDelivery(1, { intervall: 500 } as never),
+        () => client.waitForDelivery(1, null as never),
+        () => client.withOptions(null as never),
         () =>
           client.messages.send({
             ...text,

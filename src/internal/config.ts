@@ -270,6 +270,14 @@ const POLL_OPTIONS: ReadonlySet<string> = new Set(['interval', 'timeout', 'until
 
 /** Applies the defaults of `waitForDelivery` and checks what the caller gave. */
 export function resolvePollSettings(options: WaitForDeliveryOptions): PollSettings {
+  if (typeof options !== 'object' || options === null) {
+    throw new ValidationError('Invalid waitForDelivery options', [
+      {
+        path: '',
+        message: `must be an object such as { interval: 1000, timeout: 60000 }, got ${options === null ? 'null' : typeof options}`,
+      },
+    ]);
+  }
   const {
     interval = DEFAULTS.pollInterval,
     timeout = DEFAULTS.pollTimeout,

@@ -48,7 +48,7 @@ function describeMediaProblem(value: unknown): string {
     return "a stream has no file name: pass { data: stream, filename: 'photo.jpg' }, or use mediaFromPath(path)";
   if (typeof value === 'string') return 'a string is not a file: use mediaFromPath(path) to stream a file from disk';
   if (typeof value === 'object' && 'size' in value && !isSize(value.size))
-    return `size must be the body's length in bytes (an integer >= 0), got ${String(value.size)}`;
+    return `size must be the body's length in bytes (an integer >= 0), got ${typeof value.size === 'number' ? value.size : typeof value.size}`;
   return 'must be a File or Blob, an fs.ReadStream, mediaFromPath(path), or { data, filename } with bytes or a stream';
 }
 
