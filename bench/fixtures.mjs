@@ -13,9 +13,8 @@ export const TO_PHONE = '+15557654321';
 /**
  * A MessageLog with every field of spec section 2.1, `sent_at` in the service's format.
  * @param {number} id
- * @param {string} deliveryStatus
  */
-export function messageLog(id, deliveryStatus = 'sent') {
+function messageLog(id) {
   return {
     id,
     sender_number_id: 1,
@@ -25,7 +24,7 @@ export function messageLog(id, deliveryStatus = 'sent') {
     message_type: 'text',
     content: 'Your order #1042 has shipped.',
     status: 'sent',
-    delivery_status: deliveryStatus,
+    delivery_status: 'sent',
     request_payload: {
       sender_phone: SENDER_PHONE,
       to_phone: TO_PHONE,

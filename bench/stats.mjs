@@ -34,6 +34,3 @@ export function round(value, digits = 2) {
   const f = 10 ** digits;
   return Math.round(value * f) / f;
 }
-
-/** A promise that resolves after `ms`. @param {number} ms */
-export const delay = (ms) => new Promise((resolve) => setTimeout(resolve, ms));

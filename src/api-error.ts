@@ -1,4 +1,5 @@
 import { MessagingError, type ResponseHeaders } from './errors.js';
+import { isPlainObject } from './internal/is-plain-object.js';
 
 /**
  * Raised when the service answered with a non-2xx status. Subclasses name the common statuses,
@@ -99,8 +100,8 @@ export class RateLimitError extends APIError {}
 export class InternalServerError extends APIError {}
 
 function fieldErrors(body: unknown): Record<string, string[]> {
-  const errors = isRecord(body) ? body['errors'] : undefined;
-  if (!isRecord(errors)) return {};
+  const errors = isPlainObject(body) ? body['errors'] : undefined;
+  if (!isPlainObject(errors)) return {};
   const out: Record<string, string[]> = {};
   for (const [field, value] of Object.entries(errors)) {
     out[field] = Array.isArray(value) ? value.map(String) : [String(value)];
@@ -122,10 +123,6 @@ export function retryAfterMs(headers: ResponseHeaders, now: number): number | un
   const reset = headers['x-ratelimit-reset']?.trim();
   if (reset && /^\d+$/.test(reset)) return Math.max(0, Number(reset) * 1000 - now);
   return undefined;
-}
-
-function isRecord(value: unknown): value is Record<string, unknown> {
-  return typeof value === 'object' && value !== null && !Array.isArray(value);
 }
 
 const STATUS_TEXT: Record<number, string> = {
@@ -157,7 +154,7 @@ export function errorFromResponse(status: number, text: string, headers: Respons
   } catch {
     // Not JSON: keep the raw text as the body.
   }
-  const serverMessage = isRecord(body) && typeof body['message'] === 'string' ? body['message'] : undefined;
+  const serverMessage = isPlainObject(body) && typeof body['message'] === 'string' ? body['message'] : undefined;
   const label = `HTTP ${status}${STATUS_TEXT[status] ? ` ${STATUS_TEXT[status]}` : ''}`;
   const message = serverMessage ?? `${label}${describeNonJson(text, headers)}`;
   const Class = classForStatus(status);

@@ -1,3 +1,6 @@
+/** The version path every endpoint's path is below: `<tenant base URL>/api/v1/messages`. */
+export const API_PREFIX = '/api/v1';
+
 /**
  * Every endpoint of the specification, in one table: the SDK's resources and the sandbox's
  * routes both read it, so they cannot disagree on a path, a method or a scope.

@@ -15,7 +15,7 @@ import {
   ValidationError,
 } from 'tenant-messaging';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { json, messageLog, startServer, type TestServer } from './helpers/server.js';
+import { json, messageLog, refusedUrl, startServer, type TestServer } from './helpers/server.js';
 
 const KEY = 'tm_live_TOP_SECRET_0123456789';
 let server: TestServer;
@@ -151,9 +151,7 @@ describe('bodies that break the specification', () => {
 
 describe('network failures', () => {
   it('a refused connection is an APIConnectionError naming the cause', async () => {
-    const dead = await startServer(() => undefined);
-    const url = dead.url;
-    await dead.close();
+    const url = await refusedUrl();
     const error = await failure(() => new MessagingClient({ baseUrl: url, apiKey: KEY, maxRetries: 0 }).me());
     expect(error).toBeInstanceOf(APIConnectionError);
     expect(error.message).toContain('ECONNREFUSED');
@@ -187,9 +185,8 @@ describe('the API key never leaks through errors', () => {
       errors.push(await failure(() => client.me()));
     }
     errors.push(await failure(() => client.messages.get(-1)));
-    const dead = await startServer(() => undefined);
-    await dead.close();
-    errors.push(await failure(() => new MessagingClient({ baseUrl: dead.url, apiKey: KEY, maxRetries: 0 }).me()));
+    const url = await refusedUrl();
+    errors.push(await failure(() => new MessagingClient({ baseUrl: url, apiKey: KEY, maxRetries: 0 }).me()));
     for (const error of errors) {
       const e = error as Error;
       for (const text of [e.message, e.stack ?? '', JSON.stringify(e), inspect(e, { depth: 10, showHidden: true })]) {

@@ -76,11 +76,7 @@ describe('examples run against the sandbox', () => {
 describe('npm run demo', () => {
   it('runs the whole story against the in-process sandbox and exits 0', async () => {
     const started = performance.now();
-    const { stdout } = await promisify(execFile)(process.execPath, ['examples/demo.ts'], {
-      cwd: root,
-      timeout: 30_000,
-      env: { ...process.env, TENANT_MESSAGING_BASE_URL: '', TENANT_MESSAGING_API_KEY: '' },
-    });
+    const { stdout } = await runExample('demo.ts', [], { TENANT_MESSAGING_BASE_URL: '', TENANT_MESSAGING_API_KEY: '' });
     for (const heading of [
       'Who am I',
       'Subscription',

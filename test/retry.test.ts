@@ -10,7 +10,7 @@ import {
   ValidationError,
 } from 'tenant-messaging';
 import { afterEach, describe, expect, it } from 'vitest';
-import { json, messageLog, startServer, type TestServer } from './helpers/server.js';
+import { json, messageLog, refusedUrl, startServer, type TestServer } from './helpers/server.js';
 
 let server: TestServer | undefined;
 afterEach(() => server?.close());
@@ -70,11 +70,10 @@ describe('retries over real HTTP', () => {
   });
 
   it('a send to a closed port is retried (the connection was never made), then fails typed', async () => {
-    const dead = await startServer(() => undefined);
-    await dead.close();
+    const url = await refusedUrl();
     const retries: string[] = [];
     const logger = { debug() {}, info: (message: string) => retries.push(message), warn() {}, error() {} };
-    const client = new MessagingClient({ baseUrl: dead.url, apiKey: 'k', maxRetries: 2, logger, logLevel: 'info' });
+    const client = new MessagingClient({ baseUrl: url, apiKey: 'k', maxRetries: 2, logger, logLevel: 'info' });
     const error = await client.messages.send(text).catch((e: unknown) => e);
     // Certainly not sent, so a plain connection error, not "may have been sent".
     expect(error).toBeInstanceOf(APIConnectionError);

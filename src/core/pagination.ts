@@ -1,8 +1,9 @@
 import { issuesFromZod, ResponseValidationError, ValidationError } from '../errors.js';
+import { isPlainObject } from '../internal/is-plain-object.js';
 import type { QueryValue } from '../internal/query.js';
 import type { JsonValue } from '../types/json.js';
 import type { ApiResult } from './executor.js';
-import { isPlainObject, type Schema } from './parse.js';
+import type { Schema } from './parse.js';
 
 /** Paging counters, as Laravel's paginator sends them; any of them may be absent. */
 export interface PageMeta {

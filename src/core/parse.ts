@@ -1,4 +1,5 @@
 import { issuesFromZod, ResponseValidationError, type SchemaIssues } from '../errors.js';
+import { isPlainObject } from '../internal/is-plain-object.js';
 import type { JsonObject } from '../types/json.js';
 import type { ApiResult } from './executor.js';
 
@@ -23,10 +24,6 @@ export function parseData<T>(schema: Schema<T>, result: ApiResult, endpoint: str
     throw new ResponseValidationError(endpoint, result.status, body, issuesFromZod(parsed.error, 'data'));
   }
   return parsed.data;
-}
-
-export function isPlainObject(value: unknown): value is Record<string, unknown> {
-  return typeof value === 'object' && value !== null && !Array.isArray(value);
 }
 
 /**

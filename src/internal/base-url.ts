@@ -1,3 +1,5 @@
+import { API_PREFIX } from '../endpoints.js';
+
 /**
  * Normalises a tenant base URL to `<origin><prefix>/api/v1`, appending the version path once.
  * Returns a problem description instead when the URL cannot be used.
@@ -20,6 +22,7 @@ export function resolveApiBase(raw: string): { url: string; origin: string } | {
   if (url.username || url.password) {
     return { problem: 'it must not contain credentials; pass the API key as apiKey' };
   }
-  const prefix = url.pathname.replace(/\/+$/, '').replace(/\/api\/v1$/, '');
-  return { url: `${url.origin}${prefix}/api/v1`, origin: url.origin };
+  const path = url.pathname.replace(/\/+$/, '');
+  const prefix = path.endsWith(API_PREFIX) ? path.slice(0, -API_PREFIX.length) : path;
+  return { url: `${url.origin}${prefix}${API_PREFIX}`, origin: url.origin };
 }

@@ -3,6 +3,7 @@ import { type Issue, ValidationError } from '../errors.js';
 import { type ClientOptions, DEFAULTS, ENV, type RequestOptions } from '../options.js';
 import { VERSION } from '../version.js';
 import { resolveApiBase } from './base-url.js';
+import { isPlainObject } from './is-plain-object.js';
 import { createLog, LOG_LEVELS, type Log, type LogLevel } from './log.js';
 
 const KNOWN_OPTIONS = new Set([
@@ -74,13 +75,26 @@ const MANAGED_HEADERS: ReadonlySet<string> = new Set([
 ]);
 
 /**
+ * Pushes an issue for every key of `options` that is not in `known` (a misspelt option would
+ * otherwise be ignored silently), suggesting the option it differs from only in case.
+ * `which` follows "is not an option", e.g. ` of waitForDelivery (...)`.
+ */
+function checkKnownKeys(options: object, known: ReadonlySet<string>, which: string, issues: Issue[]): void {
+  for (const key of Object.keys(options)) {
+    if (known.has(key)) continue;
+    const hint = [...known].find((name) => name.toLowerCase() === key.toLowerCase());
+    issues.push({ path: key, message: `is not an option${which}${hint ? `; did you mean ${hint}?` : ''}` });
+  }
+}
+
+/**
  * Checks a caller's header record (`defaultHeaders`, or a call's `headers`), pushing one issue
  * per bad entry. Returns the headers with lower-cased names.
  */
 function checkHeaders(headers: unknown, path: string, issues: Issue[]): Record<string, string> {
   const checked: Record<string, string> = {};
   if (headers === undefined) return checked;
-  if (typeof headers !== 'object' || headers === null || Array.isArray(headers) || headers instanceof Headers) {
+  if (!isPlainObject(headers) || headers instanceof Headers) {
     issues.push({ path, message: "must be a plain object of header names to strings, e.g. { 'x-trace-id': 'abc' }" });
     return checked;
   }
@@ -127,12 +141,7 @@ export function resolveClientConfig(options: ClientOptions, env: NodeJS.ProcessE
       },
     ]);
   }
-  for (const key of Object.keys(options)) {
-    if (!KNOWN_OPTIONS.has(key)) {
-      const hint = [...KNOWN_OPTIONS].find((known) => known.toLowerCase() === key.toLowerCase());
-      issues.push({ path: key, message: `is not an option${hint ? `; did you mean ${hint}?` : ''}` });
-    }
-  }
+  checkKnownKeys(options, KNOWN_OPTIONS, '', issues);
 
   const rawBase = options.baseUrl ?? env[ENV.baseUrl];
   let apiBase = '';
@@ -286,15 +295,7 @@ export function resolvePollSettings(options: WaitForDeliveryOptions): PollSettin
     onUpdate,
   } = options;
   const issues: Issue[] = [];
-  for (const key of Object.keys(options)) {
-    if (!POLL_OPTIONS.has(key)) {
-      const hint = [...POLL_OPTIONS].find((known) => known.toLowerCase() === key.toLowerCase());
-      issues.push({
-        path: key,
-        message: `is not an option of waitForDelivery (${[...POLL_OPTIONS].join(', ')})${hint ? `; did you mean ${hint}?` : ''}`,
-      });
-    }
-  }
+  checkKnownKeys(options, POLL_OPTIONS, ` of waitForDelivery (${[...POLL_OPTIONS].join(', ')})`, issues);
   if (!isTimeout(interval))
     issues.push({ path: 'interval', message: `must be a positive number of ms, got ${String(interval)}` });
   if (!isTimeout(timeout))

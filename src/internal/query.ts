@@ -1,4 +1,5 @@
 import { ValidationError } from '../errors.js';
+import { isPlainObject } from './is-plain-object.js';
 
 /** A query parameter value: scalars pass as text, arrays repeat the key, null and undefined are left out. */
 export type QueryValue = string | number | boolean | null | undefined | readonly (string | number | boolean)[];
@@ -6,7 +7,7 @@ export type QueryValue = string | number | boolean | null | undefined | readonly
 /** Builds `?a=1&b=2` (or '') from a plain object, keeping the caller's parameter names as they are. */
 export function toQueryString(query: Readonly<Record<string, QueryValue>> | undefined): string {
   if (query === undefined) return '';
-  if (typeof query !== 'object' || query === null || Array.isArray(query)) {
+  if (!isPlainObject(query)) {
     throw new ValidationError('Invalid query', [
       {
         path: 'query',

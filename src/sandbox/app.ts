@@ -1,6 +1,7 @@
-import { ENDPOINTS, type EndpointDefinition, type EndpointName, endpointLabel } from '../endpoints.js';
+import { API_PREFIX, ENDPOINTS, type EndpointDefinition, type EndpointName, endpointLabel } from '../endpoints.js';
+import { sleep } from '../internal/sleep.js';
 import { authenticate } from './auth.js';
-import { applyAfterFaults, dropped, faultResponse, sleep } from './fault-responses.js';
+import { applyAfterFaults, dropped, faultResponse } from './fault-responses.js';
 import { type FaultController, MEDIA_ROUTE } from './faults.js';
 import { errorResponse } from './laravel.js';
 import type { RateLimiter } from './rate-limit.js';
@@ -14,22 +15,14 @@ export interface AppDeps {
   readonly rateLimiter: RateLimiter;
 }
 
-/** A matched API route. */
-interface Match {
-  readonly name: EndpointName;
-  readonly endpoint: EndpointDefinition;
-  readonly params: Record<string, string>;
-}
-
 /** `/messages/{messageLog}` -> /^\/messages\/(?<messageLog>\d+)$/: the table's templates as patterns. */
 const PATTERNS = (Object.keys(ENDPOINTS) as EndpointName[]).map((name) => {
   const endpoint: EndpointDefinition = ENDPOINTS[name];
   const source = endpoint.path.replace(/[.*+?^$()|[\]\\]/g, '\\$&').replace(/\{(\w+)\}/g, '(?<$1>\\d+)');
-  return { name, endpoint, pattern: new RegExp(`^${source}$`) };
+  return { name, endpoint, label: endpointLabel(name), pattern: new RegExp(`^${source}$`) };
 });
 
 const TENANT_PATH = /^\/t\/(?<slug>[^/]+)(?<rest>\/.*)?$/;
-const API_PREFIX = '/api/v1';
 
 /** Laravel's message for a path no route matches. */
 function routeNotFound(path: string): Response {
@@ -65,7 +58,13 @@ export function createHandler(deps: AppDeps): (request: Request) => Promise<Resp
     }
 
     const apiPath = rest.startsWith(`${API_PREFIX}/`) ? rest.slice(API_PREFIX.length) : undefined;
-    const candidates = apiPath === undefined ? [] : PATTERNS.filter((p) => p.pattern.test(apiPath));
+    const candidates =
+      apiPath === undefined
+        ? []
+        : PATTERNS.flatMap((p) => {
+            const found = p.pattern.exec(apiPath);
+            return found ? [{ ...p, params: { ...found.groups } }] : [];
+          });
     if (candidates.length === 0) {
       state.count('unmatched');
       return routeNotFound(url.pathname);
@@ -79,26 +78,28 @@ export function createHandler(deps: AppDeps): (request: Request) => Promise<Resp
         candidates.map((c) => c.endpoint.method),
       );
     }
-    const match: Match = {
-      name: chosen.name,
-      endpoint: chosen.endpoint,
-      params: { ...chosen.pattern.exec(apiPath ?? '')?.groups },
-    };
-    const label = endpointLabel(match.name);
-    state.count(label);
+    state.count(chosen.label);
 
-    return withFaults(label, tenant.slug, async () => {
+    return withFaults(chosen.label, tenant.slug, async () => {
       const tooLarge = postTooLarge(request, state.maxMediaBytes);
       if (tooLarge) return tooLarge;
       const auth = authenticate(request, tenant, state.now());
       if ('response' in auth) return auth.response;
       const verdict = rateLimiter.hit(`${tenant.slug}:${auth.key.id}`);
       if (verdict && !verdict.allowed) return errorResponse(429, 'Too Many Attempts.', verdict.headers);
-      const scope = match.endpoint.scope;
+      const scope = chosen.endpoint.scope;
       const response =
         scope !== null && !auth.key.scopes.includes(scope)
           ? errorResponse(403, 'The API key does not include the required scope.')
-          : await ROUTES[match.name]({ state, tenant, key: auth.key, request, url, tenantBase, params: match.params });
+          : await ROUTES[chosen.name]({
+              state,
+              tenant,
+              key: auth.key,
+              request,
+              url,
+              tenantBase,
+              params: chosen.params,
+            });
       for (const [name, value] of Object.entries(verdict?.headers ?? {})) response.headers.set(name, value);
       return response;
     });
@@ -107,8 +108,9 @@ export function createHandler(deps: AppDeps): (request: Request) => Promise<Resp
     async function withFaults(route: string, slug: string, run: () => Promise<Response>): Promise<Response> {
       const fired = faults.draw(route, request.method, slug);
       const latency = fired.find((f) => f.kind === 'latency');
-      if (latency) await sleep(latency.latencyMs ?? 1000, request.signal);
-      const before = faultResponse(fired, 'before');
+      // Less if the client went away meanwhile: the request then carries on (and is dropped).
+      if (latency) await sleep(latency.latencyMs ?? 1000, request.signal).catch(() => undefined);
+      const before = faultResponse(fired);
       if (before) return before;
       const response = await run();
       const after = await applyAfterFaults(fired, response, request.signal);

@@ -34,13 +34,20 @@ function htmlErrorPage(): Response {
   return new Response(html, { status: 502, headers: { 'content-type': 'text/html; charset=utf-8' } });
 }
 
+/** The dropped connection or 5xx of a `drop` or `status` fault timed `when`, if it is one. */
+function timedFault(fault: FaultRule, when: 'before' | 'after'): Response | undefined {
+  if ((fault.when ?? 'before') !== when) return undefined;
+  if (fault.kind === 'drop') return dropResponse();
+  if (fault.kind === 'status') return serverError(fault.status ?? 503);
+  return undefined;
+}
+
 /** The response of a fault that fires before the request is processed, if any. */
-export function faultResponse(fired: readonly FaultRule[], when: 'before'): Response | undefined {
+export function faultResponse(fired: readonly FaultRule[]): Response | undefined {
   for (const fault of fired) {
-    const timing = fault.when ?? 'before';
     if (fault.kind === 'html') return htmlErrorPage();
-    if (fault.kind === 'drop' && timing === when) return dropResponse();
-    if (fault.kind === 'status' && timing === when) return serverError(fault.status ?? 503);
+    const response = timedFault(fault, 'before');
+    if (response) return response;
   }
   return undefined;
 }
@@ -55,8 +62,8 @@ export async function applyAfterFaults(
   signal?: AbortSignal,
 ): Promise<Response> {
   for (const fault of fired) {
-    if (fault.kind === 'drop' && fault.when === 'after') return dropResponse();
-    if (fault.kind === 'status' && fault.when === 'after') return serverError(fault.status ?? 503);
+    const timed = timedFault(fault, 'after');
+    if (timed) return timed;
     if (fault.kind === 'stall') return stalledResponse(response, signal);
     if (fault.kind === 'huge') return hugeResponse(fault.hugeBytes ?? 64 * 1024 * 1024);
   }
@@ -113,19 +120,5 @@ function hugeResponse(size: number): Response {
   return new Response(body, {
     status: 200,
     headers: { 'content-type': 'application/json', 'content-length': String(size) },
-  });
-}
-
-/** Waits `ms`, or less if the request is abandoned (the client went away). Never rejects. */
-export function sleep(ms: number, signal: AbortSignal | undefined): Promise<void> {
-  return new Promise((resolve) => {
-    if (signal?.aborted) return resolve();
-    const timer = setTimeout(done, ms);
-    function done() {
-      clearTimeout(timer);
-      signal?.removeEventListener('abort', done);
-      resolve();
-    }
-    signal?.addEventListener('abort', done, { once: true });
   });
 }

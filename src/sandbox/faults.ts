@@ -89,6 +89,8 @@ export interface ActiveFault {
 interface Entry {
   id: number;
   rule: FaultRule;
+  /** The rule's route as a label (`POST /messages`), resolved once when the fault is added. */
+  label: string | undefined;
   injected: number;
   remaining: number;
 }
@@ -120,11 +122,12 @@ export class FaultController {
     if (rule.ratio !== undefined && !(rule.ratio >= 0 && rule.ratio <= 1)) {
       throw new RangeError(`A fault's ratio must be between 0 and 1, got ${rule.ratio}.`);
     }
-    if (rule.route !== undefined && !routeLabel(rule.route)) {
+    const label = rule.route === undefined ? undefined : routeLabel(rule.route);
+    if (rule.route !== undefined && label === undefined) {
       throw new Error(`Unknown fault route '${rule.route}'. Use an endpoint name or a label like 'POST /messages'.`);
     }
     const remaining = rule.times ?? (rule.ratio === undefined ? 1 : Number.POSITIVE_INFINITY);
-    const entry: Entry = { id: this.#nextId++, rule: { ...rule }, injected: 0, remaining };
+    const entry: Entry = { id: this.#nextId++, rule: { ...rule }, label, injected: 0, remaining };
     this.#entries.push(entry);
     return this.#view(entry);
   }
@@ -162,10 +165,15 @@ export class FaultController {
    */
   draw(route: string, method: string, tenant: string): FaultRule[] {
     const fired: FaultRule[] = [];
+    let spent = false;
     for (const entry of this.#entries) {
       const { rule } = entry;
-      if (entry.remaining <= 0 || fired.some((f) => f.kind === rule.kind)) continue;
-      if (rule.route !== undefined && routeLabel(rule.route) !== route) continue;
+      if (entry.remaining <= 0) {
+        spent = true;
+        continue;
+      }
+      if (fired.some((f) => f.kind === rule.kind)) continue;
+      if (entry.label !== undefined && entry.label !== route) continue;
       if (rule.method !== undefined && rule.method !== method) continue;
       if (rule.tenant !== undefined && rule.tenant !== tenant) continue;
       if (rule.ratio !== undefined && this.#random() >= rule.ratio) continue;
@@ -173,8 +181,10 @@ export class FaultController {
       entry.injected++;
       this.#injected[rule.kind] = (this.#injected[rule.kind] ?? 0) + 1;
       fired.push(rule);
+      if (entry.remaining <= 0) spent = true;
     }
-    this.#entries = this.#entries.filter((entry) => entry.remaining > 0);
+    // The list is copied only when a fault is used up, not on every request.
+    if (spent) this.#entries = this.#entries.filter((entry) => entry.remaining > 0);
     return fired;
   }
 
@@ -195,9 +205,14 @@ export class FaultController {
 /** `sendMessage` or `POST /messages` -> `POST /messages`; undefined for an unknown route. */
 function routeLabel(route: FaultRoute): string | undefined {
   if (route in ENDPOINTS) return endpointLabel(route as EndpointName);
-  const known = [...Object.keys(ENDPOINTS).map((n) => endpointLabel(n as EndpointName)), MEDIA_ROUTE];
-  return known.includes(route) ? route : undefined;
+  return ROUTE_LABELS.includes(route) ? route : undefined;
 }
 
 /** The label of the media download route, which is outside the endpoint table. */
 export const MEDIA_ROUTE = 'GET /media/{token}';
+
+/** Every route a fault can name by label. */
+const ROUTE_LABELS: readonly string[] = [
+  ...Object.keys(ENDPOINTS).map((name) => endpointLabel(name as EndpointName)),
+  MEDIA_ROUTE,
+];

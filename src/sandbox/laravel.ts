@@ -32,7 +32,7 @@ export function validationResponse(errors: FieldErrors): Response {
 }
 
 /** `sender_phone` -> `sender phone`: how Laravel names an attribute in its messages. */
-export function attribute(field: string): string {
+function attribute(field: string): string {
   return field.replaceAll('_', ' ');
 }
 

@@ -1,4 +1,4 @@
-import type { Scope } from '../endpoints.js';
+import { SCOPES, type Scope } from '../endpoints.js';
 
 /**
  * The API keys every sandbox tenant ships with, by role: one with every scope, one missing each
@@ -158,15 +158,17 @@ export const DEFAULT_TENANTS: readonly TenantSeed[] = Object.freeze([
   },
 ]);
 
+/** The one scope each `noX` key role lacks. */
+const MISSING_SCOPE: Readonly<Partial<Record<KeyRole, Scope>>> = {
+  noSend: 'messages.send',
+  noRead: 'messages.read',
+  noLookup: 'contacts.lookup',
+  noUsage: 'usage.read',
+};
+
 /** Scopes each key role carries: `full` has all, `noX` all but one, expired and revoked all. */
-export function scopesOf(role: KeyRole, all: readonly Scope[]): Scope[] {
-  const missing: Partial<Record<KeyRole, Scope>> = {
-    noSend: 'messages.send',
-    noRead: 'messages.read',
-    noLookup: 'contacts.lookup',
-    noUsage: 'usage.read',
-  };
-  return all.filter((scope) => scope !== missing[role]);
+export function scopesOf(role: KeyRole): Scope[] {
+  return SCOPES.filter((scope) => scope !== MISSING_SCOPE[role]);
 }
 
 /** `noSend` -> `no_send`: the snake_case role used in generated key strings. */

@@ -1,12 +1,21 @@
 import { createHash } from 'node:crypto';
 import type { EndpointName } from '../endpoints.js';
-import { errorResponse, json, laravelDate, paginate, positiveInt, validationResponse } from './laravel.js';
+import {
+  errorResponse,
+  type FieldErrors,
+  json,
+  laravelDate,
+  paginate,
+  positiveInt,
+  rules,
+  validationResponse,
+} from './laravel.js';
 import { SANDBOX_DEFAULTS } from './options.js';
 import { isPhone, isReachable } from './phones.js';
 import { mediaToken } from './random.js';
-import { readInput, validateSend } from './send-request.js';
-import type { SandboxState } from './state.js';
-import type { ApiKey, Tenant } from './tenants.js';
+import { readInput, TYPES, validateSend } from './send-request.js';
+import type { SandboxState, UploadRecord } from './state.js';
+import { type ApiKey, DAY, type Tenant } from './tenants.js';
 
 /** What a route handler gets: the authenticated tenant and key, and the request. */
 export interface RouteContext {
@@ -23,22 +32,16 @@ export interface RouteContext {
 
 type Route = (ctx: RouteContext) => Response | Promise<Response>;
 
-const DAY = 86_400_000;
-
 /** The start of the current billing period: the first day of this month, UTC. */
-function periodStart(now: number): number {
+function billingPeriod(now: number): { start: number; end: number } {
   const date = new Date(now);
-  return Date.UTC(date.getUTCFullYear(), date.getUTCMonth(), 1);
+  const start = Date.UTC(date.getUTCFullYear(), date.getUTCMonth(), 1);
+  return { start, end: Date.UTC(date.getUTCFullYear(), date.getUTCMonth() + 1, 1) - 1 };
 }
 
-function periodEnd(now: number): number {
-  const date = new Date(now);
-  return Date.UTC(date.getUTCFullYear(), date.getUTCMonth() + 1, 1) - 1;
-}
-
-/** Messages the tenant sent in the current period. */
-function sentThisPeriod(ctx: Pick<RouteContext, 'state' | 'tenant'>) {
-  const start = periodStart(ctx.state.now());
+/** Messages the tenant sent in the billing period of `now`. */
+function sentThisPeriod(ctx: Pick<RouteContext, 'state' | 'tenant'>, now: number) {
+  const { start } = billingPeriod(now);
   return ctx.state.logsOf(ctx.tenant.slug).filter((log) => log.sentAt >= start);
 }
 
@@ -62,13 +65,13 @@ export const ROUTES: Record<EndpointName, Route> = {
     }),
 
   subscription: ({ state, tenant }) => {
-    const now = state.now();
+    const period = billingPeriod(state.now());
     return json(200, {
       data: {
         status: tenant.subscriptionStatus,
         plan: { code: 'growth', name: 'Growth', message_limit: tenant.messageLimit },
-        current_period_start: laravelDate(periodStart(now)),
-        current_period_end: laravelDate(periodEnd(now)),
+        current_period_start: laravelDate(period.start),
+        current_period_end: laravelDate(period.end),
         trial_ends_at: null,
         cancel_at_period_end: false,
         manage_url: 'https://dashboard.sandbox.test/billing',
@@ -78,13 +81,14 @@ export const ROUTES: Record<EndpointName, Route> = {
 
   usage: (ctx) => {
     const now = ctx.state.now();
-    const logs = sentThisPeriod(ctx);
-    const byType: Record<string, number> = { text: 0, image: 0, voice: 0, document: 0 };
+    const period = billingPeriod(now);
+    const logs = sentThisPeriod(ctx, now);
+    const byType: Record<string, number> = Object.fromEntries(TYPES.map((type) => [type, 0]));
     for (const log of logs) byType[log.type] = (byType[log.type] ?? 0) + 1;
     const limit = ctx.tenant.messageLimit;
     return json(200, {
       data: {
-        period: { start: laravelDate(periodStart(now)), end: laravelDate(periodEnd(now)) },
+        period: { start: laravelDate(period.start), end: laravelDate(period.end) },
         messages: { sent: logs.length, limit, remaining: Math.max(0, limit - logs.length) },
         messages_by_type: byType,
         media_bytes: logs.reduce((sum, log) => sum + log.mediaBytes, 0),
@@ -108,12 +112,12 @@ export const ROUTES: Record<EndpointName, Route> = {
   lookupContact: ({ url, tenant }) => {
     const phone = url.searchParams.get('phone') ?? '';
     const senderPhone = url.searchParams.get('sender_phone') ?? '';
-    const errors: Record<string, string[]> = {};
-    if (!phone) errors['phone'] = ['The phone field is required.'];
-    else if (!isPhone(phone)) errors['phone'] = ['The phone field format is invalid.'];
+    const errors: FieldErrors = {};
+    if (!phone) errors['phone'] = [rules.required('phone')];
+    else if (!isPhone(phone)) errors['phone'] = [rules.format('phone')];
     const sender = tenant.senderNumbers.find((n) => n.phone === senderPhone);
-    if (!senderPhone) errors['sender_phone'] = ['The sender phone field is required.'];
-    else if (!sender) errors['sender_phone'] = ['The selected sender phone is invalid.'];
+    if (!senderPhone) errors['sender_phone'] = [rules.required('sender_phone')];
+    else if (!sender) errors['sender_phone'] = [rules.selected('sender_phone')];
     if (Object.keys(errors).length > 0 || !sender) return validationResponse(errors);
     const reachable = isReachable(phone);
     return json(200, {
@@ -140,21 +144,17 @@ export const ROUTES: Record<EndpointName, Route> = {
     if (!isReachable(send.toPhone)) {
       return validationResponse({ to_phone: ['The recipient cannot receive messages.'] });
     }
-    if (sentThisPeriod(ctx).length >= tenant.messageLimit) {
+    if (sentThisPeriod(ctx, ctx.state.now()).length >= tenant.messageLimit) {
       // 422, not 429: a quota does not reset in seconds, and 429 invites clients to retry a send.
       return errorResponse(
         422,
         `The message limit of your plan (${tenant.messageLimit} per period) has been reached. Upgrade your plan in the dashboard.`,
       );
     }
-    let mediaUrl: string | null = null;
-    let bytes: Uint8Array | undefined;
-    let token = '';
-    if (send.media) {
-      bytes = new Uint8Array(await send.media.arrayBuffer());
-      token = mediaToken();
-      mediaUrl = `${ctx.tenantBase}/media/${token}`;
-    }
+    const file = send.media;
+    const bytes = file ? new Uint8Array(await file.arrayBuffer()) : undefined;
+    const token = file ? mediaToken() : '';
+    const mediaUrl = file ? `${ctx.tenantBase}/media/${token}` : null;
     const log = state.addLog({
       tenant: tenant.slug,
       senderNumberId: send.sender.id,
@@ -165,19 +165,19 @@ export const ROUTES: Record<EndpointName, Route> = {
       mediaUrl,
       mediaBytes: bytes?.byteLength ?? 0,
     });
-    if (send.media && bytes && mediaUrl) {
-      const contentType = send.media.type || 'application/octet-stream';
-      state.media.set(token, { tenant: tenant.slug, contentType, bytes });
-      state.uploads.push({
+    if (file && bytes && mediaUrl) {
+      const upload: UploadRecord = {
         tenant: tenant.slug,
         logId: log.id,
-        filename: send.media.name,
-        contentType,
+        filename: file.name,
+        contentType: file.type || 'application/octet-stream',
         size: bytes.byteLength,
         sha256: createHash('sha256').update(bytes).digest('hex'),
         bytes,
         mediaUrl,
-      });
+      };
+      state.media.set(token, upload);
+      state.uploads.push(upload);
     }
     return json(201, { data: state.toMessageLog(log) });
   },

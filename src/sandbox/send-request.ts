@@ -1,3 +1,4 @@
+import { isPlainObject } from '../internal/is-plain-object.js';
 import { sendMessageParamsSchema } from '../schemas/validators.js';
 import { MEDIA_TYPES } from '../types/send.js';
 import { type FieldErrors, rules } from './laravel.js';
@@ -18,7 +19,8 @@ export interface ValidSend {
   readonly payload: Record<string, unknown>;
 }
 
-const TYPES = ['text', ...MEDIA_TYPES] as const;
+/** The message types `POST /messages` accepts. */
+export const TYPES = ['text', ...MEDIA_TYPES] as const;
 const MAX_CONTENT = 4096;
 const IMAGE_EXTENSIONS = ['jpg', 'jpeg', 'png', 'gif', 'webp', 'heic'];
 const VOICE_EXTENSIONS = ['mp3', 'm4a', 'aac', 'ogg', 'oga', 'opus', 'wav', 'amr', 'webm'];
@@ -33,9 +35,7 @@ export async function readInput(request: Request): Promise<Record<string, unknow
   let input: Record<string, unknown> = {};
   if (type.includes('json')) {
     const parsed: unknown = await request.json().catch(() => undefined);
-    if (typeof parsed === 'object' && parsed !== null && !Array.isArray(parsed)) {
-      input = parsed as Record<string, unknown>;
-    }
+    if (isPlainObject(parsed)) input = parsed;
   } else if (type.startsWith('multipart/form-data') || type.startsWith('application/x-www-form-urlencoded')) {
     const form = await request.formData();
     for (const [name, value] of form) input[name] = value;

@@ -1,5 +1,5 @@
 import { createServer, type IncomingMessage, type ServerResponse } from 'node:http';
-import type { AddressInfo, Socket } from 'node:net';
+import type { AddressInfo } from 'node:net';
 import { Readable } from 'node:stream';
 import { dropped } from './fault-responses.js';
 import { errorResponse } from './laravel.js';
@@ -43,12 +43,7 @@ export interface RunningSandbox extends Sandbox {
  */
 export async function startSandbox(options: StartSandboxOptions = {}): Promise<RunningSandbox> {
   const { port = 0, onError = console.error, ...sandboxOptions } = options;
-  const sockets = new Set<Socket>();
   const server = createServer();
-  server.on('connection', (socket) => {
-    sockets.add(socket);
-    socket.once('close', () => sockets.delete(socket));
-  });
   await new Promise<void>((resolve, reject) => {
     server.once('error', reject);
     server.listen(port, '127.0.0.1', () => {
@@ -59,7 +54,7 @@ export async function startSandbox(options: StartSandboxOptions = {}): Promise<R
   const url = `http://127.0.0.1:${(server.address() as AddressInfo).port}`;
   const sandbox = createSandbox({ ...sandboxOptions, origin: url });
   server.on('request', (req: IncomingMessage, res: ServerResponse) => {
-    serve(sandbox, url, req, res).catch((error: unknown) => {
+    serve(req, res).catch((error: unknown) => {
       onError(error);
       res.destroy();
     });
@@ -71,7 +66,7 @@ export async function startSandbox(options: StartSandboxOptions = {}): Promise<R
     close(): Promise<void> {
       closing ??= new Promise<void>((resolve) => {
         server.close(() => resolve());
-        for (const socket of sockets) socket.destroy();
+        // Idle keep-alive sockets and ones still answering (a stalled fault) alike.
         server.closeAllConnections();
       });
       return closing;
@@ -79,7 +74,7 @@ export async function startSandbox(options: StartSandboxOptions = {}): Promise<R
   });
 
   /** IncomingMessage -> Request, the handler, Response -> ServerResponse. */
-  async function serve(sb: Sandbox, origin: string, req: IncomingMessage, res: ServerResponse): Promise<void> {
+  async function serve(req: IncomingMessage, res: ServerResponse): Promise<void> {
     const abandoned = new AbortController();
     res.once('close', () => {
       if (!res.writableFinished) abandoned.abort();
@@ -98,7 +93,7 @@ export async function startSandbox(options: StartSandboxOptions = {}): Promise<R
     }
     let response: Response;
     try {
-      response = await sb.handle(new Request(new URL(req.url ?? '/', origin), init));
+      response = await sandbox.handle(new Request(new URL(req.url ?? '/', url), init));
     } catch (error) {
       onError(error);
       response = errorResponse(500, 'Server Error');

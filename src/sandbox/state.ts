@@ -1,4 +1,4 @@
-import type { EndpointName } from '../endpoints.js';
+import { issuesFromZod } from '../errors.js';
 import { messageLogSchema } from '../schemas/validators.js';
 import type { DeliveryStatus, MessageLog } from '../types/message-log.js';
 import { laravelDate } from './laravel.js';
@@ -81,7 +81,8 @@ export class SandboxState {
   readonly readAfterMs: number;
   readonly maxMediaBytes: number;
   logs: StoredLog[] = [];
-  media = new Map<string, { tenant: string; contentType: string; bytes: Uint8Array }>();
+  /** The uploads by the token of their `media_url`. */
+  media = new Map<string, UploadRecord>();
   uploads: UploadRecord[] = [];
   counters: SandboxCounters = { requests: {}, sendsStored: 0 };
   #conversations = new Map<string, number>();
@@ -113,7 +114,7 @@ export class SandboxState {
   }
 
   /** Counts one request to a route label. */
-  count(label: EndpointName | string): void {
+  count(label: string): void {
     this.counters.requests[label] = (this.counters.requests[label] ?? 0) + 1;
   }
 
@@ -180,10 +181,9 @@ export class SandboxState {
     // accept. A mismatch is a bug in the sandbox, so it fails loudly instead of answering.
     const checked = messageLogSchema.safeParse(body);
     if (!checked.success) {
+      const issues = issuesFromZod(checked.error).map((issue) => `${issue.path}: ${issue.message}`);
       throw new SandboxDriftError(
-        `The sandbox built a MessageLog the SDK's messageLogSchema rejects: ${checked.error.issues
-          .map((issue) => `${issue.path.join('.')}: ${issue.message}`)
-          .join('; ')}`,
+        `The sandbox built a MessageLog the SDK's messageLogSchema rejects: ${issues.join('; ')}`,
       );
     }
     return body;

@@ -1,4 +1,4 @@
-import { SCOPES, type Scope } from '../endpoints.js';
+import type { Scope } from '../endpoints.js';
 import {
   DEFAULT_TENANTS,
   KEY_ROLES,
@@ -41,7 +41,8 @@ export interface Tenant {
   subscriptionStatus: string;
 }
 
-const DAY = 86_400_000;
+/** One day in ms. */
+export const DAY = 86_400_000;
 
 /** Builds the tenants from the options: deterministic ids and key strings, so docs can show them. */
 export function buildTenants(options: SandboxOptions, now: number): Tenant[] {
@@ -62,7 +63,7 @@ export function buildTenants(options: SandboxOptions, now: number): Tenant[] {
         id: ++keyId,
         role,
         key: seed.keys?.[role] ?? `${prefix}_${seed.slug}_${snakeRole(role)}`,
-        scopes: scopesOf(role, SCOPES),
+        scopes: scopesOf(role),
         expiresAt: role === 'expired' ? now - DAY : null,
         revoked: role === 'revoked',
       }),

@@ -13,6 +13,7 @@
  * a construct it does not know makes `precheck` throw when the schema module loads, and
  * test/core/schema-fast-paths.test.ts checks that whatever it accepts, Zod accepts with the same value.
  */
+import { isPlainObject } from '../internal/is-plain-object.js';
 import type * as z from './zod.js';
 
 /** A predicate that is true only for values the schema accepts unchanged. */
@@ -108,7 +109,7 @@ function objectPrecheck(def: Def, where: string): Precheck {
     checks.push(precheck(field));
   }
   return (value) => {
-    if (typeof value !== 'object' || value === null || Array.isArray(value)) return false;
+    if (!isPlainObject(value)) return false;
     // JSON.parse makes "__proto__" an own key, which Zod's copy leaves out: let Zod do it.
     if (Object.hasOwn(value, '__proto__')) return false;
     const record = value as Record<string, unknown>;

@@ -64,6 +64,13 @@ export async function startServer(handler: Handler): Promise<TestServer> {
   };
 }
 
+/** The URL of a loopback port nothing listens on (a server started and closed): connections are refused. */
+export async function refusedUrl(): Promise<string> {
+  const dead = await startServer(() => undefined);
+  await dead.close();
+  return dead.url;
+}
+
 /** Answers with a JSON body. */
 export function json(res: ServerResponse, status: number, body: unknown, headers: Record<string, string> = {}): void {
   res.writeHead(status, { 'content-type': 'application/json', ...headers });

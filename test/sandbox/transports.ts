@@ -10,6 +10,25 @@ export interface Harness {
   close(): Promise<void>;
 }
 
+/**
+ * The client factory of a harness: a client of `tenant` with the key of `role`, over `fetch` when
+ * given (else undici to the sandbox's server); each client made is added to `made`, if given.
+ */
+function clientFactory(sandbox: Sandbox, fetch?: typeof globalThis.fetch, made?: MessagingClient[]): Harness['client'] {
+  return (tenant = 'acme', role = 'full', maxRetries = 0) => {
+    const t = sandbox.tenants[tenant];
+    if (!t) throw new Error(tenant);
+    const client = new MessagingClient({
+      baseUrl: t.baseUrl,
+      apiKey: t.keys[role],
+      maxRetries,
+      ...(fetch && { fetch }),
+    });
+    made?.push(client);
+    return client;
+  };
+}
+
 /** The three ways the sandbox is used: a real server, its in-process fetch, and msw. */
 export const TRANSPORTS: Record<'server' | 'fetch' | 'msw', (options?: SandboxOptions) => Promise<Harness>> = {
   async server(options) {
@@ -17,13 +36,7 @@ export const TRANSPORTS: Record<'server' | 'fetch' | 'msw', (options?: SandboxOp
     const clients: MessagingClient[] = [];
     return {
       sandbox,
-      client(tenant = 'acme', role = 'full', maxRetries = 0) {
-        const t = sandbox.tenants[tenant];
-        if (!t) throw new Error(tenant);
-        const client = new MessagingClient({ baseUrl: t.baseUrl, apiKey: t.keys[role], maxRetries });
-        clients.push(client);
-        return client;
-      },
+      client: clientFactory(sandbox, undefined, clients),
       async close() {
         await Promise.all(clients.map((c) => c.close()));
         await sandbox.close();
@@ -34,11 +47,7 @@ export const TRANSPORTS: Record<'server' | 'fetch' | 'msw', (options?: SandboxOp
     const sandbox = createSandbox(options);
     return {
       sandbox,
-      client(tenant = 'acme', role = 'full', maxRetries = 0) {
-        const t = sandbox.tenants[tenant];
-        if (!t) throw new Error(tenant);
-        return new MessagingClient({ baseUrl: t.baseUrl, apiKey: t.keys[role], fetch: sandbox.fetch, maxRetries });
-      },
+      client: clientFactory(sandbox, sandbox.fetch),
       async close() {},
     };
   },
@@ -48,11 +57,7 @@ export const TRANSPORTS: Record<'server' | 'fetch' | 'msw', (options?: SandboxOp
     server.listen({ onUnhandledFrame: 'error' });
     return {
       sandbox,
-      client(tenant = 'acme', role = 'full', maxRetries = 0) {
-        const t = sandbox.tenants[tenant];
-        if (!t) throw new Error(tenant);
-        return new MessagingClient({ baseUrl: t.baseUrl, apiKey: t.keys[role], fetch: globalThis.fetch, maxRetries });
-      },
+      client: clientFactory(sandbox, globalThis.fetch),
       async close() {
         server.close();
       },
