@@ -2,19 +2,22 @@ import { inspect } from 'node:util';
 import { Executor } from './core/executor.js';
 import { FetchTransport } from './core/fetch-transport.js';
 import { openObject } from './core/parse.js';
-import { pollDelivery, type ReadLog, type WaitForDeliveryOptions } from './core/poll.js';
+import { pollDelivery, type ReadLog } from './core/poll.js';
 import { PollScheduler } from './core/poll-scheduler.js';
 import type { Transport } from './core/transport.js';
 import { UndiciTransport } from './core/undici-transport.js';
-import { ENDPOINTS, type EndpointName, endpointLabel } from './endpoints.js';
-import { ValidationError } from './errors.js';
-import { resolveClientConfig, resolvePollSettings } from './internal/config.js';
-import type { ClientOptions, RequestOptions } from './options.js';
+import type { EndpointName } from './endpoints.js';
+import { resolveClientConfig } from './internal/client-config.js';
+import { readFields } from './internal/input.js';
+import { resolvePollSettings } from './internal/poll-options.js';
+import { checkPathParams } from './internal/route.js';
 import { Contacts } from './resources/contacts.js';
-import { assertMessageLogId, Messages } from './resources/messages.js';
+import { Messages } from './resources/messages.js';
 import { SenderNumbers } from './resources/sender-numbers.js';
 import type { JsonObject } from './types/json.js';
 import type { MessageLog } from './types/message-log.js';
+import type { ClientOptions, RequestOptions } from './types/options.js';
+import type { WaitForDeliveryOptions } from './types/polling.js';
 
 /** What a client made by `withOptions` takes over from its parent (see there). */
 interface Inherited {
@@ -22,8 +25,13 @@ interface Inherited {
   readonly scheduler: { current?: PollScheduler } | undefined;
 }
 
-/** Set only while `withOptions` constructs a client: a constructor parameter would be public. */
-let inheriting: Inherited | undefined;
+/**
+ * The internal option under which `withOptions` hands a new client its inheritance. A symbol
+ * that is never exported: callers cannot pass it, and option checks (own string keys) never see it.
+ */
+const INHERIT = Symbol('tenant-messaging.inherit');
+
+type ConstructorOptions = ClientOptions & { readonly [INHERIT]?: Inherited };
 
 /**
  * The Tenant Messaging API client. Construct it once and share it: it keeps a pool of keep-alive
@@ -67,12 +75,10 @@ export class MessagingClient {
    * @throws ValidationError when an option is missing or malformed, naming it and saying how to fix it.
    */
   constructor(options: ClientOptions = {}) {
-    // Taken first, before any code of the caller's (an option getter) could run and construct
-    // another client that would pick it up.
-    const inherited = inheriting;
-    inheriting = undefined;
+    const inherited = (options as ConstructorOptions | null)?.[INHERIT];
     // `process` is absent in a browser, where the config check must still run to refuse politely.
     const config = resolveClientConfig(options, globalThis.process?.env ?? {});
+    options = config.options;
     this.#options = options;
     this.baseUrl = config.apiBase;
     this.timeout = config.timeout;
@@ -104,18 +110,10 @@ export class MessagingClient {
    * ```
    */
   withOptions(options: ClientOptions): MessagingClient {
-    if (typeof options !== 'object' || options === null) {
-      throw new ValidationError('Invalid MessagingClient options', [
-        {
-          path: '',
-          message: `withOptions takes an object of options, got ${options === null ? 'null' : typeof options}`,
-        },
-      ]);
-    }
+    const given = readFields(options, 'Invalid MessagingClient options', '{ timeout: 120_000 }');
     // An option given as undefined (`apiKey: process.env.UNSET`) changes nothing: it must not
     // erase the parent's value and fall back to the environment's key.
-    const changed = Object.fromEntries(Object.entries(options).filter(([, value]) => value !== undefined));
-    const merged = { ...this.#options, ...changed } as ClientOptions;
+    const changed = Object.fromEntries(Object.entries(given).filter(([, value]) => value !== undefined));
     const changes = (name: keyof ClientOptions) => name in changed;
     const inherited: Inherited | undefined =
       changes('fetch') || changes('dispatcher')
@@ -124,13 +122,8 @@ export class MessagingClient {
             transport: this.#transport,
             scheduler: changes('baseUrl') || changes('apiKey') || changes('polling') ? undefined : this.#scheduler,
           };
-    inheriting = inherited;
-    try {
-      return new MessagingClient(merged);
-    } finally {
-      // The constructor took it already; this covers a constructor that never ran.
-      inheriting = undefined;
-    }
+    const merged: ConstructorOptions = { ...this.#options, ...changed, ...(inherited ? { [INHERIT]: inherited } : {}) };
+    return new MessagingClient(merged);
   }
 
   /**
@@ -184,8 +177,8 @@ export class MessagingClient {
    * })
    * ```
    */
-  async waitForDelivery(id: number, options: WaitForDeliveryOptions = {}): Promise<MessageLog> {
-    assertMessageLogId(id);
+  async waitForDelivery(id: number, options?: WaitForDeliveryOptions): Promise<MessageLog> {
+    checkPathParams('getMessage', { messageLog: id });
     const settings = resolvePollSettings(options);
     // One attempt per poll: the poller is the retry loop, and it knows the overall deadline.
     const readLog: ReadLog = ({ signal, timeout }) => this.messages.get(id, { signal, timeout, maxRetries: 0 });
@@ -221,9 +214,7 @@ export class MessagingClient {
     return { baseUrl: this.baseUrl, timeout: this.timeout, maxRetries: this.maxRetries, apiKey: '[redacted]' };
   }
 
-  async #readObject(name: EndpointName, options: RequestOptions | undefined): Promise<JsonObject> {
-    const { method, path } = ENDPOINTS[name];
-    const endpoint = endpointLabel(name);
-    return openObject(await this.#executor.call({ endpoint, method, path }, options), endpoint);
+  async #readObject(name: EndpointName & ('me' | 'subscription' | 'usage'), options: RequestOptions | undefined) {
+    return openObject(await this.#executor.call(name, {}, options), name);
   }
 }

@@ -31,8 +31,13 @@ export class ValidationError extends MessagingError {
   /** Every problem found, each with the field it concerns. */
   readonly issues: readonly Issue[];
 
-  constructor(what: string, issues: readonly Issue[]) {
-    super(`${what}:\n${issues.map((i) => `  - ${i.path || '(value)'}: ${i.message}`).join('\n')}`);
+  /**
+   * @param what what was invalid, e.g. `Invalid send parameters`
+   * @param issues every problem found
+   * @param options `cause`: the error behind it (a caller's throwing getter, a failed media stream)
+   */
+  constructor(what: string, issues: readonly Issue[], options?: ErrorOptions) {
+    super(`${what}:\n${issues.map((i) => `  - ${i.path || '(value)'}: ${i.message}`).join('\n')}`, options);
     this.issues = issues;
   }
 
@@ -83,10 +88,31 @@ export function issuesFromZod(error: SchemaIssues, prefix = ''): Issue[] {
   }));
 }
 
-/** Raised when the service could not be reached, or the connection failed before a full response arrived. */
+/** Options of `APIConnectionError`: the cause, and whether the request certainly never left. */
+export interface ConnectionErrorOptions extends ErrorOptions {
+  /** @default false */
+  readonly neverSent?: boolean | undefined;
+}
+
+/**
+ * Raised when the service could not be reached, or the connection failed before a full response arrived.
+ *
+ * @example
+ * ```ts
+ * if (error instanceof APIConnectionError && error.neverSent) console.log('safe to send again')
+ * ```
+ */
 export class APIConnectionError extends MessagingError {
-  constructor(message = 'Could not reach the Tenant Messaging API.', options?: ErrorOptions) {
+  /**
+   * True when the connection was never established (refused, DNS failure, connect timeout), so not
+   * one byte of the request reached the service; false when it may have.
+   * @default false
+   */
+  readonly neverSent: boolean;
+
+  constructor(message = 'Could not reach the Tenant Messaging API.', options?: ConnectionErrorOptions) {
     super(message, options);
+    this.neverSent = options?.neverSent === true;
   }
 }
 

@@ -1,6 +1,7 @@
 /**
  * tenant-messaging: the TypeScript SDK of the Tenant Messaging API.
- * The public surface, chosen name by name: nothing under `internal/` is reachable.
+ * The public surface, chosen name by name. Public types come from `types/`; nothing under
+ * `internal/` is exported (the `exports` map makes this file the only way in).
  */
 
 export {
@@ -13,14 +14,12 @@ export {
   UnprocessableEntityError,
 } from './api-error.js';
 export { MessagingClient } from './client.js';
-export type { UploadProgress } from './core/executor.js';
-export { type ListQuery, Page, type PageLinks, type PageMeta, PagePromise } from './core/pagination.js';
-export type { WaitForDeliveryOptions } from './core/poll.js';
-export type { PollingOptions } from './core/poll-scheduler.js';
+export { Page, PagePromise } from './core/pagination.js';
 export { ENDPOINTS, type EndpointDefinition, type EndpointName, SCOPES, type Scope } from './endpoints.js';
 export {
   APIConnectionError,
   APITimeoutError,
+  type ConnectionErrorOptions,
   DeliveryTimeoutError,
   type Issue,
   MessagingError,
@@ -29,16 +28,14 @@ export {
   SendOutcomeUnknownError,
   ValidationError,
 } from './errors.js';
-export type { Logger, LogLevel } from './internal/log.js';
-export type { QueryValue } from './internal/query.js';
 export { type MediaFromPathOptions, type MediaInput, mediaFromPath, type NamedMedia, PathMedia } from './media.js';
-export type { ClientOptions, FetchLike, RequestOptions, SendOptions } from './options.js';
 export { DEFAULTS } from './options.js';
-export type { ContactLookupParams, Contacts } from './resources/contacts.js';
+export type { Contacts } from './resources/contacts.js';
 export type { Messages } from './resources/messages.js';
 export type { SenderNumbers } from './resources/sender-numbers.js';
 export type { JsonObject, JsonValue } from './types/json.js';
 export type { KnownOrString } from './types/known-or-string.js';
+export type { Logger, LogLevel } from './types/logger.js';
 export {
   DELIVERY_STATUSES,
   type DeliveryStatus,
@@ -47,6 +44,9 @@ export {
   type MessageType,
   type ResponsePayload,
 } from './types/message-log.js';
+export type { ClientOptions, FetchLike, RequestOptions, SendOptions, UploadProgress } from './types/options.js';
+export type { PollingOptions, WaitForDeliveryOptions } from './types/polling.js';
+export type { ContactLookupParams, ListQuery, PageLinks, PageMeta, QueryValue } from './types/query.js';
 export {
   MEDIA_TYPES,
   type MediaMessageType,

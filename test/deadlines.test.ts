@@ -41,7 +41,7 @@ describe('one deadline per attempt covers headers and body', () => {
       json(res, 200, { data: messageLog() });
     });
     const client = new MessagingClient({ baseUrl: server.url, apiKey: 'k', timeout: 100 });
-    await expect(client.messages.get(1)).resolves.toMatchObject({ id: 42 });
+    await expect(client.messages.get(42)).resolves.toMatchObject({ id: 42 });
     expect(server.requests).toHaveLength(2);
 
     await server.close();
@@ -81,7 +81,7 @@ describe('connection resets', () => {
       else json(res, 200, { data: messageLog() });
     });
     const client = new MessagingClient({ baseUrl: server.url, apiKey: 'k' });
-    await expect(client.messages.get(1)).resolves.toMatchObject({ id: 42 });
+    await expect(client.messages.get(42)).resolves.toMatchObject({ id: 42 });
     const error = await client.messages.send(text).catch((e: unknown) => e);
     expect(error).toBeInstanceOf(SendOutcomeUnknownError);
     expect((error as Error).cause).toBeInstanceOf(APIConnectionError);

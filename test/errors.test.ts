@@ -141,7 +141,7 @@ describe('bodies that break the specification', () => {
           channel: 'whatsapp',
         }),
       });
-    const log = await client.messages.get(1);
+    const log = await client.messages.get(42);
     expect(log.delivery_status).toBe('failed');
     expect(log.message_type).toBe('sticker');
     expect(log.request_payload).toEqual({});

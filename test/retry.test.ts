@@ -29,7 +29,7 @@ const text = { sender_phone: '+1', to_phone: '+2', type: 'text', content: 'hi' }
 describe('retries over real HTTP', () => {
   it('a read is retried on 503 and 429 until it succeeds', async () => {
     const client = await serve([503, 429], { 'retry-after': '0' });
-    await expect(client.messages.get(1)).resolves.toMatchObject({ id: 42 });
+    await expect(client.messages.get(42)).resolves.toMatchObject({ id: 42 });
     expect(server?.requests).toHaveLength(3);
   });
 

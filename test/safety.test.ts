@@ -1,4 +1,5 @@
 import { getEventListeners } from 'node:events';
+import fc from 'fast-check';
 import { type Logger, MessagingClient, ValidationError } from 'tenant-messaging';
 import { describe, expect, it, vi } from 'vitest';
 import { json, startServer } from './helpers/server.js';
@@ -6,12 +7,25 @@ import { json, startServer } from './helpers/server.js';
 const KEY = 'tm_live_NEVER_LOG_ME_42';
 
 describe('plain http', () => {
-  it.each(['http://127.0.0.1:8080', 'http://localhost:3000', 'http://api.localhost', 'http://[::1]:8080'])(
+  it.each(['http://127.0.0.1:8080', 'http://localhost:3000', 'http://[::1]:8080'])(
     'is allowed to loopback: %s',
     (baseUrl) => {
       expect(() => new MessagingClient({ baseUrl, apiKey: KEY })).not.toThrow();
     },
   );
+
+  it('is refused for names under .localhost: they resolve through DNS like any other name', () => {
+    // Any label, any depth: the connection would ask the resolver, which may answer any address.
+    const label = fc.stringMatching(/^[a-z0-9]([a-z0-9-]{0,20}[a-z0-9])?$/);
+    fc.assert(
+      fc.property(fc.array(label, { minLength: 1, maxLength: 3 }), fc.constantFrom('', ':8080'), (labels, port) => {
+        const baseUrl = `http://${labels.join('.')}.localhost${port}`;
+        expect(() => new MessagingClient({ baseUrl, apiKey: KEY })).toThrow(/unencrypted/);
+        expect(() => new MessagingClient({ baseUrl, apiKey: KEY, allowInsecureHttp: true })).not.toThrow();
+      }),
+      { seed: 12, numRuns: 100 },
+    );
+  });
 
   it('is refused for other hosts, saying why and how to opt in', () => {
     const make = () => new MessagingClient({ baseUrl: 'http://acme.example.com', apiKey: KEY });

@@ -147,9 +147,10 @@ describe('many waits share one scheduler', () => {
   it('keeps the poll rate under polling.maxPerSecond and resolves every wait', async () => {
     const seen: number[] = [];
     const started = performance.now();
-    server = await startServer((_req, res) => {
+    server = await startServer((req, res) => {
       seen.push(performance.now() - started);
-      json(res, 200, { data: messageLog({ delivery_status: seen.length > 60 ? 'delivered' : 'sent' }) });
+      const id = Number(req.url.split('/').pop());
+      json(res, 200, { data: messageLog({ id, delivery_status: seen.length > 60 ? 'delivered' : 'sent' }) });
     });
     const client = new MessagingClient({
       baseUrl: server.url,

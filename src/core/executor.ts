@@ -1,21 +1,20 @@
 import type { Readable } from 'node:stream';
 import pRetry from 'p-retry';
-import { APIError, errorFromResponse } from '../api-error.js';
-import {
-  APIConnectionError,
-  APITimeoutError,
-  MessagingError,
-  ResponseValidationError,
-  ValidationError,
-} from '../errors.js';
-import { checkRequestOptions } from '../internal/config.js';
+import type { EndpointName, PathParams } from '../endpoints.js';
+import { type CallOptions, checkCallOptions } from '../internal/call-options.js';
+import { describeValue } from '../internal/describe-value.js';
 import type { Log } from '../internal/log.js';
-import { describeNetworkError, failedBeforeConnecting, refusedByHttpClient } from '../internal/network-error.js';
-import { type QueryValue, toQueryString } from '../internal/query.js';
+import { toQueryString } from '../internal/query.js';
+import { fillPath, type Route, routeOf } from '../internal/route.js';
 import { sleep } from '../internal/sleep.js';
-import type { RequestOptions } from '../options.js';
-import { DEFAULT_RETRY_POLICY, decideRetry, type RetryDecision } from './retry.js';
-import { BodyTooLargeError, DeadlineExceededError, type Transport, type TransportResponse } from './transport.js';
+import type { RequestOptions, SendOptions, UploadProgress } from '../types/options.js';
+import type { ListQuery } from '../types/query.js';
+import { classifyFailure } from './classify.js';
+import { type ApiResult, toResult } from './response.js';
+import { DEFAULT_RETRY_POLICY, decideRetry } from './retry.js';
+import type { Transport } from './transport.js';
+
+export type { ApiResult } from './response.js';
 
 /** A request body the executor can (re)produce for each attempt. */
 export type RequestBody =
@@ -28,33 +27,13 @@ export type RequestBody =
       readonly replayable: boolean;
     };
 
-/** One API call as the resources describe it. */
-export interface ApiCall {
-  /** The endpoint's name for messages, e.g. `GET /messages/{messageLog}`. */
-  readonly endpoint: string;
-  readonly method: 'GET' | 'POST';
-  /** The path below `/api/v1`, parameters filled in, e.g. `/messages/42`. */
-  readonly path: string;
-  readonly query?: Readonly<Record<string, QueryValue>> | undefined;
+/** What a resource gives for one call of an endpoint: its path ids, query and body. */
+export type CallRequest<Name extends EndpointName> = (PathParams<Name> extends undefined
+  ? { readonly params?: undefined }
+  : { readonly params: PathParams<Name> }) & {
+  readonly query?: ListQuery | undefined;
   readonly body?: RequestBody | undefined;
-  /** Called as the request body leaves, with the bytes sent so far and the total when known. */
-  readonly onUploadProgress?: ((progress: UploadProgress) => void) | undefined;
-}
-
-/** How much of a request body has been sent. */
-export interface UploadProgress {
-  /** Bytes of the body written to the connection so far, in this attempt. */
-  readonly loaded: number;
-  /** The body's size, when known (`Content-Length`); undefined for a stream of unknown size. */
-  readonly total: number | undefined;
-}
-
-/** A successful (2xx) response with its JSON body parsed. */
-export interface ApiResult {
-  readonly status: number;
-  readonly headers: Readonly<Record<string, string>>;
-  readonly body: unknown;
-}
+};
 
 /** The client's resolved settings, fixed at construction. */
 export interface ExecutorConfig {
@@ -66,23 +45,22 @@ export interface ExecutorConfig {
   readonly log: Log;
 }
 
-/** Errors of attempts that failed before a connection existed: the request never left. */
-const neverSent = new WeakSet<object>();
-
-/**
- * True when a failed request may still have been processed by the service: a connection error
- * after the connection was made (a timeout, a reset), or a status that does not say "not done"
- * (408 and 5xx may come from a proxy while the service carried on).
- */
-export function mayHaveBeenProcessed(error: unknown): boolean {
-  if (error instanceof APIConnectionError) return !neverSent.has(error);
-  if (error instanceof APIError) return error.status === 408 || error.status >= 500;
-  return false;
+/** One call, resolved: everything each attempt needs. */
+interface Exchange {
+  readonly route: Route;
+  readonly path: string;
+  readonly url: string;
+  readonly headers: Readonly<Record<string, string>>;
+  readonly body: RequestBody | undefined;
+  readonly timeout: number;
+  readonly signal: AbortSignal | undefined;
+  readonly onUploadProgress: CallOptions['onUploadProgress'];
 }
 
 /**
- * Runs API calls: builds the URL and headers, applies the per-attempt deadline, maps failures to
- * typed errors, and retries what the retry policy allows. Resources never touch a transport directly.
+ * Runs API calls from the endpoint table: fills the row's path template, builds the URL and
+ * headers, applies the per-attempt deadline, maps failures to typed errors (`classifyFailure`),
+ * and retries what the retry policy allows. Resources never touch a transport directly.
  */
 export class Executor {
   readonly #config: ExecutorConfig;
@@ -95,153 +73,104 @@ export class Executor {
     this.#jsonHeaders = Object.freeze({ ...config.headers, 'content-type': 'application/json' });
   }
 
-  async call(call: ApiCall, options: RequestOptions = {}): Promise<ApiResult> {
-    checkRequestOptions(options);
+  /**
+   * Calls the endpoint `name` of the table. Ids, query and options are checked before any I/O.
+   *
+   * Retries: p-retry owns the loop and counts the budget (`maxRetries`); for each failure it
+   * still allows, `decideRetry` says whether to retry and after how long (it honours
+   * `Retry-After`, and never repeats a send that may have reached the service).
+   */
+  async call<Name extends EndpointName>(
+    name: Name,
+    request: CallRequest<Name>,
+    given?: RequestOptions | SendOptions,
+  ): Promise<ApiResult> {
+    const route = routeOf(name);
+    const path = fillPath(route, request.params);
+    const options = checkCallOptions(given, request.body !== undefined);
     const config = this.#config;
-    const url = config.apiBase + call.path + toQueryString(call.query);
-    const headers = this.#headers(call, options);
-    const timeout = options.timeout ?? config.timeout;
-    const maxRetries = options.maxRetries ?? config.maxRetries;
+    const { body } = request;
     const { signal } = options;
-    const idempotent = call.method === 'GET';
-    const replayable = call.body?.kind !== 'stream' || call.body.replayable;
-
-    const attempt = (n: number) => this.#attempt(call, url, headers, timeout, signal, n);
-    // The first attempt runs directly: most calls succeed, and p-retry's machinery is only worth
-    // its allocations once something has failed.
-    try {
-      return await attempt(1);
-    } catch (error) {
-      const first = this.#decide(error, 1, idempotent, replayable, maxRetries);
-      if (!first.retry) throw error;
-      await this.#wait(first, call, 1, signal);
-    }
-
-    let decision: RetryDecision | undefined;
-    return pRetry((n) => attempt(n + 1), {
-      retries: maxRetries - 1,
-      // Delays come from our own policy (it honours Retry-After), slept in onFailedAttempt.
+    const exchange: Exchange = {
+      route,
+      path,
+      url: config.apiBase + path + toQueryString(request.query),
+      headers: this.#headers(body, options.headers),
+      body,
+      timeout: options.timeout ?? config.timeout,
+      signal,
+      onUploadProgress: options.onUploadProgress,
+    };
+    const replayable = body?.kind !== 'stream' || body.replayable;
+    return pRetry((attempt) => this.#attempt(exchange, attempt), {
+      retries: options.maxRetries ?? config.maxRetries,
+      // The delay comes from the policy (it honours Retry-After) and is slept in shouldRetry.
       minTimeout: 0,
-      maxTimeout: 0,
       ...(signal ? { signal } : {}),
-      onFailedAttempt: async ({ error, attemptNumber }) => {
-        decision = this.#decide(error, attemptNumber + 1, idempotent, replayable, maxRetries);
-        if (decision.retry) await this.#wait(decision, call, attemptNumber + 1, signal);
+      shouldRetry: async ({ error, attemptNumber }) => {
+        const failed = { error, attempt: attemptNumber, idempotent: route.idempotent, replayable };
+        const decision = decideRetry(failed, DEFAULT_RETRY_POLICY, Math.random);
+        if (!decision.retry) return false;
+        config.log.info?.(`retrying ${route.method} ${path} in ${decision.delayMs} ms: ${decision.reason}`, {
+          attempt: attemptNumber,
+          delayMs: decision.delayMs,
+        });
+        await sleep(decision.delayMs, signal);
+        return true;
       },
-      shouldRetry: () => decision?.retry === true,
     });
   }
 
-  #decide(
-    error: unknown,
-    attempt: number,
-    idempotent: boolean,
-    replayable: boolean,
-    maxRetries: number,
-  ): RetryDecision {
-    return decideRetry(
-      { error, attempt, idempotent, replayable, neverSent: neverSent.has(error as object) },
-      { ...DEFAULT_RETRY_POLICY, maxRetries },
-      Math.random,
-    );
-  }
-
-  async #wait(
-    decision: RetryDecision & { retry: true },
-    call: ApiCall,
-    attempt: number,
-    signal: AbortSignal | undefined,
-  ) {
-    this.#config.log.info?.(`retrying ${call.method} ${call.path} in ${decision.delayMs} ms: ${decision.reason}`, {
-      attempt,
-      delayMs: decision.delayMs,
-    });
-    await sleep(decision.delayMs, signal);
-  }
-
-  #headers(call: ApiCall, options: RequestOptions): Record<string, string> {
+  /** The request's headers: the client's, the call's own (checked), and the body's content type. */
+  #headers(body: RequestBody | undefined, extra: Readonly<Record<string, string>> | undefined) {
     const base = this.#config.headers;
-    const extra = options.headers;
-    if (!extra && !call.body) return base as Record<string, string>;
-    if (!extra && call.body?.kind === 'json') return this.#jsonHeaders as Record<string, string>;
-    const headers: Record<string, string> = { ...base };
-    if (extra) for (const name in extra) headers[name.toLowerCase()] = extra[name] as string;
-    if (call.body?.kind === 'json') headers['content-type'] = 'application/json';
+    if (!extra) return body?.kind === 'json' ? this.#jsonHeaders : base;
+    const headers: Record<string, string> = { ...base, ...extra };
+    if (body?.kind === 'json') headers['content-type'] = 'application/json';
     // The key always comes from the client, whatever the per-call headers said.
     headers['x-api-key'] = base['x-api-key'] as string;
     return headers;
   }
 
-  async #attempt(
-    call: ApiCall,
-    url: string,
-    headers: Record<string, string>,
-    timeout: number,
-    signal: AbortSignal | undefined,
-    attempt: number,
-  ): Promise<ApiResult> {
-    signal?.throwIfAborted();
-    const { log } = this.#config;
+  /** One attempt: the exchange through the transport, its failure classified, its answer read. */
+  async #attempt(x: Exchange, attempt: number): Promise<ApiResult> {
+    const { log, transport } = this.#config;
+    const { route, path } = x;
     const started = log.debug ? performance.now() : 0;
-    let response: TransportResponse;
+    let response: Awaited<ReturnType<Transport['send']>>;
     try {
       let body: string | Readable | undefined;
-      let sendHeaders = headers;
+      let headers = x.headers;
       let onBodyBytes: ((bytes: number) => void) | undefined;
-      if (call.body?.kind === 'json') body = call.body.text;
-      else if (call.body?.kind === 'stream') {
-        const opened = call.body.open();
+      if (x.body?.kind === 'json') body = x.body.text;
+      else if (x.body?.kind === 'stream') {
+        const opened = x.body.open();
         body = opened.stream;
-        sendHeaders = { ...headers, ...opened.headers };
-        if (call.onUploadProgress) onBodyBytes = progressCounter(call.onUploadProgress, opened.headers, log);
+        headers = { ...headers, ...opened.headers };
+        if (x.onUploadProgress) onBodyBytes = progressCounter(x.onUploadProgress, opened.headers, log);
       }
-      response = await this.#config.transport.send({
-        method: call.method,
-        url,
-        headers: sendHeaders,
-        body,
-        signal,
-        timeout,
-        onBodyBytes,
-      });
+      const { url, timeout, signal } = x;
+      response = await transport.send({ method: route.method, url, headers, body, signal, timeout, onBodyBytes });
     } catch (error) {
-      log.debug?.(`${call.method} ${call.path} failed`, {
-        method: call.method,
-        path: call.path,
+      const failure = classifyFailure(error, { ...x, method: route.method, label: route.label });
+      log.debug?.(`${route.method} ${path} failed`, {
+        method: route.method,
+        path,
         attempt,
         durationMs: Math.round(performance.now() - started),
-        error: error instanceof Error ? error.message : String(error),
+        error: failure instanceof Error ? failure.message : String(failure),
       });
-      if (signal?.aborted) throw signal.reason;
-      if (error instanceof DeadlineExceededError) throw new APITimeoutError(timeout, { cause: error });
-      if (error instanceof MessagingError) throw error;
-      if (refusedByHttpClient(error)) {
-        // Never sent, and it would fail the same way again: the caller's input, not the network.
-        throw new ValidationError(`The HTTP client refused ${call.method} ${call.path} before sending it`, [
-          { path: '', message: error instanceof Error ? error.message : String(error) },
-        ]);
-      }
-      if (error instanceof BodyTooLargeError) {
-        throw new ResponseValidationError(call.endpoint, error.status, undefined, [
-          { path: '', message: error.message },
-        ]);
-      }
-      const wrapped = new APIConnectionError(
-        `Could not complete ${call.method} ${call.path}: ${describeNetworkError(error)}. Check that the base URL is reachable from this server.`,
-        { cause: error },
-      );
-      if (failedBeforeConnecting(error)) neverSent.add(wrapped);
-      throw wrapped;
+      throw failure;
     }
-    log.debug?.(`${call.method} ${call.path} ${response.status}`, {
-      method: call.method,
-      path: call.path,
+    log.debug?.(`${route.method} ${path} ${response.status}`, {
+      method: route.method,
+      path,
       status: response.status,
       attempt,
       durationMs: Math.round(performance.now() - started),
       requestId: response.headers['x-request-id'],
     });
-    return toResult(call, response);
+    return toResult(route, path, response);
   }
 }
 
@@ -260,30 +189,8 @@ function progressCounter(
     try {
       report({ loaded, total });
     } catch (error) {
-      if (!warned) log.warn?.('onUploadProgress threw; the upload goes on', { error: String(error) });
+      if (!warned) log.warn?.('onUploadProgress threw; the upload goes on', { error: describeValue(error) });
       warned = true;
     }
   };
-}
-
-function toResult(call: ApiCall, response: TransportResponse): ApiResult {
-  const { status, headers, text } = response;
-  if (status >= 300 && status < 400) {
-    const location = headers['location'] ?? '(no Location header)';
-    const error = errorFromResponse(status, text, headers);
-    error.message = `The service answered ${call.method} ${call.path} with HTTP ${status}, redirecting to ${location}. The SDK does not follow redirects, so your API key only goes to the base URL's origin: check that baseUrl is the tenant URL from your dashboard.`;
-    throw error;
-  }
-  if (status < 200 || status >= 300) throw errorFromResponse(status, text, headers);
-  if (text === '' || status === 204) return { status, headers, body: null };
-  try {
-    return { status, headers, body: JSON.parse(text) };
-  } catch {
-    throw new ResponseValidationError(call.endpoint, status, text, [
-      {
-        path: '',
-        message: `expected a JSON body, got ${headers['content-type'] ?? 'no content type'}: ${JSON.stringify(text.slice(0, 120))}`,
-      },
-    ]);
-  }
 }

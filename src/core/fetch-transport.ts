@@ -1,5 +1,5 @@
 import { Readable } from 'node:stream';
-import type { FetchLike } from '../options.js';
+import type { FetchLike } from '../types/options.js';
 import {
   DeadlineExceededError,
   readBodyText,

@@ -1,30 +1,8 @@
 import { issuesFromZod, ResponseValidationError, ValidationError } from '../errors.js';
 import { isPlainObject } from '../internal/is-plain-object.js';
-import type { QueryValue } from '../internal/query.js';
-import type { JsonValue } from '../types/json.js';
+import type { ListQuery, PageLinks, PageMeta } from '../types/query.js';
 import type { ApiResult } from './executor.js';
 import type { Schema } from './parse.js';
-
-/** Paging counters, as Laravel's paginator sends them; any of them may be absent. */
-export interface PageMeta {
-  current_page?: number;
-  last_page?: number;
-  per_page?: number;
-  total?: number;
-  [key: string]: JsonValue | undefined;
-}
-
-/** Paging links, as Laravel's paginator sends them. The SDK reads `page` numbers from them but never requests them. */
-export interface PageLinks {
-  first?: string | null;
-  last?: string | null;
-  prev?: string | null;
-  next?: string | null;
-  [key: string]: JsonValue | undefined;
-}
-
-/** The query of a list call: the API's parameters pass through as given (`page`, filters...). */
-export type ListQuery = Readonly<Record<string, QueryValue>>;
 
 /**
  * One page of a list. Iterate it with `for await` to walk this page and every following one.

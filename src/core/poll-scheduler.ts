@@ -1,26 +1,5 @@
 import { MinHeap } from '../internal/heap.js';
 
-/**
- * Limits of the client's shared delivery poller.
- *
- * @example
- * ```ts
- * new MessagingClient({ polling: { maxConcurrent: 8, maxPerSecond: 20 } })
- * ```
- */
-export interface PollingOptions {
-  /**
-   * Polls in flight at once, across every `waitForDelivery` of the client.
-   * @default 16
-   */
-  maxConcurrent?: number | undefined;
-  /**
-   * Polls started per second, across every `waitForDelivery` of the client.
-   * @default 100
-   */
-  maxPerSecond?: number | undefined;
-}
-
 /** Time for the scheduler: injectable so its tests are exact. */
 export interface SchedulerClock {
   now(): number;

@@ -1,55 +1,11 @@
 import { APIError } from '../api-error.js';
 import { APIConnectionError, DeliveryTimeoutError } from '../errors.js';
+import type { PollSettings } from '../internal/poll-options.js';
 import type { MessageLog } from '../types/message-log.js';
 import type { PollScheduler } from './poll-scheduler.js';
 
-/**
- * Options of `waitForDelivery`.
- *
- * @example
- * ```ts
- * const log = await client.waitForDelivery(sent.id, { interval: 1_000, timeout: 60_000, until: 'read' })
- * ```
- */
-export interface WaitForDeliveryOptions {
-  /**
-   * Milliseconds between two reads of the log (spec section 8: pollers must wait between polls).
-   * @default 2000
-   */
-  interval?: number | undefined;
-  /**
-   * Milliseconds the whole wait may take; then it rejects with `DeliveryTimeoutError`.
-   * @default 120000
-   */
-  timeout?: number | undefined;
-  /**
-   * `delivered` resolves on `delivered` or `read` (read implies delivered); `read` waits for `read`.
-   * @default 'delivered'
-   */
-  until?: 'delivered' | 'read' | undefined;
-  /**
-   * Cancels the wait at once; it rejects with the signal's reason.
-   * @default undefined
-   */
-  signal?: AbortSignal | undefined;
-  /**
-   * Called with the log each time its `delivery_status` changes, the first read included.
-   * @default undefined
-   */
-  onUpdate?: ((log: MessageLog) => void) | undefined;
-}
-
 /** How one poll reads the log: the poller gives each read a deadline and a signal. */
 export type ReadLog = (options: { signal: AbortSignal | undefined; timeout: number }) => Promise<MessageLog>;
-
-/** `WaitForDeliveryOptions` with the defaults applied. */
-export interface PollSettings {
-  readonly interval: number;
-  readonly timeout: number;
-  readonly until: 'delivered' | 'read';
-  readonly signal?: AbortSignal | undefined;
-  readonly onUpdate?: ((log: MessageLog) => void) | undefined;
-}
 
 /** Failures worth another poll: the service or the network may recover before the deadline. */
 function isTransient(error: unknown): boolean {

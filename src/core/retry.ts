@@ -11,13 +11,13 @@ export interface FailedAttempt {
   readonly idempotent: boolean;
   /** Whether the request body can be produced again (not a half-read one-shot stream). */
   readonly replayable: boolean;
-  /** Whether the request certainly never reached the service (the connection was never made). */
-  readonly neverSent: boolean;
 }
 
-/** Tunables of the retry policy. */
+/**
+ * Tunables of the retry policy. The attempt budget (`maxRetries`) is not among them: p-retry
+ * counts it, in one place, and asks the policy only about attempts the budget still allows.
+ */
 export interface RetryPolicy {
-  readonly maxRetries: number;
   /** @default 500 */
   readonly baseDelayMs: number;
   /** @default 8000 */
@@ -45,13 +45,12 @@ function isTransientStatus(status: number): boolean {
  * certainly did not process it: the connection was never made, or it answered 429.
  */
 export function decideRetry(failed: FailedAttempt, policy: RetryPolicy, random: () => number): RetryDecision {
-  if (failed.attempt > policy.maxRetries) return { retry: false, reason: 'retries exhausted' };
   if (!failed.replayable) return { retry: false, reason: 'the request body was a one-shot stream' };
   const { error } = failed;
 
   if (error instanceof APIConnectionError) {
     if (failed.idempotent) return backoff(failed.attempt, policy, random, 'connection failed');
-    return failed.neverSent
+    return error.neverSent
       ? backoff(failed.attempt, policy, random, 'connection never established')
       : { retry: false, reason: 'the request may have reached the service' };
   }
@@ -76,7 +75,7 @@ function backoff(attempt: number, policy: RetryPolicy, random: () => number, rea
 }
 
 /** The default tunables. */
-export const DEFAULT_RETRY_POLICY: Omit<RetryPolicy, 'maxRetries'> = Object.freeze({
+export const DEFAULT_RETRY_POLICY: RetryPolicy = Object.freeze({
   baseDelayMs: 500,
   maxDelayMs: 8_000,
   maxRetryAfterMs: 60_000,

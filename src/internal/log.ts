@@ -1,14 +1,6 @@
-/** Severity of a log line; `off` silences the SDK. */
-export type LogLevel = 'debug' | 'info' | 'warn' | 'error' | 'off';
+import type { Logger, LogLevel } from '../types/logger.js';
 
-/** Where the SDK writes its log lines: `console` fits, and so do pino's and winston's loggers. */
-export interface Logger {
-  debug(message: string, fields?: Record<string, unknown>): void;
-  info(message: string, fields?: Record<string, unknown>): void;
-  warn(message: string, fields?: Record<string, unknown>): void;
-  error(message: string, fields?: Record<string, unknown>): void;
-}
-
+/** Every level, from the most to the least verbose. */
 export const LOG_LEVELS: readonly LogLevel[] = ['debug', 'info', 'warn', 'error', 'off'];
 
 /**

@@ -1,22 +1,14 @@
 import { ValidationError } from '../errors.js';
-import { isPlainObject } from './is-plain-object.js';
-
-/** A query parameter value: scalars pass as text, arrays repeat the key, null and undefined are left out. */
-export type QueryValue = string | number | boolean | null | undefined | readonly (string | number | boolean)[];
+import type { QueryValue } from '../types/query.js';
+import { readFields } from './input.js';
 
 /** Builds `?a=1&b=2` (or '') from a plain object, keeping the caller's parameter names as they are. */
 export function toQueryString(query: Readonly<Record<string, QueryValue>> | undefined): string {
   if (query === undefined) return '';
-  if (!isPlainObject(query)) {
-    throw new ValidationError('Invalid query', [
-      {
-        path: 'query',
-        message: `must be an object of parameters such as { page: 2 }, got ${query === null ? 'null' : typeof query}`,
-      },
-    ]);
-  }
+  const fields = readFields(query, 'Invalid query', '{ page: 2 }');
   const params = new URLSearchParams();
-  for (const [key, value] of Object.entries(query)) {
+  for (const key in fields) {
+    const value = fields[key];
     if (value === undefined || value === null) continue;
     const items: readonly unknown[] = Array.isArray(value) ? value : [value];
     for (const item of items) {

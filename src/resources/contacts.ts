@@ -1,17 +1,10 @@
 import { openObject } from '../core/parse.js';
-import { ENDPOINTS, endpointLabel } from '../endpoints.js';
 import { ValidationError } from '../errors.js';
-import type { RequestOptions } from '../options.js';
+import { readFields } from '../internal/input.js';
 import type { JsonObject } from '../types/json.js';
+import type { RequestOptions } from '../types/options.js';
+import type { ContactLookupParams, ListQuery } from '../types/query.js';
 import { APIResource } from './resource.js';
-
-/** Query of `contacts.lookup`. */
-export interface ContactLookupParams {
-  /** The recipient phone to check. */
-  phone: string;
-  /** The sending number's phone. */
-  sender_phone: string;
-}
 
 /** `client.contacts`: recipient reachability. */
 export class Contacts extends APIResource {
@@ -25,16 +18,18 @@ export class Contacts extends APIResource {
    * ```
    */
   async lookup(params: ContactLookupParams, options?: RequestOptions): Promise<JsonObject> {
-    const issues = (['phone', 'sender_phone'] as const)
-      .filter((field) => typeof params?.[field] !== 'string' || params[field].trim() === '')
-      .map((field) => ({ path: field, message: 'is required (a non-empty phone string)' }));
-    if (issues.length > 0) throw new ValidationError('Invalid contacts.lookup parameters', issues);
-    const { method, path } = ENDPOINTS.lookupContact;
-    const endpoint = endpointLabel('lookupContact');
-    const result = await this.executor.call(
-      { endpoint, method, path, query: { phone: params.phone, sender_phone: params.sender_phone } },
-      options,
-    );
-    return openObject(result, endpoint);
+    const query = checkLookupParams(params);
+    return openObject(await this.executor.call('lookupContact', { query }, options), 'lookupContact');
   }
+}
+
+/** Both phones are required, non-blank strings; nothing else is sent. */
+function checkLookupParams(params: unknown): ContactLookupParams & ListQuery {
+  const what = 'Invalid contacts.lookup parameters';
+  const fields = readFields(params, what, "{ phone: '+15550000002', sender_phone: '+15550000001' }");
+  const issues = (['phone', 'sender_phone'] as const)
+    .filter((field) => typeof fields[field] !== 'string' || (fields[field] as string).trim() === '')
+    .map((field) => ({ path: field, message: 'is required (a non-empty phone string)' }));
+  if (issues.length > 0) throw new ValidationError(what, issues);
+  return { phone: fields['phone'] as string, sender_phone: fields['sender_phone'] as string };
 }

@@ -1,46 +1,16 @@
-import { inspect } from 'node:util';
-import { mayHaveBeenProcessed } from '../core/executor.js';
-import { type ListQuery, type Page, PagePromise, pageFromResult } from '../core/pagination.js';
+import { mayHaveBeenProcessed } from '../core/classify.js';
+import type { RequestBody } from '../core/executor.js';
+import { type Page, PagePromise, pageFromResult } from '../core/pagination.js';
 import { parseData } from '../core/parse.js';
-import { ENDPOINTS, endpointLabel } from '../endpoints.js';
+import { endpointLabel } from '../endpoints.js';
 import { issuesFromZod, ResponseValidationError, SendOutcomeUnknownError, ValidationError } from '../errors.js';
-import type { RequestOptions, SendOptions } from '../options.js';
+import { readFields } from '../internal/input.js';
 import { loadSchemas } from '../schemas/load.js';
 import type { MessageLog } from '../types/message-log.js';
+import type { RequestOptions, SendOptions } from '../types/options.js';
+import type { ListQuery } from '../types/query.js';
 import type { SendMessageParams } from '../types/send.js';
 import { APIResource } from './resource.js';
-
-/** Throws `ValidationError` unless `id` is a message log id: an integer >= 1. */
-export function assertMessageLogId(id: unknown): asserts id is number {
-  if (typeof id === 'number' && Number.isSafeInteger(id) && id >= 1) return;
-  const got = typeof id === 'number' ? String(id) : describeValue(id);
-  throw new ValidationError('Invalid message log id', [
-    {
-      path: 'id',
-      message: `must be an integer >= 1 (the data.id returned by messages.send, not its message_id), got ${got}`,
-    },
-  ]);
-}
-
-/** A short, safe description of any value for an error message (BigInt and cycles included). */
-function describeValue(value: unknown): string {
-  if (typeof value === 'bigint') return `bigint ${value}n (convert it with Number(id))`;
-  if (typeof value === 'string')
-    return `string ${JSON.stringify(value.slice(0, 40))}${/^\d+$/.test(value) ? ' (convert it with Number(id))' : ''}`;
-  if (value === null || typeof value !== 'object') return typeof value;
-  return `${Array.isArray(value) ? 'array' : 'object'} ${inspect(value, { depth: 1, breakLength: Number.POSITIVE_INFINITY }).slice(0, 60)}`;
-}
-
-/**
- * A 2xx answer to a send means the service accepted the message, even when its body cannot be
- * read: the error says so, so that nobody sends the message again.
- */
-function acceptedButUnreadable(error: unknown): unknown {
-  if (error instanceof ResponseValidationError && error.status >= 200 && error.status < 300) {
-    error.message += `\nThe service accepted the message (HTTP ${error.status}): it was sent, do not send it again.`;
-  }
-  return error;
-}
 
 /** `client.messages`: send messages and read their logs. */
 export class Messages extends APIResource {
@@ -60,34 +30,15 @@ export class Messages extends APIResource {
    * })
    * ```
    */
-  async send(params: SendMessageParams, options: SendOptions = {}): Promise<MessageLog> {
-    if (typeof params !== 'object' || params === null) {
-      throw new ValidationError('Invalid send parameters', [
-        {
-          path: '',
-          message: `must be an object such as { sender_phone, to_phone, type, content }, got ${params === null ? 'null' : typeof params}`,
-        },
-      ]);
-    }
+  async send(params: SendMessageParams, options?: SendOptions): Promise<MessageLog> {
     const schemas = await loadSchemas();
-    const checked = schemas.sendMessageParamsSchema.safeParse(params);
-    if (!checked.success) throw new ValidationError('Invalid send parameters', issuesFromZod(checked.error));
-    const { method, path } = ENDPOINTS.sendMessage;
-    const endpoint = endpointLabel('sendMessage');
-    const body =
-      params.type === 'text'
-        ? { kind: 'json' as const, text: JSON.stringify(checked.data) }
-        : // The multipart stack loads on the first media send: text-only callers never pay for it.
-          await (await import('../core/multipart.js')).multipartBody(params);
+    const checked = checkSendParams(params, schemas.sendMessageParamsSchema);
+    const body = await requestBody(checked);
     try {
-      // The executor reads only the per-call options it knows; onUploadProgress goes with the call.
-      const { onUploadProgress } = options;
-      const result = await this.executor.call({ endpoint, method, path, body, onUploadProgress }, options);
-      return parseData(schemas.messageLogSchema, result, endpoint);
+      const result = await this.executor.call('sendMessage', { body }, options);
+      return parseData(schemas.messageLogSchema, result, 'sendMessage');
     } catch (error) {
-      // A send that may have gone out is not a plain network or server error: say so.
-      if (mayHaveBeenProcessed(error)) throw new SendOutcomeUnknownError(error as Error);
-      throw acceptedButUnreadable(error);
+      throw sendFailure(error);
     }
   }
 
@@ -102,12 +53,18 @@ export class Messages extends APIResource {
    * ```
    */
   async get(id: number, options?: RequestOptions): Promise<MessageLog> {
-    assertMessageLogId(id);
-    const { method } = ENDPOINTS.getMessage;
-    const endpoint = endpointLabel('getMessage');
     const schemas = loadSchemas();
-    const result = await this.executor.call({ endpoint, method, path: `/messages/${id}` }, options);
-    return parseData((await schemas).messageLogSchema, result, endpoint);
+    const result = await this.executor.call('getMessage', { params: { messageLog: id } }, options);
+    const log = parseData((await schemas).messageLogSchema, result, 'getMessage');
+    if (log.id !== id) {
+      throw new ResponseValidationError(endpointLabel('getMessage'), result.status, result.body, [
+        {
+          path: 'data.id',
+          message: `is ${log.id}, but message log ${id} was asked for: the answer is not the log you read`,
+        },
+      ]);
+    }
+    return log;
   }
 
   /**
@@ -120,14 +77,46 @@ export class Messages extends APIResource {
    * for await (const log of client.messages.list()) console.log(log.id, log.delivery_status)
    * ```
    */
-  list(query: ListQuery = {}, options?: RequestOptions): PagePromise<MessageLog> {
-    const { method, path } = ENDPOINTS.listMessages;
-    const endpoint = endpointLabel('listMessages');
-    const fetchPage = async (pageQuery: ListQuery): Promise<Page<MessageLog>> => {
+  list(query?: ListQuery, options?: RequestOptions): PagePromise<MessageLog> {
+    const fetchPage = async (pageQuery: ListQuery | undefined): Promise<Page<MessageLog>> => {
       const schemas = loadSchemas();
-      const result = await this.executor.call({ endpoint, method, path, query: pageQuery }, options);
-      return pageFromResult(result, (await schemas).messageLogSchema, endpoint, pageQuery, fetchPage);
+      const result = await this.executor.call('listMessages', { query: pageQuery }, options);
+      const label = endpointLabel('listMessages');
+      return pageFromResult(result, (await schemas).messageLogSchema, label, pageQuery ?? {}, fetchPage);
     };
     return new PagePromise(() => fetchPage(query));
   }
+}
+
+type Schemas = Awaited<ReturnType<typeof loadSchemas>>;
+
+/**
+ * The checked copy of a send's parameters, made once: the body of every attempt is built from
+ * it, never from the caller's object again.
+ */
+function checkSendParams(params: unknown, schema: Schemas['sendMessageParamsSchema']): SendMessageParams {
+  const what = 'Invalid send parameters';
+  const fields = readFields(params, what, '{ sender_phone, to_phone, type, content }');
+  const checked = schema.safeParse(fields);
+  if (!checked.success) throw new ValidationError(what, issuesFromZod(checked.error));
+  return checked.data as SendMessageParams;
+}
+
+/** A text message is a JSON body; the multipart stack loads on the first media send only. */
+async function requestBody(params: SendMessageParams): Promise<RequestBody> {
+  if (params.type === 'text') return { kind: 'json', text: JSON.stringify(params) };
+  return (await import('../core/multipart.js')).multipartBody(params);
+}
+
+/**
+ * What a failed send tells its caller. A send that may have gone out is not a plain network or
+ * server error: `SendOutcomeUnknownError`. A 2xx whose body cannot be read means the service
+ * accepted the message: the error says so, so that nobody sends it again.
+ */
+function sendFailure(error: unknown): unknown {
+  if (mayHaveBeenProcessed(error)) return new SendOutcomeUnknownError(error as Error);
+  if (error instanceof ResponseValidationError && error.status >= 200 && error.status < 300) {
+    error.message += `\nThe service accepted the message (HTTP ${error.status}): it was sent, do not send it again.`;
+  }
+  return error;
 }

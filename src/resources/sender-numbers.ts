@@ -1,7 +1,6 @@
 import { openList } from '../core/parse.js';
-import { ENDPOINTS, endpointLabel } from '../endpoints.js';
-import type { RequestOptions } from '../options.js';
 import type { JsonObject } from '../types/json.js';
+import type { RequestOptions } from '../types/options.js';
 import { APIResource } from './resource.js';
 
 /** `client.senderNumbers`: the tenant's registered sending numbers. */
@@ -16,8 +15,6 @@ export class SenderNumbers extends APIResource {
    * ```
    */
   async list(options?: RequestOptions): Promise<JsonObject[]> {
-    const { method, path } = ENDPOINTS.listSenderNumbers;
-    const endpoint = endpointLabel('listSenderNumbers');
-    return openList(await this.executor.call({ endpoint, method, path }, options), endpoint);
+    return openList(await this.executor.call('listSenderNumbers', {}, options), 'listSenderNumbers');
   }
 }

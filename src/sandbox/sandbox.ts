@@ -1,5 +1,5 @@
-import type { FetchLike } from '../options.js';
 import { DELIVERY_STATUSES, type DeliveryStatus, type MessageLog } from '../types/message-log.js';
+import type { FetchLike } from '../types/options.js';
 import { createHandler } from './app.js';
 import { dropped } from './fault-responses.js';
 import { FaultController } from './faults.js';

@@ -9,7 +9,7 @@ import { describe, expect, it } from 'vitest';
 import { errorFromResponse } from '../../src/api-error.js';
 import { DEFAULT_RETRY_POLICY, decideRetry, type FailedAttempt } from '../../src/core/retry.js';
 
-const policy = { ...DEFAULT_RETRY_POLICY, maxRetries: 2 };
+const policy = DEFAULT_RETRY_POLICY;
 const status = (code: number, headers: Record<string, string> = {}) =>
   errorFromResponse(code, '{"message":"x"}', headers);
 const read = (error: unknown, attempt = 1): FailedAttempt => ({
@@ -17,15 +17,8 @@ const read = (error: unknown, attempt = 1): FailedAttempt => ({
   attempt,
   idempotent: true,
   replayable: true,
-  neverSent: false,
 });
-const send = (error: unknown, neverSent = false): FailedAttempt => ({
-  error,
-  attempt: 1,
-  idempotent: false,
-  replayable: true,
-  neverSent,
-});
+const send = (error: unknown): FailedAttempt => ({ error, attempt: 1, idempotent: false, replayable: true });
 
 describe('decideRetry: reads', () => {
   it.each([408, 429, 500, 502, 503, 504])('retries HTTP %i', (code) => {
@@ -42,14 +35,10 @@ describe('decideRetry: reads', () => {
     expect(decideRetry(read(new ValidationError('x', [])), policy, () => 0).retry).toBe(false);
     expect(decideRetry(read(new TypeError('bug')), policy, () => 0).retry).toBe(false);
   });
-  it('stops after maxRetries', () => {
-    expect(decideRetry(read(status(503), 2), policy, () => 0).retry).toBe(true);
-    expect(decideRetry(read(status(503), 3), policy, () => 0)).toEqual({ retry: false, reason: 'retries exhausted' });
-  });
   it('backs off exponentially with equal jitter, capped', () => {
     const delays = [1, 2, 3, 4, 5, 6].map((attempt) => {
-      const low = decideRetry(read(status(503), attempt), { ...policy, maxRetries: 10 }, () => 0);
-      const high = decideRetry(read(status(503), attempt), { ...policy, maxRetries: 10 }, () => 1);
+      const low = decideRetry(read(status(503), attempt), policy, () => 0);
+      const high = decideRetry(read(status(503), attempt), policy, () => 1);
       return [low.retry && low.delayMs, high.retry && high.delayMs];
     });
     expect(delays).toEqual([
@@ -74,8 +63,8 @@ describe('decideRetry: reads', () => {
 
 describe('decideRetry: sends (not idempotent)', () => {
   it('retries only when the connection was never made', () => {
-    expect(decideRetry(send(new APIConnectionError(), true), policy, () => 0).retry).toBe(true);
-    expect(decideRetry(send(new APIConnectionError(), false), policy, () => 0).retry).toBe(false);
+    expect(decideRetry(send(new APIConnectionError('x', { neverSent: true })), policy, () => 0).retry).toBe(true);
+    expect(decideRetry(send(new APIConnectionError('x')), policy, () => 0).retry).toBe(false);
     expect(decideRetry(send(new APITimeoutError(10)), policy, () => 0).retry).toBe(false);
   });
   it('retries 429 (the service did not process it) but never 5xx', () => {

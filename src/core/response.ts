@@ -1,0 +1,38 @@
+import { errorFromResponse } from '../api-error.js';
+import { ResponseValidationError } from '../errors.js';
+import type { Route } from '../internal/route.js';
+import type { TransportResponse } from './transport.js';
+
+/** A successful (2xx) response with its JSON body parsed. */
+export interface ApiResult {
+  readonly status: number;
+  readonly headers: Readonly<Record<string, string>>;
+  readonly body: unknown;
+}
+
+/**
+ * Reads a complete response: a 2xx body as JSON (an empty body or 204 as `null`), anything else
+ * as the typed `APIError` for its status. A 3xx is never followed: the key would go wherever
+ * `Location` points.
+ */
+export function toResult(route: Route, path: string, response: TransportResponse): ApiResult {
+  const { status, headers, text } = response;
+  if (status >= 300 && status < 400) {
+    const location = headers['location'] ?? '(no Location header)';
+    const error = errorFromResponse(status, text, headers);
+    error.message = `The service answered ${route.method} ${path} with HTTP ${status}, redirecting to ${location.slice(0, 200)}. The SDK does not follow redirects, so your API key only goes to the base URL's origin: check that baseUrl is the tenant URL from your dashboard.`;
+    throw error;
+  }
+  if (status < 200 || status >= 300) throw errorFromResponse(status, text, headers);
+  if (text === '' || status === 204) return { status, headers, body: null };
+  try {
+    return { status, headers, body: JSON.parse(text) };
+  } catch {
+    throw new ResponseValidationError(route.label, status, text, [
+      {
+        path: '',
+        message: `expected a JSON body, got ${headers['content-type']?.slice(0, 100) ?? 'no content type'}: ${JSON.stringify(text.slice(0, 120))}`,
+      },
+    ]);
+  }
+}

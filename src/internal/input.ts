@@ -1,0 +1,48 @@
+import { ValidationError } from '../errors.js';
+import { describeValue } from './describe-value.js';
+
+/**
+ * The one guard for an argument that must be an object of named fields (client options, per-call
+ * options, send and lookup parameters, poll options). Returns a copy of its own enumerable string
+ * keys, made once:
+ * - every later check and every request reads the copy, so a getter that changes between reads
+ *   cannot put something unchecked on the wire;
+ * - a caller's Proxy trap or getter that throws becomes a `ValidationError` whose `cause` is the
+ *   thrown error, instead of an untyped error from deep inside the SDK;
+ * - an own `__proto__` key stays a plain data field and never changes the copy's prototype.
+ *
+ * `what` starts the error message (`Invalid send parameters`); `example` shows the expected shape.
+ */
+export function readFields(value: unknown, what: string, example: string): Record<string, unknown> {
+  if (typeof value !== 'object' || value === null || Array.isArray(value)) {
+    throw new ValidationError(what, [
+      { path: '', message: `must be an object such as ${example}, got ${describeValue(value)}` },
+    ]);
+  }
+  const copy: Record<string, unknown> = {};
+  try {
+    for (const key of Object.keys(value)) {
+      const field = (value as Record<string, unknown>)[key];
+      if (key === '__proto__')
+        Object.defineProperty(copy, key, { value: field, enumerable: true, writable: true, configurable: true });
+      else copy[key] = field;
+    }
+  } catch (error) {
+    throw new ValidationError(
+      what,
+      [
+        {
+          path: '',
+          message: `could not be read: reading it threw ${error instanceof Error ? error.name : describeValue(error)} (see cause)`,
+        },
+      ],
+      { cause: error },
+    );
+  }
+  return copy;
+}
+
+/** `readFields`, for an optional argument: `undefined` stays `undefined`. */
+export function readOptionalFields(value: unknown, what: string, example: string): Record<string, unknown> | undefined {
+  return value === undefined ? undefined : readFields(value, what, example);
+}

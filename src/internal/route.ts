@@ -1,0 +1,85 @@
+import { ENDPOINTS, type EndpointName, type IdDescription } from '../endpoints.js';
+import { ValidationError } from '../errors.js';
+import { describeValue } from './describe-value.js';
+
+/** One row of the endpoint table, prepared once for the executor. */
+export interface Route {
+  readonly name: EndpointName;
+  readonly method: 'GET' | 'POST';
+  /** `GET /messages/{messageLog}`: the label of errors and logs (never the filled path). */
+  readonly label: string;
+  /** The path template, e.g. `/messages/{messageLog}`. */
+  readonly template: string;
+  /** Whether repeating the request is harmless: every GET. */
+  readonly idempotent: boolean;
+  /** The template split at its parameters: `['/messages/', '']` around `['messageLog']`. */
+  readonly literals: readonly string[];
+  readonly params: readonly string[];
+  readonly ids: Readonly<Record<string, IdDescription>>;
+}
+
+function compile(name: EndpointName): Route {
+  const row = ENDPOINTS[name];
+  const ids: Readonly<Record<string, IdDescription>> = 'ids' in row ? row.ids : {};
+  const parts = row.path.split(/\{(\w+)\}/);
+  const literals = parts.filter((_, index) => index % 2 === 0);
+  const params = parts.filter((_, index) => index % 2 === 1);
+  for (const param of params) {
+    if (!(param in ids)) throw new Error(`ENDPOINTS.${name}: the path parameter {${param}} needs an entry in ids`);
+  }
+  return {
+    name,
+    method: row.method,
+    label: `${row.method} ${row.path}`,
+    template: row.path,
+    idempotent: row.method === 'GET',
+    literals,
+    params,
+    ids,
+  };
+}
+
+const ROUTES = Object.fromEntries(
+  (Object.keys(ENDPOINTS) as EndpointName[]).map((name) => [name, compile(name)]),
+) as Record<EndpointName, Route>;
+
+/** The prepared row of an endpoint. */
+export function routeOf(name: EndpointName): Route {
+  return ROUTES[name];
+}
+
+/**
+ * Throws `ValidationError` unless `value` is an id: a safe integer >= 1. The message names the
+ * parameter, the resource and where a valid id comes from, and hints at the usual mistakes.
+ */
+export function checkId(value: unknown, param: string, id: IdDescription): asserts value is number {
+  if (typeof value === 'number' && Number.isSafeInteger(value) && value >= 1) return;
+  let hint = '';
+  if (typeof value === 'bigint' || (typeof value === 'string' && /^\d+$/.test(value)))
+    hint = ' (convert it with Number(id))';
+  throw new ValidationError(`Invalid ${id.resource} id`, [
+    { path: param, message: `must be an integer >= 1 (${id.source}), got ${describeValue(value)}${hint}` },
+  ]);
+}
+
+/** Fills a route's path template, checking every id parameter first. */
+export function fillPath(route: Route, params: Readonly<Record<string, unknown>> | undefined): string {
+  const { literals, params: names } = route;
+  if (names.length === 0) return route.template;
+  let path = literals[0] as string;
+  for (let i = 0; i < names.length; i++) {
+    const name = names[i] as string;
+    const value = params?.[name];
+    checkId(value, name, route.ids[name] as IdDescription);
+    path += value + (literals[i + 1] as string);
+  }
+  return path;
+}
+
+/**
+ * Checks an endpoint's path ids without building anything: for calls that check up front and
+ * request later (`waitForDelivery`).
+ */
+export function checkPathParams(name: EndpointName, params: Readonly<Record<string, unknown>>): void {
+  fillPath(routeOf(name), params);
+}

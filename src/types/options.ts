@@ -1,0 +1,146 @@
+import type { Dispatcher } from 'undici';
+import type { Logger, LogLevel } from './logger.js';
+import type { PollingOptions } from './polling.js';
+
+/** A `fetch`-shaped function: the global `fetch`, msw's, or an in-process fake's. */
+export type FetchLike = (input: string | URL | Request, init?: RequestInit) => Promise<Response>;
+
+/**
+ * Options of `new MessagingClient(options)`.
+ *
+ * @example
+ * ```ts
+ * const client = new MessagingClient({ baseUrl: 'https://acme.example.com', apiKey: process.env.KEY })
+ * ```
+ */
+export interface ClientOptions {
+  /**
+   * The full tenant URL, with scheme. `/api/v1` is appended once: `https://acme.example.com`,
+   * `https://acme.example.com/` and `https://acme.example.com/api/v1` are the same; a path prefix
+   * such as `https://host/t/acme` is kept.
+   * @default process.env.TENANT_MESSAGING_BASE_URL
+   */
+  baseUrl?: string | undefined;
+  /**
+   * The tenant API key, sent as `X-Api-Key`. Keep it on the server.
+   * @default process.env.TENANT_MESSAGING_API_KEY
+   */
+  apiKey?: string | undefined;
+  /**
+   * Milliseconds one attempt may take, connection, headers and body together.
+   * @default 30000
+   */
+  timeout?: number | undefined;
+  /**
+   * How many times a failed request is retried when retrying is safe (see the README's retry table).
+   * @default 2
+   */
+  maxRetries?: number | undefined;
+  /**
+   * Headers added to every request. They cannot replace `X-Api-Key`.
+   * @default {}
+   */
+  defaultHeaders?: Readonly<Record<string, string>> | undefined;
+  /**
+   * An undici Dispatcher (an `Agent`, `ProxyAgent`, or one with mTLS) for the default transport.
+   * @default a keep-alive `Agent` owned by the client
+   */
+  dispatcher?: Dispatcher | undefined;
+  /**
+   * A fetch-shaped transport used instead of undici: msw, an in-process fake, another runtime.
+   * @default undefined (use undici.request)
+   */
+  fetch?: FetchLike | undefined;
+  /**
+   * Allows a plain `http://` base URL to a host other than loopback. The API key would cross the
+   * network unencrypted: only for a network you trust.
+   * @default false
+   */
+  allowInsecureHttp?: boolean | undefined;
+  /**
+   * Allows constructing the client in a browser. API keys must stay on your server (spec section 5):
+   * anyone who opens the page can read a key shipped to it.
+   * @default false
+   */
+  dangerouslyAllowBrowser?: boolean | undefined;
+  /**
+   * Where log lines go. Each request logs method, path, status, attempt, duration and request id;
+   * keys and bodies are never logged.
+   * @default console
+   */
+  logger?: Logger | undefined;
+  /**
+   * The lowest level logged: `debug` (every request), `info` (retries), `warn`, `error` or `off`.
+   * @default process.env.TENANT_MESSAGING_LOG, else 'warn'
+   */
+  logLevel?: LogLevel | undefined;
+  /**
+   * Limits shared by every `waitForDelivery` of this client: polls in flight and polls per second.
+   * @default { maxConcurrent: 16, maxPerSecond: 100 }
+   */
+  polling?: PollingOptions | undefined;
+}
+
+/**
+ * Options every method takes as its last argument; they override the client's for one call.
+ *
+ * @example
+ * ```ts
+ * await client.messages.get(42, { timeout: 5_000, signal: AbortSignal.timeout(10_000) })
+ * ```
+ */
+export interface RequestOptions {
+  /**
+   * Cancels the call at once; it rejects with the signal's reason.
+   * @default undefined
+   */
+  signal?: AbortSignal | undefined;
+  /**
+   * Milliseconds one attempt may take.
+   * @default the client's `timeout`
+   */
+  timeout?: number | undefined;
+  /**
+   * Retries for this call.
+   * @default the client's `maxRetries`
+   */
+  maxRetries?: number | undefined;
+  /**
+   * Extra headers for this call.
+   * @default {}
+   */
+  headers?: Readonly<Record<string, string>> | undefined;
+}
+
+/**
+ * Options of `messages.send`: the per-call options plus upload progress.
+ *
+ * @example
+ * ```ts
+ * await client.messages.send(params, { onUploadProgress: ({ loaded, total }) => console.log(loaded, total) })
+ * ```
+ */
+export interface SendOptions extends RequestOptions {
+  /**
+   * Called as a media body's bytes are written to the connection (not as they are read from
+   * disk), with `{ loaded, total }`; `total` is undefined for a stream of unknown size. Not called
+   * for text messages. With the `fetch` option, bytes are counted as fetch reads the body.
+   * @default undefined
+   */
+  onUploadProgress?: ((progress: UploadProgress) => void) | undefined;
+}
+
+/**
+ * How much of a request body has been sent, as `onUploadProgress` reports it.
+ *
+ * @example
+ * ```ts
+ * await client.messages.send(params, { onUploadProgress: ({ loaded, total }) => bar.update(loaded / (total ?? loaded)) })
+ * ```
+ */
+export interface UploadProgress {
+  /** Bytes of the body written to the connection so far, in this attempt. */
+  readonly loaded: number;
+  /** The body's size, when known (`Content-Length`); undefined for a stream of unknown size. */
+  readonly total: number | undefined;
+}
