@@ -18,6 +18,12 @@ export default defineConfig({
   // undici) are emitted once, so classes stay identical across entries and \`instanceof\` works.
   splitting: true,
   removeNodeProtocol: false,
+  // `import.meta` is a syntax error in CommonJS. Not tsup's `shims`: they would load a shim (and
+  // node:url) into a chunk the main entry shares, and the main entry also runs in browsers.
+  // src/testing.ts reads `import.meta.url` only when `__filename` is missing, so never in CommonJS.
+  esbuildOptions(options, { format }) {
+    if (format === 'cjs') options.define = { ...options.define, 'import.meta.url': 'undefined' };
+  },
   // zod/mini is bundled into the lazily loaded schema chunk, tree-shaken to what the schemas use:
   // loading it costs about 5 ms, where importing zod from node_modules costs about 55 ms.
   noExternal: [/^zod/],

@@ -5,7 +5,7 @@
  */
 import { execFile } from 'node:child_process';
 import { existsSync } from 'node:fs';
-import { mkdir, mkdtemp, readFile, rm, stat, writeFile } from 'node:fs/promises';
+import { mkdir, mkdtemp, readFile, rm, stat, symlink, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { dirname, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
@@ -85,6 +85,52 @@ describe('the published package', () => {
     expect((await run(node, ['-e', cjs], { cwd: project })).stdout.trim()).toBe('function');
     const bin = join(project, 'node_modules', '.bin', 'tenant-messaging-sandbox');
     expect(existsSync(bin)).toBe(true);
+  });
+
+  it("tenant-messaging/testing works without msw (the README's first example), through import and require", async () => {
+    // msw is an optional peer dependency: npm does not install it, and nothing above the consumer provides it.
+    const missing = `import('msw').then(() => console.log('found'), (e) => console.log(e.code))`;
+    expect((await run(node, ['--input-type=module', '-e', missing], { cwd: project })).stdout.trim()).toBe(
+      'ERR_MODULE_NOT_FOUND',
+    );
+    const example = (load: string) => `${load}
+      const sandbox = createSandbox();
+      const { baseUrl, keys } = sandbox.tenants.acme;
+      const client = new MessagingClient({ baseUrl, apiKey: keys.full, fetch: sandbox.fetch });
+      await client.messages.send({ sender_phone: '+15550001001', to_phone: SANDBOX_PHONES.reads, type: 'text', content: 'Hi' });
+      let refused;
+      try { sandboxHandlers(sandbox) } catch (e) { refused = e instanceof MessagingError && /npm install --save-dev msw/.test(e.message) }
+      console.log(sandbox.messages('acme').length, refused);`;
+    const esm = example(`import { MessagingClient, MessagingError } from 'tenant-messaging';
+      import { createSandbox, sandboxHandlers, SANDBOX_PHONES } from 'tenant-messaging/testing';`);
+    expect((await run(node, ['--input-type=module', '-e', esm], { cwd: project })).stdout.trim()).toBe('1 true');
+    const cjs = `(async () => { ${example(`const { MessagingClient, MessagingError } = require('tenant-messaging');
+      const { createSandbox, sandboxHandlers, SANDBOX_PHONES } = require('tenant-messaging/testing');`)} })()`;
+    expect((await run(node, ['-e', cjs], { cwd: project })).stdout.trim()).toBe('1 true');
+  });
+
+  it('sandboxHandlers works with msw installed, through import and require', async () => {
+    // The repository's own msw, linked in as a consumer's install would place it (its dependencies resolve from its real path).
+    const link = join(project, 'node_modules', 'msw');
+    await symlink(join(root, 'node_modules', 'msw'), link, 'dir');
+    try {
+      const example = (load: string) => `${load}
+        const sandbox = createSandbox();
+        const server = setupServer(...sandboxHandlers(sandbox));
+        server.listen({ onUnhandledRequest: 'error' });
+        const client = new MessagingClient({ baseUrl: sandbox.tenants.acme.baseUrl, apiKey: sandbox.tenants.acme.keys.full, fetch });
+        try { console.log((await client.me()).tenant.slug) } finally { server.close() }`;
+      const esm = example(`import { setupServer } from 'msw/node';
+        import { MessagingClient } from 'tenant-messaging';
+        import { createSandbox, sandboxHandlers } from 'tenant-messaging/testing';`);
+      expect((await run(node, ['--input-type=module', '-e', esm], { cwd: project })).stdout.trim()).toBe('acme');
+      const cjs = `(async () => { ${example(`const { setupServer } = require('msw/node');
+        const { MessagingClient } = require('tenant-messaging');
+        const { createSandbox, sandboxHandlers } = require('tenant-messaging/testing');`)} })()`;
+      expect((await run(node, ['-e', cjs], { cwd: project })).stdout.trim()).toBe('acme');
+    } finally {
+      await rm(link, { force: true });
+    }
   });
 
   it('internal modules are not reachable', async () => {

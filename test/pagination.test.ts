@@ -117,6 +117,24 @@ describe('messages.list', () => {
     expect(server?.requests).toHaveLength(2);
   });
 
+  it('stops with ResponseValidationError when the service ignores page but links to page + 1 with no meta', async () => {
+    // Every answer is the same items, with a next link one past whatever page was asked for.
+    const client = await serve((q) => ({
+      data: logs([2, 1]),
+      links: { next: `/api/v1/messages?page=${Number(q.get('page') ?? 1) + 1}` },
+    }));
+    const ids: number[] = [];
+    const error = await (async () => {
+      // The bound only makes an endless walk fail fast instead of timing out.
+      for await (const log of client.messages.list()) if (ids.push(log.id) > 10) break;
+    })().catch((e: unknown) => e);
+    expect(error).toBeInstanceOf(ResponseValidationError);
+    expect((error as ResponseValidationError).issues[0]?.path).toBe('data');
+    expect((error as Error).message).toMatch(/page 2 holds the same items/);
+    expect(ids).toEqual([2, 1]);
+    expect(server?.requests.map((r) => r.url)).toEqual(['/api/v1/messages', '/api/v1/messages?page=2']);
+  });
+
   it('takes a page the caller asked for as the service answers it (a clamped page is no error)', async () => {
     const client = await serve(() => laravel(3)); // a service that clamps page 99 to its last page
     const page = await client.messages.list({ page: 99 });

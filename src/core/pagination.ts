@@ -87,6 +87,22 @@ export class Page<T> implements AsyncIterable<T> {
           },
         ]);
       }
+      // Without counters to check, a service that ignores `page` but links to `page + 1` each time
+      // would be walked without end: the same items coming back is the sign. Ever-new items are a
+      // legitimate (if endless) list, so the walk is bounded by repetition, never by a page count.
+      if (repeatsItems(this.data, next.data)) {
+        throw new ResponseValidationError(
+          this.#endpoint,
+          next.#status,
+          { data: next.data, links: next.links, meta: next.meta },
+          [
+            {
+              path: 'data',
+              message: `page ${page} holds the same items (by id) as the page before it: the service (or a proxy before it) ignored the page parameter, so paging stopped rather than reading the same items again`,
+            },
+          ],
+        );
+      }
       return next;
     });
   }
@@ -115,6 +131,29 @@ export class Page<T> implements AsyncIterable<T> {
     }
     return undefined;
   }
+}
+
+/**
+ * True when `next` holds exactly the items of `previous`, compared by their `id` (a string or a
+ * number). Pages whose items have no such ids, and empty pages, are never called repeats.
+ */
+function repeatsItems(previous: readonly unknown[], next: readonly unknown[]): boolean {
+  if (next.length === 0 || next.length !== previous.length) return false;
+  const before = new Set<unknown>();
+  for (const item of previous) {
+    const id = itemId(item);
+    if (id === undefined) return false;
+    before.add(id);
+  }
+  return next.every((item) => {
+    const id = itemId(item);
+    return id !== undefined && before.has(id);
+  });
+}
+
+function itemId(item: unknown): string | number | undefined {
+  const id = isPlainObject(item) ? item['id'] : undefined;
+  return typeof id === 'string' || typeof id === 'number' ? id : undefined;
 }
 
 /** The page number a query asked for: its `page` parameter, else 1 (the service's first page). */
