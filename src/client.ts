@@ -33,6 +33,15 @@ const INHERIT = Symbol('tenant-messaging.inherit');
 
 type ConstructorOptions = ClientOptions & { readonly [INHERIT]?: Inherited };
 
+/** What `withOptions` handed over, if anything; a caller's hostile object is left for the option checks. */
+function inheritanceOf(options: unknown): Inherited | undefined {
+  try {
+    return (options as ConstructorOptions | null | undefined)?.[INHERIT];
+  } catch {
+    return undefined;
+  }
+}
+
 /**
  * The Tenant Messaging API client. Construct it once and share it: it keeps a pool of keep-alive
  * connections, and it holds no timer or socket open once a call is done.
@@ -75,7 +84,7 @@ export class MessagingClient {
    * @throws ValidationError when an option is missing or malformed, naming it and saying how to fix it.
    */
   constructor(options: ClientOptions = {}) {
-    const inherited = (options as ConstructorOptions | null)?.[INHERIT];
+    const inherited = inheritanceOf(options);
     // `process` is absent in a browser, where the config check must still run to refuse politely.
     const config = resolveClientConfig(options, globalThis.process?.env ?? {});
     options = config.options;

@@ -1,4 +1,5 @@
 import { Readable } from 'node:stream';
+import fc from 'fast-check';
 import {
   APIConnectionError,
   InternalServerError,
@@ -27,6 +28,20 @@ async function serve(statuses: number[], headers: Record<string, string> = {}) {
 const text = { sender_phone: '+1', to_phone: '+2', type: 'text', content: 'hi' } as const;
 
 describe('retries over real HTTP', () => {
+  it('the budget is counted once: maxRetries N makes exactly N + 1 attempts, for reads and 429d sends', async () => {
+    server = await startServer((_req, res) => json(res, 429, { message: 'slow down' }, { 'retry-after': '0' }));
+    const client = new MessagingClient({ baseUrl: server.url, apiKey: 'k' });
+    await fc.assert(
+      fc.asyncProperty(fc.integer({ min: 0, max: 6 }), fc.boolean(), async (maxRetries, isSend) => {
+        const before = server?.requests.length ?? 0;
+        const call = isSend ? client.messages.send(text, { maxRetries }) : client.messages.get(1, { maxRetries });
+        await expect(call).rejects.toBeInstanceOf(RateLimitError);
+        expect((server?.requests.length ?? 0) - before).toBe(maxRetries + 1);
+      }),
+      { seed: 5, numRuns: 20 },
+    );
+  });
+
   it('a read is retried on 503 and 429 until it succeeds', async () => {
     const client = await serve([503, 429], { 'retry-after': '0' });
     await expect(client.messages.get(42)).resolves.toMatchObject({ id: 42 });
