@@ -1,184 +1,150 @@
-import { HttpResponse, http } from 'msw';
-import { setupServer } from 'msw/node';
-import { MessagingClient } from 'tenant-messaging';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { messageLog, startServer, type TestServer } from './helpers/server.js';
+/**
+ * Every row of the endpoint table, called through the SDK against the sandbox (the one fake of
+ * the API), over both transports. The cases are keyed by endpoint name: a new row in ENDPOINTS
+ * does not compile until it has a case here. Each case asserts what crossed the wire (method,
+ * path filled from the row's template, query, headers, body) and what the call resolved with.
+ */
 
-const KEY = 'tm_test_endpoints';
+import { ENDPOINTS, type EndpointName, MessagingClient } from 'tenant-messaging';
+import { createSandbox, type Sandbox, startSandbox } from 'tenant-messaging/sandbox';
+import { Agent, type Dispatcher } from 'undici';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 
 /** What a request looked like on the wire, whichever transport carried it. */
 interface Seen {
   method: string;
   path: string;
   query: Record<string, string>;
-  apiKey: string | null;
-  accept: string | null;
-  contentType: string | null;
+  headers: Record<string, string>;
   body: string;
 }
 
-/** One fake API for both transports: answers by method and path like the real service. */
-function answer(method: string, path: string): { status: number; body: unknown } {
-  const route = `${method} ${path.replace(/^\/t\/acme\/api\/v1/, '')}`;
-  switch (route) {
-    case 'GET /me':
-      return { status: 200, body: { data: { tenant: { slug: 'acme' }, key: { scopes: ['messages.read'] } } } };
-    case 'GET /subscription':
-      return { status: 200, body: { data: { status: 'active', plan: 'growth' } } };
-    case 'GET /usage':
-      return { status: 200, body: { messages_sent: 12, limit: 1000 } };
-    case 'GET /sender-numbers':
-      return { status: 200, body: { data: [{ id: 1, phone: '+15550000001', status: 'active' }] } };
-    case 'GET /contacts/lookup':
-      return { status: 200, body: { data: { phone: '+15550000002', reachable: true } } };
-    case 'POST /messages':
-      return { status: 201, body: { data: messageLog({ id: 77 }) } };
-    case 'GET /messages/77':
-      return { status: 200, body: { data: messageLog({ id: 77, delivery_status: 'delivered' }) } };
-    case 'GET /messages':
-      return { status: 200, body: { data: [messageLog({ id: 2 }), messageLog({ id: 1 })] } };
-    default:
-      return { status: 404, body: { message: `No route ${route}` } };
-  }
+/** One endpoint's case: how a user calls it, the path ids it fills, and what it resolves with. */
+interface Case {
+  readonly call: (client: MessagingClient, sandbox: Sandbox) => Promise<unknown>;
+  /** The `{name}`s of the row's template, as the call fills them. */
+  readonly params?: Readonly<Record<string, number>>;
+  readonly query?: Readonly<Record<string, string>>;
+  readonly check: (result: unknown, seen: Seen, sandbox: Sandbox) => void;
 }
 
-const transports = {
-  async undici() {
-    const seen: Seen[] = [];
-    const server: TestServer = await startServer((req, res) => {
-      const url = new URL(req.url, 'http://x');
-      seen.push({
-        method: req.method,
-        path: url.pathname,
-        query: Object.fromEntries(url.searchParams),
-        apiKey: (req.headers['x-api-key'] as string) ?? null,
-        accept: req.headers.accept ?? null,
-        contentType: req.headers['content-type'] ?? null,
-        body: req.body.toString(),
-      });
-      const { status, body } = answer(req.method, url.pathname);
-      res.writeHead(status, { 'content-type': 'application/json' }).end(JSON.stringify(body));
-    });
-    return {
-      seen,
-      client: new MessagingClient({ baseUrl: `${server.url}/t/acme`, apiKey: KEY }),
-      close: () => server.close(),
-    };
+const ACME_SENDER = '+15550001001';
+const RECIPIENT = '+15557654321';
+
+const CASES = {
+  me: {
+    call: (client) => client.me(),
+    check: (result) => expect(result).toMatchObject({ tenant: { slug: 'acme' }, environment: 'sandbox' }),
   },
-  async msw() {
+  subscription: {
+    call: (client) => client.subscription(),
+    check: (result) => expect(result).toHaveProperty('status'),
+  },
+  usage: {
+    call: (client) => client.usage(),
+    check: (result) => expect(typeof result).toBe('object'),
+  },
+  listSenderNumbers: {
+    call: (client) => client.senderNumbers.list(),
+    check: (result) =>
+      expect(result).toEqual(expect.arrayContaining([expect.objectContaining({ phone: ACME_SENDER })])),
+  },
+  lookupContact: {
+    call: (client) => client.contacts.lookup({ phone: RECIPIENT, sender_phone: ACME_SENDER }),
+    query: { phone: RECIPIENT, sender_phone: ACME_SENDER },
+    check: (result) => expect(typeof result).toBe('object'),
+  },
+  sendMessage: {
+    call: (client) =>
+      client.messages.send({ sender_phone: ACME_SENDER, to_phone: RECIPIENT, type: 'text', content: 'Hello' }),
+    check: (result, seen, sandbox) => {
+      expect(seen.headers['content-type']).toBe('application/json');
+      expect(JSON.parse(seen.body)).toEqual({
+        sender_phone: ACME_SENDER,
+        to_phone: RECIPIENT,
+        type: 'text',
+        content: 'Hello',
+      });
+      const stored = sandbox.messages('acme').at(-1);
+      expect(result).toMatchObject({ id: stored?.id, content: 'Hello', delivery_status: 'sent' });
+    },
+  },
+  getMessage: {
+    call: (client) => client.messages.get(1),
+    params: { messageLog: 1 },
+    check: (result) => expect(result).toMatchObject({ id: 1 }),
+  },
+  listMessages: {
+    call: (client) => client.messages.list({ page: 1 }).then((page) => page.data),
+    query: { page: '1' },
+    check: (result) => expect(Array.isArray(result)).toBe(true),
+  },
+} satisfies Record<EndpointName, Case>;
+
+/** The path a row's template gives with the case's ids filled in. */
+function expectedPath(name: EndpointName, params: Readonly<Record<string, number>> = {}): string {
+  return `/t/acme/api/v1${ENDPOINTS[name].path.replace(/\{(\w+)\}/g, (_, param: string) => String(params[param]))}`;
+}
+
+function record(seen: Seen[], method: string, url: URL, headers: Record<string, string>, body: string): void {
+  seen.push({ method, path: url.pathname, query: Object.fromEntries(url.searchParams), headers, body });
+}
+
+/** A dispatcher that records each request it carries, then passes it on to a real Agent. */
+function recordingAgent(seen: Seen[]): Dispatcher {
+  return new Agent().compose((dispatch) => (options, handler) => {
+    const headers: Record<string, string> = {};
+    const raw = options.headers as Record<string, string> | undefined;
+    for (const [name, value] of Object.entries(raw ?? {})) headers[name.toLowerCase()] = String(value);
+    const body = typeof options.body === 'string' ? options.body : '';
+    record(seen, options.method, new URL(options.path, String(options.origin)), headers, body);
+    return dispatch(options, handler);
+  });
+}
+
+const harnesses = {
+  async 'undici to the sandbox server'() {
     const seen: Seen[] = [];
-    const server = setupServer(
-      http.all('https://api.test/*', async ({ request }) => {
-        const url = new URL(request.url);
-        seen.push({
-          method: request.method,
-          path: url.pathname,
-          query: Object.fromEntries(url.searchParams),
-          apiKey: request.headers.get('x-api-key'),
-          accept: request.headers.get('accept'),
-          contentType: request.headers.get('content-type'),
-          body: await request.text(),
-        });
-        const { status, body } = answer(request.method, url.pathname);
-        return HttpResponse.json(body as Record<string, unknown>, { status });
-      }),
-    );
-    server.listen({ onUnhandledFrame: 'error' });
-    return {
-      seen,
-      client: new MessagingClient({ baseUrl: 'https://api.test/t/acme', apiKey: KEY, fetch: globalThis.fetch }),
-      close: async () => server.close(),
+    const sandbox = await startSandbox();
+    const dispatcher = recordingAgent(seen);
+    const tenant = sandbox.tenants['acme'];
+    const client = new MessagingClient({ baseUrl: tenant?.baseUrl, apiKey: tenant?.keys.full, dispatcher });
+    return { seen, sandbox, client, close: async () => (await dispatcher.close(), await sandbox.close()) };
+  },
+  async "fetch to the sandbox's in-process handler"() {
+    const seen: Seen[] = [];
+    const sandbox = createSandbox();
+    const fetch = async (input: string | URL | Request, init?: RequestInit) => {
+      const request = new Request(input, init);
+      const headers = Object.fromEntries(request.headers);
+      record(seen, request.method, new URL(request.url), headers, await request.clone().text());
+      return sandbox.fetch(request);
     };
+    const tenant = sandbox.tenants['acme'];
+    const client = new MessagingClient({ baseUrl: tenant?.baseUrl, apiKey: tenant?.keys.full, fetch });
+    return { seen, sandbox, client, close: async () => undefined };
   },
 };
 
-describe.each(Object.keys(transports) as (keyof typeof transports)[])('every endpoint over %s', (name) => {
-  let ctx: Awaited<ReturnType<(typeof transports)['undici']>>;
+describe.each(Object.keys(harnesses) as (keyof typeof harnesses)[])('every endpoint of the table, %s', (name) => {
+  let ctx: Awaited<ReturnType<(typeof harnesses)[typeof name]>>;
   beforeAll(async () => {
-    ctx = await transports[name]();
+    ctx = await harnesses[name]();
+    // A log to read: the sandbox starts empty.
+    await ctx.client.messages.send({ sender_phone: ACME_SENDER, to_phone: RECIPIENT, type: 'text', content: 'First' });
   });
   afterAll(() => ctx.close());
 
-  const last = () => ctx.seen[ctx.seen.length - 1] as Seen;
-
-  it('client.me() -> GET /me, resolving with data', async () => {
-    expect(await ctx.client.me()).toEqual({ tenant: { slug: 'acme' }, key: { scopes: ['messages.read'] } });
-    expect(last()).toMatchObject({ method: 'GET', path: '/t/acme/api/v1/me', apiKey: KEY, accept: 'application/json' });
-  });
-
-  it('client.subscription() -> GET /subscription', async () => {
-    expect(await ctx.client.subscription()).toEqual({ status: 'active', plan: 'growth' });
-    expect(last()).toMatchObject({ method: 'GET', path: '/t/acme/api/v1/subscription' });
-  });
-
-  it('client.usage() -> GET /usage, resolving with the body when it has no data member', async () => {
-    expect(await ctx.client.usage()).toEqual({ messages_sent: 12, limit: 1000 });
-    expect(last()).toMatchObject({ method: 'GET', path: '/t/acme/api/v1/usage' });
-  });
-
-  it('client.senderNumbers.list() -> GET /sender-numbers', async () => {
-    expect(await ctx.client.senderNumbers.list()).toEqual([{ id: 1, phone: '+15550000001', status: 'active' }]);
-    expect(last()).toMatchObject({ method: 'GET', path: '/t/acme/api/v1/sender-numbers' });
-  });
-
-  it('client.contacts.lookup() -> GET /contacts/lookup?phone&sender_phone', async () => {
-    const result = await ctx.client.contacts.lookup({ phone: '+15550000002', sender_phone: '+15550000001' });
-    expect(result).toEqual({ phone: '+15550000002', reachable: true });
-    expect(last()).toMatchObject({
-      method: 'GET',
-      path: '/t/acme/api/v1/contacts/lookup',
-      query: { phone: '+15550000002', sender_phone: '+15550000001' },
-    });
-  });
-
-  it('client.messages.send(text) -> POST /messages with a JSON body', async () => {
-    const log = await ctx.client.messages.send({
-      sender_number_id: 1,
-      to_phone: '+15550000002',
-      type: 'text',
-      content: 'Hello',
-    });
-    expect(log.id).toBe(77);
-    expect(last()).toMatchObject({ method: 'POST', path: '/t/acme/api/v1/messages', contentType: 'application/json' });
-    expect(JSON.parse(last().body)).toEqual({
-      sender_number_id: 1,
-      to_phone: '+15550000002',
-      type: 'text',
-      content: 'Hello',
-    });
-  });
-
-  it('client.messages.send(media) -> POST /messages as multipart/form-data', async () => {
-    await ctx.client.messages.send({
-      sender_phone: '+15550000001',
-      to_phone: '+15550000002',
-      type: 'document',
-      media: new File(['%PDF-1.4'], 'terms.pdf', { type: 'application/pdf' }),
-    });
-    expect(last().contentType).toMatch(/^multipart\/form-data; boundary=/);
-    expect(last().body).toContain('filename="terms.pdf"');
-    expect(last().body).toContain('%PDF-1.4');
-  });
-
-  it('client.messages.get(id) -> GET /messages/{id}, resolving with the log', async () => {
-    const log = await ctx.client.messages.get(77);
-    expect(log).toMatchObject({ id: 77, delivery_status: 'delivered' });
-    expect(last()).toMatchObject({ method: 'GET', path: '/t/acme/api/v1/messages/77' });
-  });
-
-  it('client.messages.list(query) -> GET /messages with the query passed through', async () => {
-    const page = await ctx.client.messages.list({ page: 1, status: 'sent', tags: ['a', 'b'] });
-    expect(page.data.map((l) => l.id)).toEqual([2, 1]);
-    expect(last()).toMatchObject({
-      method: 'GET',
-      path: '/t/acme/api/v1/messages',
-      query: { page: '1', status: 'sent' },
-    });
-  });
-
-  it('client.waitForDelivery(id) polls GET /messages/{id}', async () => {
-    const log = await ctx.client.waitForDelivery(77, { interval: 10, timeout: 2_000 });
-    expect(log.delivery_status).toBe('delivered');
-    expect(last()).toMatchObject({ method: 'GET', path: '/t/acme/api/v1/messages/77' });
+  it.each(Object.keys(CASES) as EndpointName[])('%s', async (endpoint) => {
+    const spec: Case = CASES[endpoint];
+    const before = ctx.seen.length;
+    const result = await spec.call(ctx.client, ctx.sandbox);
+    expect(ctx.seen.length).toBe(before + 1);
+    const seen = ctx.seen.at(-1) as Seen;
+    expect(seen).toMatchObject({ method: ENDPOINTS[endpoint].method, path: expectedPath(endpoint, spec.params) });
+    expect(seen.query).toEqual(spec.query ?? {});
+    expect(seen.headers['x-api-key']).toBe(ctx.sandbox.tenants['acme']?.keys.full);
+    expect(seen.headers['accept']).toBe('application/json');
+    spec.check(result, seen, ctx.sandbox);
   });
 });
