@@ -57,7 +57,9 @@ describe('a 3xx answer', () => {
   });
 
   it('to a read is an APIError that says redirects are not followed, and is not retried', async () => {
-    server = await startServer((_req, res) => res.writeHead(302, { location: 'https://elsewhere.example/' }).end());
+    server = await startServer((_req, res) => {
+      res.writeHead(302, { location: 'https://elsewhere.example/' }).end();
+    });
     const client = new MessagingClient({ baseUrl: server.url, apiKey: 'k' });
     const error = await client.messages.get(1).catch((e: unknown) => e);
     expect(error).toBeInstanceOf(APIError);

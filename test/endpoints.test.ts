@@ -109,7 +109,15 @@ const harnesses = {
     const dispatcher = recordingAgent(seen);
     const tenant = sandbox.tenants['acme'];
     const client = new MessagingClient({ baseUrl: tenant?.baseUrl, apiKey: tenant?.keys.full, dispatcher });
-    return { seen, sandbox, client, close: async () => (await dispatcher.close(), await sandbox.close()) };
+    return {
+      seen,
+      sandbox,
+      client,
+      close: async () => {
+        await dispatcher.close();
+        await sandbox.close();
+      },
+    };
   },
   async "fetch to the sandbox's in-process handler"() {
     const seen: Seen[] = [];
