@@ -118,7 +118,7 @@ export class APIConnectionError extends MessagingError {
 
 /** Raised when a request did not complete within its `timeout` (connection, headers and body together). */
 export class APITimeoutError extends APIConnectionError {
-  constructor(timeoutMs: number, options?: ErrorOptions) {
+  constructor(timeoutMs: number, options?: ConnectionErrorOptions) {
     super(
       `The request did not complete within ${timeoutMs} ms. Raise the \`timeout\` option if the service is slow, or check connectivity to the base URL.`,
       options,

@@ -37,7 +37,9 @@ export interface FailureContext {
  */
 export function classifyFailure(error: unknown, call: FailureContext): unknown {
   if (call.signal?.aborted) return call.signal.reason;
-  if (error instanceof DeadlineExceededError) return new APITimeoutError(call.timeout, { cause: error });
+  if (error instanceof DeadlineExceededError) {
+    return new APITimeoutError(call.timeout, { cause: error, neverSent: error.neverSent });
+  }
   if (error instanceof MessagingError) return error;
   if (refusedByHttpClient(error)) {
     return new ValidationError(

@@ -1,5 +1,6 @@
 import type { Duplex } from 'node:stream';
 import type { Dispatcher } from 'undici';
+import { ValidationError } from '../errors.js';
 import { DeadlineExceededError } from './transport.js';
 
 /** undici's header record type (its own module for it is not in undici's exports map). */
@@ -16,17 +17,38 @@ type IncomingHttpHeaders = Parameters<NonNullable<Dispatcher.DispatchHandler['on
  */
 export class Deadline {
   readonly #timer: NodeJS.Timeout;
+  readonly #timeout: number;
+  /** When the deadline passes, on `performance.now()`'s clock. */
+  readonly #due: number;
   #controller: Dispatcher.DispatchController | undefined;
   #expired: DeadlineExceededError | undefined;
   #onExpire: ((error: DeadlineExceededError) => void) | undefined;
 
   constructor(timeout: number) {
-    this.#timer = setTimeout(() => {
-      const error = new DeadlineExceededError(timeout);
-      this.#expired = error;
-      this.#controller?.abort(error);
-      this.#onExpire?.(error);
-    }, timeout);
+    this.#timeout = timeout;
+    this.#due = performance.now() + timeout;
+    this.#timer = setTimeout(() => this.#expire(), timeout);
+  }
+
+  #expire(): void {
+    const error = new DeadlineExceededError(this.#timeout);
+    this.#expired = error;
+    this.#controller?.abort(error);
+    this.#onExpire?.(error);
+  }
+
+  /**
+   * True if the deadline has passed, ending the exchange now if its timer has not fired yet.
+   * Asked before a queued call is started: timers that fall due together run in one batch, and a
+   * slot freed early in the batch must not start a call whose own timer is about to fire.
+   * Within a millisecond counts as passed: Node's timers have millisecond resolution.
+   */
+  expireIfDue(): boolean {
+    if (this.#expired) return true;
+    if (performance.now() < this.#due - 1) return false;
+    clearTimeout(this.#timer);
+    this.#expire();
+    return true;
   }
 
   /** True once the deadline has passed. */
@@ -52,6 +74,15 @@ export class Deadline {
   }
 }
 
+function redirectRefused(from: unknown): ValidationError {
+  return new ValidationError('The dispatcher option followed a redirect', [
+    {
+      path: 'dispatcher',
+      message: `it followed a redirect from ${from instanceof URL ? from.origin : String(from)} although the SDK asked for none (maxRedirections: 0). The SDK stopped it before anything was sent to the new address, so your API key only goes to the base URL's origin. Pass a dispatcher that does not follow redirects.`,
+    },
+  ]);
+}
+
 /** The dispatch option under which a request carries its `Deadline` to the interceptor. */
 export const DEADLINE = Symbol('tenant-messaging.deadline');
 
@@ -69,6 +100,15 @@ class DeadlineHandler implements Dispatcher.DispatchHandler {
   }
 
   onRequestStart(controller: Dispatcher.DispatchController, context: unknown): void {
+    // undici's redirect handler starts each hop through this handler with the URLs already
+    // visited in `context.history`. The SDK asks for no redirects (maxRedirections: 0); a
+    // dispatcher that follows one anyway is stopped here, before the hop's request is written,
+    // so X-Api-Key never reaches the Location's origin.
+    const history = (context as { history?: readonly unknown[] } | null | undefined)?.history;
+    if (history !== undefined && history.length > 0) {
+      controller.abort(redirectRefused(history[0]));
+      return;
+    }
     this.#deadline.attach(controller);
     this.#inner.onRequestStart?.(controller, context);
   }

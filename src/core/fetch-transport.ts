@@ -1,4 +1,5 @@
 import { Readable } from 'node:stream';
+import { ValidationError } from '../errors.js';
 import type { FetchLike } from '../types/options.js';
 import {
   DeadlineExceededError,
@@ -55,6 +56,17 @@ export class FetchTransport implements Transport {
       init.duplex = 'half';
     }
     const response = await this.#fetch(req.url, init);
+    // A fetch that ignored `redirect: 'manual'` answered from wherever the Location pointed: that
+    // body is not the tenant's, so it is refused rather than returned as the API's answer.
+    if (response.redirected) {
+      void response.body?.cancel().catch(() => undefined);
+      throw new ValidationError('The fetch option followed a redirect', [
+        {
+          path: 'fetch',
+          message: `it followed a redirect from ${new URL(req.url).origin} although the SDK asked for none (redirect: 'manual'). Pass a fetch that honours redirect: 'manual', so your API key only goes to the base URL's origin.`,
+        },
+      ]);
+    }
     const headers: Record<string, string> = {};
     response.headers.forEach((value, name) => {
       headers[name] = value;

@@ -37,8 +37,12 @@ export interface Transport {
 
 /** Thrown by a transport when an exchange outlived its `timeout`. */
 export class DeadlineExceededError extends Error {
-  constructor(timeout: number) {
+  /** True when the request was never handed to the HTTP client: it certainly did not leave. */
+  readonly neverSent: boolean;
+
+  constructor(timeout: number, neverSent = false) {
     super(`the exchange did not complete within ${timeout} ms`);
+    this.neverSent = neverSent;
   }
 }
 

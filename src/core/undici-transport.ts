@@ -1,4 +1,5 @@
 import type { Agent, DecoratorHandler, Dispatcher } from 'undici';
+import { ConnectionGates, type GateWaiter } from './connection-gate.js';
 import { DEADLINE, Deadline, deadlineInterceptor } from './deadline.js';
 import {
   DeadlineExceededError,
@@ -18,15 +19,31 @@ let undici: typeof import('undici') | undefined;
 /** Sockets the client's own Agent keeps per origin; more concurrent calls queue for a free one. */
 export const MAX_CONNECTIONS = 16;
 
+/** The Agent the transport created, with its per-origin gates and the calls still using it. */
+interface OwnPool {
+  readonly agent: Agent;
+  readonly dispatcher: Dispatcher;
+  readonly gates: ConnectionGates;
+  inFlight: number;
+  /** Set by close(): called when the last call using this pool is over. */
+  onIdle: (() => void) | undefined;
+}
+
 /**
  * The default transport: `undici.request` on a keep-alive Agent. It skips the WHATWG fetch layer
- * (Request/Response/Headers objects and web streams), which measured about 2.3x fetch's
- * throughput on loopback, and it streams Node `Readable` bodies without buffering them.
+ * (Request/Response/Headers objects and web streams) and streams Node `Readable` bodies without
+ * buffering them.
+ *
+ * With its own Agent, calls beyond `MAX_CONNECTIONS` per origin wait in a `ConnectionGate` rather
+ * than in undici's queue, so a call that times out (or is aborted) while waiting is never started.
+ * A caller's `dispatcher` is used as given: its own queueing applies (an undici Pool or Agent
+ * starts a queued request even after its caller gave up, then aborts it, closing a socket), so
+ * size its `connections` for the concurrency you use, or leave it unlimited.
  */
 export class UndiciTransport implements Transport {
   readonly #dispatcher: Dispatcher | undefined;
-  #ownAgent: Agent | undefined;
   #withDeadlines: Dispatcher | undefined;
+  #own: OwnPool | undefined;
 
   /** @param dispatcher the caller's Dispatcher; when absent the transport creates (and owns) an Agent on first use. */
   constructor(dispatcher: Dispatcher | undefined) {
@@ -36,13 +53,23 @@ export class UndiciTransport implements Transport {
   async send(req: TransportRequest): Promise<TransportResponse> {
     undici ??= await import('undici');
     const { request } = undici;
-    let dispatcher = this.#dispatcherWithDeadlines(undici);
+    let own: OwnPool | undefined;
+    let dispatcher: Dispatcher;
+    if (this.#dispatcher) dispatcher = this.#withDeadlines ??= this.#dispatcher.compose(deadlineInterceptor);
+    else {
+      own = this.#own ??= createPool(undici.Agent);
+      dispatcher = own.dispatcher;
+    }
     if (req.onBodyBytes) dispatcher = dispatcher.compose(countBodyBytes(undici.DecoratorHandler, req.onBodyBytes));
     // The deadline bounds the whole exchange (queue, connection, headers, body); undici's own
     // headers/body timeouts (300 s) would only ever fire later, so they are left alone.
     const deadline = new Deadline(req.timeout);
     const { signal } = req;
+    const gate = own?.gates.for(req.url);
+    let holdsSlot = false;
+    let waiter: GateWaiter | undefined;
     let onAbort: (() => void) | undefined;
+    if (own) own.inFlight++;
     try {
       const response = await new Promise<Dispatcher.ResponseData>((resolve, reject) => {
         deadline.onExpire(reject);
@@ -53,15 +80,30 @@ export class UndiciTransport implements Transport {
           signal.addEventListener('abort', onAbort, { once: true });
         }
         // The deadline rides in the dispatch options (undici passes them to interceptors as given).
+        // maxRedirections 0 turns off undici's redirect interceptor in a caller's dispatcher:
+        // following a redirect would carry X-Api-Key to whatever origin the Location names.
         const options = {
           method: req.method,
           headers: req.headers,
           body: req.body ?? null,
           dispatcher,
+          maxRedirections: 0,
           [DEADLINE]: deadline,
           ...(signal ? { signal } : {}),
         };
-        request(req.url, options).then(resolve, reject);
+        if (gate === undefined) request(req.url, options).then(resolve, reject);
+        else if (gate.tryAcquire()) {
+          holdsSlot = true;
+          request(req.url, options).then(resolve, reject);
+        } else {
+          waiter = gate.enqueue(() => {
+            // A slot offered once the caller has its answer (or is about to) is left for the next.
+            if (signal?.aborted || deadline.expireIfDue()) return false;
+            holdsSlot = true;
+            request(req.url, options).then(resolve, reject);
+            return true;
+          });
+        }
       });
       const headers = flattenHeaders(response.headers);
       const { body } = response;
@@ -73,35 +115,47 @@ export class UndiciTransport implements Transport {
           : await readBodyText(body, response.statusCode, headers, () => body.destroy());
       return { status: response.statusCode, headers, text };
     } catch (error) {
-      throw deadline.expired ? new DeadlineExceededError(req.timeout) : error;
+      // A call that timed out while waiting at the gate was never handed to undici: not one byte left.
+      if (deadline.expired) throw new DeadlineExceededError(req.timeout, gate !== undefined && !holdsSlot);
+      throw error;
     } finally {
       deadline.clear();
       // A caller's signal may be shared by many calls: leave no listener behind on it.
       if (onAbort) signal?.removeEventListener('abort', onAbort);
+      if (gate) {
+        if (waiter) gate.leave(waiter);
+        if (holdsSlot) gate.release();
+        // undici destroys a body it was handed when the exchange fails; one it never got is destroyed here.
+        else if (typeof req.body === 'object') req.body.destroy();
+      }
+      if (own && --own.inFlight === 0) own.onIdle?.();
     }
   }
 
-  /** The dispatcher with the deadline interceptor, composed once per transport. */
-  #dispatcherWithDeadlines(lib: typeof import('undici')): Dispatcher {
-    this.#withDeadlines ??= (this.#dispatcher ?? this.#agent(lib.Agent)).compose(deadlineInterceptor);
-    return this.#withDeadlines;
-  }
-
   async close(): Promise<void> {
-    const agent = this.#ownAgent;
-    this.#ownAgent = undefined;
-    this.#withDeadlines = undefined;
+    const own = this.#own;
+    this.#own = undefined;
+    if (!own) return;
+    // Calls already made finish on this Agent (waiters included, as in undici's own close());
+    // a call made from now on opens a new one.
+    if (own.inFlight > 0) await new Promise<void>((resolve) => (own.onIdle = resolve));
     // Only an Agent we created is ours to close; a caller's dispatcher may be shared.
-    await agent?.close();
+    await own.agent.close();
   }
+}
 
-  #agent(AgentClass: typeof Agent): Agent {
-    // keep-alive is undici's default; idle sockets are unref'd, so they never hold the process open.
-    // A bounded pool: without `connections`, undici opens a new socket whenever every open one is
-    // busy, so a burst of N concurrent calls costs N handshakes (and N sockets on the service).
-    this.#ownAgent ??= new AgentClass({ keepAliveTimeout: 4_000, connections: MAX_CONNECTIONS });
-    return this.#ownAgent;
-  }
+function createPool(AgentClass: typeof Agent): OwnPool {
+  // keep-alive is undici's default; idle sockets are unref'd, so they never hold the process open.
+  // A bounded pool: without `connections`, undici opens a new socket whenever every open one is
+  // busy, so a burst of N concurrent calls costs N handshakes (and N sockets on the service).
+  const agent = new AgentClass({ keepAliveTimeout: 4_000, connections: MAX_CONNECTIONS });
+  return {
+    agent,
+    dispatcher: agent.compose(deadlineInterceptor),
+    gates: new ConnectionGates(MAX_CONNECTIONS),
+    inFlight: 0,
+    onIdle: undefined,
+  };
 }
 
 /**

@@ -37,6 +37,12 @@ describe('classifyFailure', () => {
     expect(error.neverSent).toBe(false);
   });
 
+  it('a deadline that passed before the request was handed to the HTTP client keeps neverSent', () => {
+    const error = classifyFailure(new DeadlineExceededError(250, true), call) as APITimeoutError;
+    expect(error.neverSent).toBe(true);
+    expect(mayHaveBeenProcessed(error)).toBe(false);
+  });
+
   it("the SDK's own errors pass through as they are", () => {
     const own = new ValidationError('Invalid send parameters', [{ path: 'media', message: 'failed' }]);
     expect(classifyFailure(own, call)).toBe(own);
