@@ -31,8 +31,8 @@ export class ValidationError extends MessagingError {
   /** Every problem found, each with the field it concerns. */
   readonly issues: readonly Issue[];
 
-  constructor(what: string, issues: readonly Issue[]) {
-    super(`${what}:\n${issues.map((i) => `  - ${i.path || '(value)'}: ${i.message}`).join('\n')}`);
+  constructor(what: string, issues: readonly Issue[], options?: ErrorOptions) {
+    super(`${what}:\n${issues.map((i) => `  - ${i.path || '(value)'}: ${i.message}`).join('\n')}`, options);
     this.issues = issues;
   }
 

@@ -1,5 +1,6 @@
 import { inspect } from 'node:util';
 import { mayHaveBeenProcessed } from '../core/executor.js';
+import { watchMediaSource } from '../core/media-source.js';
 import { type ListQuery, type Page, PagePromise, pageFromResult } from '../core/pagination.js';
 import { parseData } from '../core/parse.js';
 import { ENDPOINTS, endpointLabel } from '../endpoints.js';
@@ -69,16 +70,18 @@ export class Messages extends APIResource {
         },
       ]);
     }
+    // Before any await: a caller's media stream that fails meanwhile must not end the process.
+    watchMediaSource(params);
     const schemas = await loadSchemas();
     const checked = schemas.sendMessageParamsSchema.safeParse(params);
     if (!checked.success) throw new ValidationError('Invalid send parameters', issuesFromZod(checked.error));
     const { method, path } = ENDPOINTS.sendMessage;
     const endpoint = endpointLabel('sendMessage');
     const body =
-      params.type === 'text'
+      checked.data.type === 'text'
         ? { kind: 'json' as const, text: JSON.stringify(checked.data) }
         : // The multipart stack loads on the first media send: text-only callers never pay for it.
-          await (await import('../core/multipart.js')).multipartBody(params);
+          await (await import('../core/media-part.js')).mediaSendBody(checked.data);
     try {
       // The executor reads only the per-call options it knows; onUploadProgress goes with the call.
       const { onUploadProgress } = options;
