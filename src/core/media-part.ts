@@ -72,6 +72,9 @@ export async function mediaPart(media: MediaInput): Promise<PreparedPart> {
   // Listen before the first await: a caller's stream may fail while the file below is stat'ed.
   const stream = data instanceof Readable ? data : undefined;
   if (stream) watchStream(stream);
+  if (declared !== undefined && !(Number.isSafeInteger(declared) && declared >= 0)) {
+    throw invalid('size changed after it was checked: give a fixed integer >= 0');
+  }
   const label = mediaLabel(media);
   // Checked again on the values read here: a getter may answer differently than at the schema check.
   const problem = mediaLabelProblem(label);

@@ -36,20 +36,27 @@ export function mediaSourceFailed(cause: unknown): ValidationError {
 
 /**
  * Starts listening for errors of the Node stream in `params.media` (a stream, or `{ data: stream }`).
- * Called with the caller's parameters before `send` awaits anything; never throws (a hostile
- * value is reported by the parameter check that follows).
+ * Called with the caller's parameters before `send` awaits anything; never throws.
  */
 export function watchMediaSource(params: object): void {
   try {
-    const { media } = params as { media?: unknown };
-    if (media instanceof Readable) watchStream(media);
-    else if (typeof media === 'object' && media !== null) {
-      const { data } = media as { data?: unknown };
-      if (data instanceof Readable) watchStream(data);
-    }
+    const media = peek(params, 'media');
+    const stream = media instanceof Readable ? media : peek(media, 'data');
+    if (stream instanceof Readable) watchStream(stream);
   } catch {
-    // A throwing getter or Proxy trap: the parameter check reads the value again and says what is wrong.
+    // A throwing Proxy trap: the parameter check reads the value again and says what is wrong.
   }
+}
+
+/**
+ * An own data property's value, read without calling a getter: the parameter check must be the
+ * one read of each field (a getter may answer differently each time); a stream behind a getter
+ * is watched from the moment the check has read it.
+ */
+function peek(value: unknown, key: string): unknown {
+  if (typeof value !== 'object' || value === null) return undefined;
+  const own = Object.getOwnPropertyDescriptor(value, key);
+  return own && 'value' in own ? own.value : undefined;
 }
 
 /** Listens for the stream's error until it closes; idempotent. */
