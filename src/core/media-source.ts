@@ -65,16 +65,15 @@ export function watchStream(stream: Readable): Watch {
   if (known) return known;
   const watch: Watch = { failed: stream.errored !== null, error: stream.errored };
   watches.set(stream, watch);
-  if (!stream.closed) {
-    const onError = (error: unknown) => {
-      if (watch.failed) return;
-      watch.failed = true;
-      watch.error = error;
-    };
-    stream.on('error', onError);
-    // A closed stream emits nothing more: leave no listener behind on the caller's object.
-    stream.once('close', () => stream.off('error', onError));
-  }
+  const onError = (error: unknown) => {
+    if (watch.failed) return;
+    watch.failed = true;
+    watch.error = error;
+  };
+  // Even on a stream already closed: destroy(error) closes at once but emits 'error' a tick later.
+  stream.on('error', onError);
+  // After 'close' a stream emits nothing more: leave no listener behind on the caller's object.
+  stream.once('close', () => stream.off('error', onError));
   return watch;
 }
 
