@@ -13,7 +13,7 @@ import {
   ValidationError,
 } from 'tenant-messaging';
 import { Agent, fetch as undiciFetch } from 'undici';
-import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
+import { afterAll, afterEach, beforeAll, beforeEach, describe, expect, it } from 'vitest';
 import { json, messageLog, startServer, type TestServer } from './helpers/server.js';
 
 /** Anything that would have ended the process: the SDK must leave none. */
@@ -44,6 +44,9 @@ beforeAll(async () => {
   const base = { baseUrl: server.url, apiKey: 'k', timeout: 5_000 };
   clients.undici = new MessagingClient({ ...base, dispatcher: viaUndici });
   clients.fetch = new MessagingClient({ ...base, fetch });
+});
+beforeEach(() => {
+  server.requests.length = 0;
 });
 afterEach(() => {
   expect(escaped).toEqual([]);
@@ -163,5 +166,39 @@ describe('a media source that fails gives a ValidationError on send, and the pro
       }),
       { seed: 11, numRuns: 40 },
     );
+  });
+
+  it.each([
+    ['more', 5, /more than its size, 5 bytes/],
+    ['fewer', 20, /ended after 10 of its 20 bytes/],
+  ])('a stream with %s bytes than its declared size is refused, not sent cut off', async (_name, size, message) => {
+    for (const transport of ['undici', 'fetch'] as const) {
+      const media = { data: Readable.from([Buffer.alloc(10, 1)]), filename: 'scan.pdf', size };
+      const error = await sendFailing(transport, media);
+      expect(error.message).toMatch(message);
+      expect(server.requests).toHaveLength(0);
+    }
+  });
+
+  it('a stream already read to its end is refused, not sent as an empty file', async () => {
+    const stream = Readable.from([Buffer.alloc(10, 1)]);
+    for await (const _ of stream);
+    const error = await clients.undici.messages
+      .send({ ...params, media: { data: stream, filename: 'scan.pdf' } })
+      .catch((e: unknown) => e);
+    expect(error).toBeInstanceOf(ValidationError);
+    expect((error as ValidationError).message).toMatch(/already read to its end/);
+    expect(server.requests).toHaveLength(0);
+  });
+
+  it('leaves no listener of its own on a stream it read whole', async () => {
+    const stream = Readable.from([Buffer.alloc(10, 1)]);
+    await clients.undici.messages.send({ ...params, media: { data: stream, filename: 'scan.pdf' } });
+    // Node's own stream iterator leaves its end-of-stream listeners: compare with a plain read.
+    const plain = Readable.from([Buffer.alloc(10, 1)]);
+    for await (const _ of plain);
+    await new Promise((resolve) => setImmediate(resolve));
+    const count = (s: Readable) => [s.listenerCount('error'), s.listenerCount('close')];
+    expect(count(stream)).toEqual(count(plain));
   });
 });

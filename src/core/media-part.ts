@@ -72,6 +72,9 @@ export async function mediaPart(media: MediaInput): Promise<PreparedPart> {
   // Listen before the first await: a caller's stream may fail while the file below is stat'ed.
   const stream = data instanceof Readable ? data : undefined;
   if (stream) watchStream(stream);
+  // An ended stream would go out as an empty file, silently.
+  if (stream?.readableEnded)
+    throw invalid('this stream was already read to its end: a stream can be sent once, pass a new one');
   if (declared !== undefined && !(Number.isSafeInteger(declared) && declared >= 0)) {
     throw invalid('size changed after it was checked: give a fixed integer >= 0');
   }
