@@ -49,8 +49,9 @@ export async function benchThroughput(config) {
   /** @type {Record<string, Record<'raw' | 'sdk', (i: number) => Promise<unknown>>>} */
   const ops = {
     get: {
-      raw: async (i) => {
-        const { statusCode, body } = await undici.request(`${api}/messages/${i}`, {
+      // The bench server answers log 42 to every read (serialized once), so both sides ask for it.
+      raw: async () => {
+        const { statusCode, body } = await undici.request(`${api}/messages/42`, {
           method: 'GET',
           headers: RAW_HEADERS,
           dispatcher: agent,
@@ -59,7 +60,7 @@ export async function benchThroughput(config) {
         if (statusCode !== 200 || !json.data) throw new Error(`raw GET answered ${statusCode}`);
         return json.data;
       },
-      sdk: (i) => client.messages.get(i),
+      sdk: () => client.messages.get(42),
     },
     send: {
       raw: async () => {

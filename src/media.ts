@@ -1,72 +1,15 @@
-import { promises as fsp, type ReadStream } from 'node:fs';
 import { basename } from 'node:path';
-import type { Readable } from 'node:stream';
+import { contentTypeProblem, filenameProblem, guessContentType } from './core/media-label.js';
+import { type Issue, ValidationError } from './errors.js';
+import { type MediaFromPathOptions, PathMedia } from './types/media.js';
 
-/**
- * Bytes or a stream together with the file name the service should see.
- *
- * @example
- * ```ts
- * await client.messages.send({ ..., type: 'image', media: { data: buffer, filename: 'photo.jpg' } })
- * ```
- */
-export interface NamedMedia {
-  /** The file's content. A stream is read once: a send that failed part-way cannot be retried with it. */
-  data: Uint8Array | ArrayBuffer | Blob | Readable | ReadableStream<Uint8Array> | AsyncIterable<Uint8Array>;
-  /** The file name sent in the multipart part, e.g. `photo.jpg`. */
-  filename: string;
-  /**
-   * The part's content type.
-   * @default guessed from the file name's extension, else `application/octet-stream`
-   */
-  contentType?: string;
-  /**
-   * The size in bytes, for a stream whose size you know: lets the request carry a `Content-Length`.
-   * @default the byte length of bytes and Blobs; unknown for streams (the body is then sent chunked)
-   */
-  size?: number;
-}
-
-/**
- * A file on disk, opened only when the request is written and re-opened for a retry.
- * Create it with {@link mediaFromPath}.
- */
-export class PathMedia {
-  /** The file's path, as given. */
-  readonly path: string;
-  /** The file name sent in the multipart part. */
-  readonly filename: string;
-  /** The part's content type. */
-  readonly contentType: string;
-
-  /**
-   * Prefer {@link mediaFromPath}, which guesses the name and content type and checks the file
-   * exists before any network I/O.
-   */
-  constructor(path: string, filename: string, contentType: string) {
-    this.path = path;
-    this.filename = filename;
-    this.contentType = contentType;
-  }
-}
-
-/** Options of {@link mediaFromPath}. */
-export interface MediaFromPathOptions {
-  /**
-   * The file name the service should see.
-   * @default the path's base name
-   */
-  filename?: string;
-  /**
-   * The part's content type.
-   * @default guessed from the file name's extension, else `application/octet-stream`
-   */
-  contentType?: string;
-}
+export { type MediaFromPathOptions, type MediaInput, type NamedMedia, PathMedia } from './types/media.js';
 
 /**
  * Streams a file from disk as a message's media, without reading it into memory. The file is
- * opened when the request is written; it is checked for existence before any network I/O.
+ * opened when the request is written; `send` checks it exists before any network I/O.
+ * A path that is not a non-empty string, or a name or content type with control characters,
+ * throws `ValidationError` at once.
  *
  * @example
  * ```ts
@@ -77,61 +20,24 @@ export interface MediaFromPathOptions {
  * ```
  */
 export function mediaFromPath(path: string, options: MediaFromPathOptions = {}): PathMedia {
-  const filename = options.filename ?? basename(path);
-  return new PathMedia(path, filename, options.contentType ?? guessContentType(filename));
-}
-
-/**
- * What `media` accepts: a `File` or `Blob`, an `fs.ReadStream` (its file name is taken from its
- * path), `mediaFromPath(path)`, or `{ data, filename }` for bytes and other streams.
- */
-export type MediaInput = Blob | ReadStream | PathMedia | NamedMedia;
-
-const CONTENT_TYPES: Readonly<Record<string, string>> = {
-  jpg: 'image/jpeg',
-  jpeg: 'image/jpeg',
-  png: 'image/png',
-  gif: 'image/gif',
-  webp: 'image/webp',
-  heic: 'image/heic',
-  mp3: 'audio/mpeg',
-  m4a: 'audio/mp4',
-  aac: 'audio/aac',
-  ogg: 'audio/ogg',
-  oga: 'audio/ogg',
-  opus: 'audio/ogg',
-  wav: 'audio/wav',
-  amr: 'audio/amr',
-  webm: 'audio/webm',
-  pdf: 'application/pdf',
-  txt: 'text/plain',
-  csv: 'text/csv',
-  doc: 'application/msword',
-  docx: 'application/vnd.openxmlformats-officedocument.wordprocessingml.document',
-  xls: 'application/vnd.ms-excel',
-  xlsx: 'application/vnd.openxmlformats-officedocument.spreadsheetml.sheet',
-  ppt: 'application/vnd.ms-powerpoint',
-  pptx: 'application/vnd.openxmlformats-officedocument.presentationml.presentation',
-  zip: 'application/zip',
-};
-
-/** A content type from a file name's extension; `application/octet-stream` when unknown. */
-export function guessContentType(filename: string): string {
-  const dot = filename.lastIndexOf('.');
-  const ext = dot < 0 ? '' : filename.slice(dot + 1).toLowerCase();
-  return CONTENT_TYPES[ext] ?? 'application/octet-stream';
-}
-
-/** Size of a file on disk, or an explanation of why it cannot be sent. */
-export async function statForUpload(path: string): Promise<{ size: number } | { problem: string }> {
-  try {
-    const stat = await fsp.stat(path);
-    if (!stat.isFile()) return { problem: `'${path}' is not a regular file` };
-    return { size: stat.size };
-  } catch (error) {
-    const code = (error as NodeJS.ErrnoException).code;
-    if (code === 'ENOENT') return { problem: `no file at '${path}'` };
-    if (code === 'EACCES') return { problem: `'${path}' cannot be read (permission denied)` };
-    return { problem: `'${path}' cannot be read (${code ?? String(error)})` };
+  const issues: Issue[] = [];
+  if (typeof path !== 'string' || path === '') {
+    const got = path === '' ? 'an empty string' : path === null ? 'null' : typeof path;
+    issues.push({
+      path: 'path',
+      message: `must be the file's path as a non-empty string, e.g. './photo.jpg', got ${got}`,
+    });
   }
+  if (typeof options !== 'object' || options === null) {
+    const got = options === null ? 'null' : typeof options;
+    issues.push({ path: 'options', message: `must be an object such as { filename, contentType }, got ${got}` });
+  }
+  if (issues.length > 0) throw new ValidationError('Invalid mediaFromPath arguments', issues);
+  const { filename = basename(path), contentType = '' } = options;
+  const badName = filenameProblem(filename);
+  const badType = contentTypeProblem(contentType);
+  if (badName) issues.push({ path: 'filename', message: badName });
+  if (badType) issues.push({ path: 'contentType', message: badType });
+  if (issues.length > 0) throw new ValidationError('Invalid mediaFromPath arguments', issues);
+  return new PathMedia(path, filename, contentType || guessContentType(filename));
 }

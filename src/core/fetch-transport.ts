@@ -1,5 +1,5 @@
 import { Readable } from 'node:stream';
-import { ValidationError } from '../errors.js';
+import { MessagingError, ValidationError } from '../errors.js';
 import type { FetchLike } from '../types/options.js';
 import {
   DeadlineExceededError,
@@ -23,7 +23,10 @@ export class FetchTransport implements Transport {
     try {
       return await this.#exchange(req, req.signal ? AbortSignal.any([req.signal, deadline.signal]) : deadline.signal);
     } catch (error) {
-      throw deadline.signal.aborted ? deadline.signal.reason : error;
+      if (deadline.signal.aborted) throw deadline.signal.reason;
+      // fetch reports a failed request body as TypeError('fetch failed') caused by the body's
+      // error: an SDK error raised by the body (a media source that failed) comes out as is.
+      throw error instanceof TypeError && error.cause instanceof MessagingError ? error.cause : error;
     } finally {
       clearTimeout(timer);
     }

@@ -1,5 +1,6 @@
 import { mayHaveBeenProcessed } from '../core/classify.js';
 import type { RequestBody } from '../core/executor.js';
+import { watchMediaSource } from '../core/media-source.js';
 import { type Page, PagePromise, pageFromResult } from '../core/pagination.js';
 import { parseData } from '../core/parse.js';
 import { endpointLabel } from '../endpoints.js';
@@ -31,8 +32,11 @@ export class Messages extends APIResource {
    * ```
    */
   async send(params: SendMessageParams, options?: SendOptions): Promise<MessageLog> {
+    const fields = readFields(params, SEND_PARAMS, '{ sender_phone, to_phone, type, content }');
+    // Before any await: a caller's media stream that fails meanwhile must not end the process.
+    watchMediaSource(fields);
     const schemas = await loadSchemas();
-    const checked = checkSendParams(params, schemas.sendMessageParamsSchema);
+    const checked = checkSendParams(fields, schemas.sendMessageParamsSchema);
     const body = await requestBody(checked);
     try {
       const result = await this.executor.call('sendMessage', { body }, options);
@@ -90,22 +94,25 @@ export class Messages extends APIResource {
 
 type Schemas = Awaited<ReturnType<typeof loadSchemas>>;
 
+const SEND_PARAMS = 'Invalid send parameters';
+
 /**
  * The checked copy of a send's parameters, made once: the body of every attempt is built from
  * it, never from the caller's object again.
  */
-function checkSendParams(params: unknown, schema: Schemas['sendMessageParamsSchema']): SendMessageParams {
-  const what = 'Invalid send parameters';
-  const fields = readFields(params, what, '{ sender_phone, to_phone, type, content }');
+function checkSendParams(
+  fields: Record<string, unknown>,
+  schema: Schemas['sendMessageParamsSchema'],
+): SendMessageParams {
   const checked = schema.safeParse(fields);
-  if (!checked.success) throw new ValidationError(what, issuesFromZod(checked.error));
+  if (!checked.success) throw new ValidationError(SEND_PARAMS, issuesFromZod(checked.error));
   return checked.data as SendMessageParams;
 }
 
 /** A text message is a JSON body; the multipart stack loads on the first media send only. */
 async function requestBody(params: SendMessageParams): Promise<RequestBody> {
   if (params.type === 'text') return { kind: 'json', text: JSON.stringify(params) };
-  return (await import('../core/multipart.js')).multipartBody(params);
+  return (await import('../core/media-part.js')).mediaSendBody(params);
 }
 
 /**

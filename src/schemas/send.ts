@@ -1,6 +1,7 @@
 import { ReadStream } from 'node:fs';
 import { Readable } from 'node:stream';
-import { type MediaInput, PathMedia } from '../media.js';
+import { mediaLabel, mediaLabelProblem } from '../core/media-label.js';
+import { type MediaInput, PathMedia } from '../types/media.js';
 import { MEDIA_TYPES } from '../types/send.js';
 import { compiledStrictObject } from './compiled-object.js';
 import * as z from './zod.js';
@@ -18,6 +19,11 @@ const phone = (field: string) =>
     );
 
 function isMediaInput(value: unknown): boolean {
+  return hasMediaShape(value) && mediaLabelProblem(mediaLabel(value as MediaInput)) === undefined;
+}
+
+/** A media input's kind, before its file name and content type are checked. */
+function hasMediaShape(value: unknown): boolean {
   if (value instanceof Blob || value instanceof ReadStream || value instanceof PathMedia) return true;
   if (typeof value !== 'object' || value === null) return false;
   const { data, filename, size } = value as { data?: unknown; filename?: unknown; size?: unknown };
@@ -41,6 +47,8 @@ function isMediaData(data: unknown): boolean {
 }
 
 function describeMediaProblem(value: unknown): string {
+  // The part's file name and content type go into its headers: see mediaLabelProblem.
+  if (hasMediaShape(value)) return mediaLabelProblem(mediaLabel(value as MediaInput)) ?? 'changed while it was checked';
   if (value === undefined || value === null) return 'is required for image, voice and document messages';
   if (value instanceof Uint8Array || value instanceof ArrayBuffer)
     return "raw bytes need a file name: pass { data: bytes, filename: 'photo.jpg' }";

@@ -1,4 +1,4 @@
-import type { MediaInput } from '../media.js';
+import type { MediaInput } from './media.js';
 
 /** Media message types `send` accepts; they go as `multipart/form-data`. */
 export const MEDIA_TYPES = ['image', 'voice', 'document'] as const;

@@ -28,7 +28,11 @@ export async function startServer(handler: Handler): Promise<TestServer> {
   const state = { sockets: 0 };
   const server = createServer(async (req, res) => {
     const chunks: Buffer[] = [];
-    for await (const chunk of req) chunks.push(chunk as Buffer);
+    try {
+      for await (const chunk of req) chunks.push(chunk as Buffer);
+    } catch {
+      return; // The client cut the upload off: nothing arrived whole, so nothing is recorded.
+    }
     const captured = {
       method: req.method ?? '',
       url: req.url ?? '',
