@@ -69,7 +69,7 @@ const SWEEP_AT = 64;
  * under its expiry time for that, so one timer still serves every deadline.
  */
 export class PollScheduler {
-  /** Tickets waiting for a time: to become due (`timed`), or to expire (`queued`). */
+  /** Tickets waiting for a time: to become due (`timed`), or to expire (`watched`). */
   #heap = new MinHeap<Ticket>();
   /** Due polls waiting for a slot, in due order; `#queue[#head]` is the oldest. */
   #queue: Ticket[] = [];
