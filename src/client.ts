@@ -9,6 +9,7 @@ import { UndiciTransport } from './core/undici-transport.js';
 import type { EndpointName } from './endpoints.js';
 import { resolveClientConfig } from './internal/client-config.js';
 import { readFields } from './internal/input.js';
+import type { Log } from './internal/log.js';
 import { resolvePollSettings } from './internal/poll-options.js';
 import { checkPathParams } from './internal/route.js';
 import { Contacts } from './resources/contacts.js';
@@ -75,6 +76,7 @@ export class MessagingClient {
   /** False for a client from `withOptions` that uses its parent's connection pool. */
   readonly #ownsTransport: boolean;
   readonly #polling: { maxConcurrent: number; maxPerSecond: number };
+  readonly #log: Log;
   /** Shared by every waitForDelivery of this client (and of clients derived from it); made on first use. */
   readonly #scheduler: { current?: PollScheduler };
 
@@ -93,6 +95,7 @@ export class MessagingClient {
     this.timeout = config.timeout;
     this.maxRetries = config.maxRetries;
     this.#polling = config.polling;
+    this.#log = config.log;
     this.#ownsTransport = inherited === undefined;
     this.#transport =
       inherited?.transport ??
@@ -192,7 +195,11 @@ export class MessagingClient {
     // One attempt per poll: the poller is the retry loop, and it knows the overall deadline.
     const readLog: ReadLog = ({ signal, timeout }) => this.messages.get(id, { signal, timeout, maxRetries: 0 });
     this.#scheduler.current ??= new PollScheduler(this.#polling);
-    return pollDelivery(id, readLog, settings, this.timeout, this.#scheduler.current);
+    return pollDelivery(id, readLog, settings, {
+      requestTimeout: this.timeout,
+      scheduler: this.#scheduler.current,
+      warn: this.#log.warn,
+    });
   }
 
   /**

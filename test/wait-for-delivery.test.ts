@@ -1,3 +1,5 @@
+import { getEventListeners } from 'node:events';
+import fc from 'fast-check';
 import {
   AuthenticationError,
   DeliveryTimeoutError,
@@ -165,5 +167,102 @@ describe('many waits share one scheduler', () => {
     // 100 per second = one start per 10 ms: n polls need at least (n - 1) * 10 ms.
     const span = (seen.at(-1) ?? 0) - (seen[0] ?? 0);
     expect(span).toBeGreaterThanOrEqual((seen.length - 1) * 10 - 5);
+  });
+});
+
+describe('the timeout holds whatever other waits do (defect 4)', () => {
+  it('a wait rejects at its timeout, queued behind slow reads of other waits or with its own read stalled', async () => {
+    // The service never answers: every read hangs until its deadline ends it.
+    server = await startServer(() => undefined);
+    const url = server.url;
+    const cases = { queued: 0, reading: 0 };
+    await fc.assert(
+      fc.asyncProperty(
+        fc.integer({ min: 1, max: 3 }),
+        fc.integer({ min: 0, max: 4 }),
+        fc.integer({ min: 150, max: 300 }),
+        async (maxConcurrent, hogCount, timeout) => {
+          const client = new MessagingClient({ baseUrl: url, apiKey: 'k', polling: { maxConcurrent } });
+          const stop = new AbortController();
+          // Hogs: waits with a long timeout whose reads each hold a slot for the default 30 s request timeout.
+          const hogs = Array.from({ length: hogCount }, (_, i) =>
+            client.waitForDelivery(1_000 + i, { interval: 10, timeout: 60_000, signal: stop.signal }),
+          );
+          await new Promise((resolve) => setTimeout(resolve, 20));
+          cases[hogCount >= maxConcurrent ? 'queued' : 'reading']++;
+          const own = new AbortController();
+          const started = performance.now();
+          const error = await client
+            .waitForDelivery(7, { interval: 10, timeout, signal: own.signal })
+            .catch((e: unknown) => e);
+          const elapsed = performance.now() - started;
+          expect(error).toBeInstanceOf(DeliveryTimeoutError);
+          expect(elapsed).toBeGreaterThanOrEqual(timeout - 2);
+          expect(elapsed).toBeLessThan(timeout + 100);
+          expect(getEventListeners(own.signal, 'abort')).toHaveLength(0);
+          stop.abort(new Error('done'));
+          const ends = await Promise.allSettled(hogs);
+          expect(ends.every((end) => end.status === 'rejected' && (end.reason as Error).message === 'done')).toBe(true);
+          expect(getEventListeners(stop.signal, 'abort')).toHaveLength(0);
+          await client.close();
+        },
+      ),
+      { seed: 4, numRuns: 8 },
+    );
+    // Both paths really ran: queued for a slot at the deadline, and reading when it came.
+    expect(cases.queued).toBeGreaterThan(0);
+    expect(cases.reading).toBeGreaterThan(0);
+  });
+});
+
+describe('a throwing onUpdate (defect 13c)', () => {
+  it('never changes the outcome of the wait: logged once with warn, and the wait goes on', async () => {
+    let script: string[] = [];
+    server = await startServer((_req, res) => {
+      const status = script.shift() ?? 'delivered';
+      json(res, 200, { data: messageLog({ delivery_status: status }) });
+    });
+    const url = server.url;
+    const thrown = fc.oneof(
+      fc.string().map((message) => new Error(message)),
+      fc.string(),
+      fc.constant(undefined),
+      // An object that cannot even become a string.
+      fc.constant(Object.create(null) as object),
+    );
+    await fc.assert(
+      fc.asyncProperty(
+        fc.array(fc.constantFrom('sent', 'unknown', 'queued'), { maxLength: 3 }),
+        fc.constantFrom('delivered', 'read'),
+        fc.array(fc.option(thrown, { nil: null }), { minLength: 4, maxLength: 4 }),
+        async (before, end, throws) => {
+          script = [...before, end];
+          const warnings: unknown[][] = [];
+          const logger = { debug() {}, info() {}, error() {}, warn: (...args: unknown[]) => warnings.push(args) };
+          const client = new MessagingClient({ baseUrl: url, apiKey: 'k', logger });
+          const seen: string[] = [];
+          const log = await client.waitForDelivery(42, {
+            interval: 1,
+            timeout: 5_000,
+            onUpdate: (l) => {
+              const throwing = throws[seen.length];
+              seen.push(l.delivery_status);
+              if (throwing !== null && throwing !== undefined) throw throwing;
+            },
+          });
+          expect(log.delivery_status).toBe(end);
+          const changes = [...before, end].filter((status, i, all) => status !== all[i - 1]);
+          expect(seen).toEqual(changes);
+          const threw = changes.some((_, i) => throws[i] !== null && throws[i] !== undefined);
+          expect(warnings).toHaveLength(threw ? 1 : 0);
+          if (threw) {
+            expect(warnings[0]?.[0]).toBe('[tenant-messaging] onUpdate threw; the wait goes on');
+            expect(warnings[0]?.[1]).toMatchObject({ messageLogId: 42, error: expect.any(String) });
+          }
+          await client.close();
+        },
+      ),
+      { seed: 13, numRuns: 25 },
+    );
   });
 });

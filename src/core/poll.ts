@@ -18,6 +18,15 @@ function reached(status: string, until: 'delivered' | 'read'): boolean {
   return status === 'read' || (until === 'delivered' && status === 'delivered');
 }
 
+/** What a callback threw, as text; whatever it threw (even an object that cannot become a string). */
+function describeThrown(error: unknown): string {
+  try {
+    return error instanceof Error ? `${error.name}: ${error.message}` : String(error);
+  } catch {
+    return 'a value that cannot be shown as text';
+  }
+}
+
 /** How much slower each poll that sees no change comes, up to `MAX_BACKOFF` times `interval`. */
 const BACKOFF = 1.5;
 const MAX_BACKOFF = 8;
@@ -33,27 +42,53 @@ export function nextPollDelay(interval: number, unchangedPolls: number, random: 
   return interval * backoff * (1 + JITTER * random());
 }
 
+/** What `pollDelivery` needs from its client. */
+export interface PollContext {
+  /** The client's request timeout: a poll's read gets the smaller of it and the time left. */
+  readonly requestTimeout: number;
+  /** The client's shared scheduler: it bounds the poll rate across waits and answers each deadline. */
+  readonly scheduler: PollScheduler;
+  /** The client's `warn` log line, when that level is enabled. */
+  readonly warn?: ((message: string, fields?: Record<string, unknown>) => void) | undefined;
+  /** The jitter source; injectable for exact tests. */
+  readonly random?: (() => number) | undefined;
+}
+
 /**
  * Polls a message log until its `delivery_status` reaches `until`, the deadline passes, or the
  * signal aborts. Every poll takes a slot from the client's shared scheduler, which bounds the
  * request rate across all waits. `unknown` (and any status the SDK does not know) keeps the poll
  * going: the value is read at request time and may still change; if it never does, the timeout
  * error carries the last log so the caller can see it.
+ *
+ * The deadline holds whatever other waits do: a poll still queued for a slot at the deadline is
+ * answered then by the scheduler, and a read in flight gets no more than the time left.
  */
 export async function pollDelivery(
   id: number,
   readLog: ReadLog,
   options: PollSettings,
-  requestTimeout: number,
-  scheduler: PollScheduler,
-  random: () => number = Math.random,
+  context: PollContext,
 ): Promise<MessageLog> {
   const { interval, timeout, until, signal, onUpdate } = options;
+  const { requestTimeout, scheduler, warn, random = Math.random } = context;
   const deadline = scheduler.now() + timeout;
   let last: MessageLog | undefined;
   let lastError: unknown;
   let delay = 0;
   let unchanged = 0;
+  let warned = false;
+  // A throwing onUpdate is a bug in the caller's observer: it must not change what the wait
+  // answers (the upload's onUploadProgress is treated the same way), so it is logged once and the
+  // wait goes on.
+  const notify = (log: MessageLog) => {
+    try {
+      onUpdate?.(log);
+    } catch (error) {
+      if (!warned) warn?.('onUpdate threw; the wait goes on', { messageLogId: id, error: describeThrown(error) });
+      warned = true;
+    }
+  };
   const timedOut = () => new DeliveryTimeoutError(id, timeout, until, last, lastError);
   for (;;) {
     const release = await scheduler.acquire(delay, signal, deadline);
@@ -61,10 +96,11 @@ export async function pollDelivery(
     let floor = interval;
     try {
       const remaining = deadline - scheduler.now();
+      // Never past the wait's own deadline: the transport ends the read when this timeout passes.
       const log = await readLog({ signal, timeout: Math.max(1, Math.min(requestTimeout, remaining)) });
       if (log.delivery_status !== last?.delivery_status) {
         unchanged = 0;
-        onUpdate?.(log);
+        notify(log);
       } else unchanged++;
       last = log;
       if (reached(log.delivery_status, until)) return log;
