@@ -5,8 +5,6 @@ import { MEDIA_TYPES } from '../types/send.js';
 import { compiledStrictObject } from './compiled-object.js';
 import * as z from './zod.js';
 
-export * from '../types/send.js';
-
 const phone = (field: string) =>
   z
     .string({ error: (i) => (i.input === undefined ? 'is required' : `must be a string, got ${typeof i.input}`) })
