@@ -2,7 +2,7 @@ import { ReadStream } from 'node:fs';
 import { Readable } from 'node:stream';
 import { type MediaInput, PathMedia } from '../media.js';
 import { MEDIA_TYPES } from '../types/send.js';
-import { compiledStrictObject } from './compiled-object.js';
+import { compiledStrictObject } from './fast-path.js';
 import * as z from './zod.js';
 
 const phone = (field: string) =>
