@@ -1,7 +1,8 @@
 /**
- * The Zod schemas, loaded on first use. Zod costs about 45 ms to import, as much as a whole SDK
- * should: constructing a client needs none of it, so a cold start (a serverless function) does not
- * pay for it until the first call, and that call starts loading it while its request is in flight.
+ * The Zod schemas, loaded on first use. Importing Zod costs a cold start about as much as a whole
+ * SDK should (measured by `npm run bench`, see README, Performance): constructing a client needs
+ * none of it, so a cold start (a serverless function) does not pay for it until the first call,
+ * and that call starts loading it while its request is in flight.
  */
 let loading: Promise<typeof import('./validators.js')> | undefined;
 

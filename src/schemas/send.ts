@@ -3,10 +3,8 @@ import { Readable } from 'node:stream';
 import { mediaLabel, mediaLabelProblem } from '../core/media-label.js';
 import { type MediaInput, PathMedia } from '../types/media.js';
 import { MEDIA_TYPES } from '../types/send.js';
-import { compiledStrictObject } from './compiled-object.js';
+import { compiledStrictObject } from './fast-path.js';
 import * as z from './zod.js';
-
-export * from '../types/send.js';
 
 const phone = (field: string) =>
   z
