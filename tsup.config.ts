@@ -25,6 +25,6 @@ export default defineConfig({
     if (format === 'cjs') options.define = { ...options.define, 'import.meta.url': 'undefined' };
   },
   // zod/mini is bundled into the lazily loaded schema chunk, tree-shaken to what the schemas use:
-  // loading it costs about 5 ms, where importing zod from node_modules costs about 55 ms.
+  // loading it is several times cheaper than importing zod from node_modules (README, Performance).
   noExternal: [/^zod/],
 });

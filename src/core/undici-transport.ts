@@ -11,8 +11,9 @@ import {
 } from './transport.js';
 
 /**
- * undici, loaded on the first request: importing it costs about 65 ms, which a cold start that
- * only constructs a client (or one that uses the `fetch` option) should not pay.
+ * undici, loaded on the first request: importing it is a large part of a cold start (README,
+ * Performance), which a process that only constructs a client (or uses the `fetch` option)
+ * should not pay.
  */
 let undici: typeof import('undici') | undefined;
 

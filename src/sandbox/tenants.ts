@@ -29,7 +29,7 @@ export interface ApiKey {
   readonly revoked: boolean;
 }
 
-/** A tenant's fixed configuration; its changing data lives in `TenantData` (state.ts). */
+/** A tenant's fixed configuration; its changing data (its logs) lives in `SandboxState` (state.ts). */
 export interface Tenant {
   readonly id: number;
   readonly slug: string;
