@@ -1,5 +1,3 @@
-import { mkdtemp, rm, writeFile } from 'node:fs/promises';
-import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import fc from 'fast-check';
 import {
@@ -11,11 +9,12 @@ import {
   ValidationError,
 } from 'tenant-messaging';
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
-import { json, messageLog, parseMultipart, startServer, type TestServer } from './helpers/server.js';
+import { json, messageLog, parseMultipart, startServer, type TestServer, tempFiles } from './helpers/server.js';
 
 let server: TestServer;
 let client: MessagingClient;
 let dir: string;
+let files: Awaited<ReturnType<typeof tempFiles>>;
 const PNG = Buffer.from([0x89, 0x50, 0x4e, 0x47, 1, 2, 3, 4]);
 
 beforeAll(async () => {
@@ -27,12 +26,12 @@ beforeAll(async () => {
       : json(res, 201, { data: messageLog({ message_type: 'image' }) }),
   );
   client = new MessagingClient({ baseUrl: server.url, apiKey: 'k' });
-  dir = await mkdtemp(join(tmpdir(), 'tm-media-params-'));
-  await writeFile(join(dir, 'photo.png'), PNG);
+  files = await tempFiles({ 'photo.png': PNG });
+  dir = files.dir;
 });
 afterAll(async () => {
   await server.close();
-  await rm(dir, { recursive: true, force: true });
+  await files.remove();
 });
 beforeEach(() => {
   server.requests.length = 0;

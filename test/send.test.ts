@@ -1,26 +1,25 @@
 import { createReadStream } from 'node:fs';
-import { mkdtemp, rm, writeFile } from 'node:fs/promises';
-import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { Readable } from 'node:stream';
 import { MessagingClient, mediaFromPath, type SendMessageParams, ValidationError } from 'tenant-messaging';
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
-import { json, messageLog, parseMultipart, startServer, type TestServer } from './helpers/server.js';
+import { json, messageLog, parseMultipart, startServer, type TestServer, tempFiles } from './helpers/server.js';
 
 let server: TestServer;
 let client: MessagingClient;
 let dir: string;
+let files: Awaited<ReturnType<typeof tempFiles>>;
 const PNG = Buffer.from([0x89, 0x50, 0x4e, 0x47, 0x0d, 0x0a, 0x1a, 0x0a, 1, 2, 3, 4]);
 
 beforeAll(async () => {
   server = await startServer((_req, res) => json(res, 201, { data: messageLog({ message_type: 'image' }) }));
   client = new MessagingClient({ baseUrl: server.url, apiKey: 'k' });
-  dir = await mkdtemp(join(tmpdir(), 'tm-send-'));
-  await writeFile(join(dir, 'photo.png'), PNG);
+  files = await tempFiles({ 'photo.png': PNG });
+  dir = files.dir;
 });
 afterAll(async () => {
   await server.close();
-  await rm(dir, { recursive: true, force: true });
+  await files.remove();
 });
 beforeEach(() => {
   server.requests.length = 0;

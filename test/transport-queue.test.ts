@@ -19,6 +19,15 @@ async function warmClient(url: string): Promise<MessagingClient> {
   return client;
 }
 
+/** A server that answers every read after `ms`, echoing the id asked for. */
+function slowServer(ms: number): Promise<TestServer> {
+  return startServer(async (req, res) => {
+    await sleep(ms);
+    const id = Number(req.url.split('/').pop());
+    json(res, 200, req.url.endsWith('/me') ? { data: {} } : { data: messageLog({ id }) });
+  });
+}
+
 type Mode = 'deadline' | 'signal';
 
 /**
@@ -125,14 +134,7 @@ describe('calls that wait for a connection (defect 5: a connection storm after a
   });
 
   it('calls that time out while queued never reach the server; the others are served on kept-alive sockets', async () => {
-    server = await startServer(async (req, res) => {
-      await sleep(60);
-      json(
-        res,
-        200,
-        req.url.endsWith('/me') ? { data: {} } : { data: messageLog({ id: Number(req.url.split('/').pop()) }) },
-      );
-    });
+    server = await slowServer(60);
     const client = await warmClient(server.url);
     const patient = () => client.messages.get(1, { timeout: 10_000 });
     const hasty = () => client.messages.get(2, { timeout: 20 }).catch((e: unknown) => e);
@@ -171,14 +173,7 @@ describe('calls that wait for a connection (defect 5: a connection storm after a
   });
 
   it('close() lets calls still waiting for a connection finish, then closes the pool', async () => {
-    server = await startServer(async (req, res) => {
-      await sleep(30);
-      json(
-        res,
-        200,
-        req.url.endsWith('/me') ? { data: {} } : { data: messageLog({ id: Number(req.url.split('/').pop()) }) },
-      );
-    });
+    server = await slowServer(30);
     const client = await warmClient(server.url);
     const calls = Array.from({ length: 3 * POOL }, (_, i) => client.messages.get(i + 1));
     const closed = client.close();

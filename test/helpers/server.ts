@@ -1,5 +1,8 @@
+import { mkdtemp, rm, writeFile } from 'node:fs/promises';
 import { createServer, type IncomingMessage, type ServerResponse } from 'node:http';
 import type { AddressInfo, Socket } from 'node:net';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
 
 /** A request as the test server received it. */
 export interface CapturedRequest {
@@ -107,4 +110,11 @@ export async function parseMultipart(req: CapturedRequest): Promise<FormData> {
     headers: { 'content-type': String(req.headers['content-type']) },
     body: new Uint8Array(req.body),
   }).formData();
+}
+
+/** A temporary directory holding the given files; `remove()` deletes it. */
+export async function tempFiles(files: Record<string, Uint8Array>): Promise<{ dir: string; remove(): Promise<void> }> {
+  const dir = await mkdtemp(join(tmpdir(), 'tm-test-'));
+  for (const [name, content] of Object.entries(files)) await writeFile(join(dir, name), content);
+  return { dir, remove: () => rm(dir, { recursive: true, force: true }) };
 }
