@@ -1,9 +1,13 @@
 import { basename } from 'node:path';
 import { contentTypeProblem, filenameProblem, guessContentType } from './core/media-label.js';
 import { type Issue, ValidationError } from './errors.js';
+import { checkKnownKeys, type KnownKeys } from './internal/checks.js';
+import { readFields } from './internal/input.js';
 import { type MediaFromPathOptions, PathMedia } from './types/media.js';
 
 export { type MediaFromPathOptions, type MediaInput, type NamedMedia, PathMedia } from './types/media.js';
+
+const MEDIA_FROM_PATH_OPTIONS: KnownKeys<MediaFromPathOptions> = { filename: true, contentType: true };
 
 /**
  * Streams a file from disk as a message's media, without reading it into memory. The file is
@@ -28,12 +32,14 @@ export function mediaFromPath(path: string, options: MediaFromPathOptions = {}):
       message: `must be the file's path as a non-empty string, e.g. './photo.jpg', got ${got}`,
     });
   }
-  if (typeof options !== 'object' || options === null) {
-    const got = options === null ? 'null' : typeof options;
-    issues.push({ path: 'options', message: `must be an object such as { filename, contentType }, got ${got}` });
-  }
+  const fields = readFields(
+    options,
+    'Invalid mediaFromPath options',
+    "{ filename: 'photo.jpg', contentType: 'image/jpeg' }",
+  );
+  checkKnownKeys(fields, MEDIA_FROM_PATH_OPTIONS, ' of mediaFromPath', issues);
   if (issues.length > 0) throw new ValidationError('Invalid mediaFromPath arguments', issues);
-  const { filename = basename(path), contentType = '' } = options;
+  const { filename = basename(path), contentType = '' } = fields as MediaFromPathOptions;
   const badName = filenameProblem(filename);
   const badType = contentTypeProblem(contentType);
   if (badName) issues.push({ path: 'filename', message: badName });

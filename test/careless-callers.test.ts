@@ -4,7 +4,7 @@
  * throw, an object whose getters throw), and what goes on the wire is what was checked.
  */
 import fc from 'fast-check';
-import { MessagingClient, ValidationError } from 'tenant-messaging';
+import { MessagingClient, mediaFromPath, ValidationError } from 'tenant-messaging';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { json, messageLog, startServer, type TestServer } from './helpers/server.js';
 
@@ -72,6 +72,7 @@ const entries: Record<string, (bad: unknown) => unknown> = {
   'client.messages.list(bad)': (bad) => client.messages.list(bad as never).then((page) => page),
   'client.messages.list({}, bad)': (bad) => client.messages.list({}, bad as never).then((page) => page),
   'client.waitForDelivery(1, bad)': (bad) => client.waitForDelivery(1, bad as never),
+  "mediaFromPath('./photo.png', bad)": (bad) => mediaFromPath('./photo.png', bad as never),
 };
 
 /** Runs an entry and returns what it threw or rejected with (or undefined). */
@@ -115,6 +116,23 @@ describe('a bad argument to any public entry', () => {
     const error = (await failure(() => client.messages.get(1, options))) as ValidationError;
     expect(error).toBeInstanceOf(ValidationError);
     expect(error.cause).toBe(boom);
+  });
+});
+
+describe('hostile values thrown back at the SDK', () => {
+  it('an abort reason whose toString throws is the rejection, as given', async () => {
+    const reason = {
+      toString() {
+        throw new Error('no');
+      },
+    };
+    const controller = new AbortController();
+    controller.abort(reason);
+    await expect(client.messages.get(1, { signal: controller.signal })).rejects.toBe(reason);
+    const late = new AbortController();
+    const call = client.messages.send(TEXT, { signal: late.signal });
+    late.abort(reason);
+    await expect(call).rejects.toBe(reason);
   });
 });
 

@@ -6,6 +6,7 @@ import {
   ResponseValidationError,
   ValidationError,
 } from '../errors.js';
+import { describeValue } from '../internal/describe-value.js';
 import { describeNetworkError, failedBeforeConnecting, refusedByHttpClient } from '../internal/network-error.js';
 import { BodyTooLargeError, DeadlineExceededError } from './transport.js';
 
@@ -44,7 +45,7 @@ export function classifyFailure(error: unknown, call: FailureContext): unknown {
   if (refusedByHttpClient(error)) {
     return new ValidationError(
       `The HTTP client refused ${call.method} ${call.path} before sending it`,
-      [{ path: '', message: error instanceof Error ? error.message : String(error) }],
+      [{ path: '', message: error instanceof Error ? error.message : describeValue(error) }],
       { cause: error },
     );
   }

@@ -158,7 +158,7 @@ export class Executor {
         path,
         attempt,
         durationMs: Math.round(performance.now() - started),
-        error: failure instanceof Error ? failure.message : String(failure),
+        error: failure instanceof Error ? failure.message : describeValue(failure),
       });
       throw failure;
     }

@@ -10,6 +10,7 @@
  */
 import { Readable } from 'node:stream';
 import { ValidationError } from '../errors.js';
+import { describeValue } from '../internal/describe-value.js';
 
 /** What became of a caller's Node stream since the SDK started listening to it. */
 interface Watch {
@@ -21,7 +22,7 @@ const watches = new WeakMap<Readable, Watch>();
 
 /** The error `send` rejects with when a media source fails, whatever the moment and the cause. */
 export function mediaSourceFailed(cause: unknown): ValidationError {
-  const reason = cause instanceof Error ? cause.message : String(cause);
+  const reason = cause instanceof Error ? cause.message : describeValue(cause);
   return new ValidationError(
     'The media source failed',
     [

@@ -1,3 +1,5 @@
+import { describeValue } from './describe-value.js';
+
 /**
  * Error codes meaning the connection was never established, so not one byte of the request
  * reached the service. Only these make a non-idempotent request (a send) safe to retry.
@@ -45,6 +47,6 @@ export function failedBeforeConnecting(error: unknown): boolean {
 /** A short description of a network failure for an error message, e.g. `ECONNREFUSED`. */
 export function describeNetworkError(error: unknown): string {
   const codes = errorCodes(error);
-  const message = error instanceof Error ? error.message : String(error);
+  const message = error instanceof Error ? error.message : describeValue(error);
   return codes.length > 0 ? `${codes[codes.length - 1]}: ${message}` : message;
 }
