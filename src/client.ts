@@ -6,7 +6,6 @@ import { pollDelivery, type ReadLog } from './core/poll.js';
 import { PollScheduler } from './core/poll-scheduler.js';
 import type { Transport } from './core/transport.js';
 import { UndiciTransport } from './core/undici-transport.js';
-import type { EndpointName } from './endpoints.js';
 import { resolveClientConfig } from './internal/client-config.js';
 import { readFields } from './internal/input.js';
 import type { Log } from './internal/log.js';
@@ -14,11 +13,14 @@ import { resolvePollSettings } from './internal/poll-options.js';
 import { checkPathParams } from './internal/route.js';
 import { Contacts } from './resources/contacts.js';
 import { Messages } from './resources/messages.js';
+import { RawRequests } from './resources/raw-requests.js';
 import { SenderNumbers } from './resources/sender-numbers.js';
-import type { JsonObject } from './types/json.js';
+import type { JsonObject, JsonValue } from './types/json.js';
 import type { MessageLog } from './types/message-log.js';
 import type { ClientOptions, RequestOptions } from './types/options.js';
 import type { WaitForDeliveryOptions } from './types/polling.js';
+import type { RawRequest } from './types/request.js';
+import type { APIPromise, ResponseInfo, WithResponse } from './types/response.js';
 
 /** What a client made by `withOptions` takes over from its parent (see there). */
 interface Inherited {
@@ -71,6 +73,7 @@ export class MessagingClient {
   readonly maxRetries: number;
 
   readonly #executor: Executor;
+  readonly #raw: RawRequests;
   readonly #transport: Transport;
   readonly #options: ClientOptions;
   /** False for a client from `withOptions` that uses its parent's connection pool. */
@@ -101,10 +104,12 @@ export class MessagingClient {
       inherited?.transport ??
       (options.fetch ? new FetchTransport(options.fetch) : new UndiciTransport(options.dispatcher));
     this.#scheduler = inherited?.scheduler ?? {};
-    this.#executor = new Executor({ ...config, transport: this.#transport });
+    const serverAddress = config.origin ? new URL(config.origin).host : '';
+    this.#executor = new Executor({ ...config, serverAddress, transport: this.#transport });
     this.messages = new Messages(this.#executor);
     this.contacts = new Contacts(this.#executor);
     this.senderNumbers = new SenderNumbers(this.#executor);
+    this.#raw = new RawRequests(this.#executor);
   }
 
   /**
@@ -147,7 +152,7 @@ export class MessagingClient {
    * const me = await client.me()
    * ```
    */
-  me(options?: RequestOptions): Promise<JsonObject> {
+  me(options?: RequestOptions): APIPromise<JsonObject> {
     return this.#readObject('me', options);
   }
 
@@ -159,7 +164,7 @@ export class MessagingClient {
    * const subscription = await client.subscription()
    * ```
    */
-  subscription(options?: RequestOptions): Promise<JsonObject> {
+  subscription(options?: RequestOptions): APIPromise<JsonObject> {
     return this.#readObject('subscription', options);
   }
 
@@ -171,7 +176,7 @@ export class MessagingClient {
    * const usage = await client.usage()
    * ```
    */
-  usage(options?: RequestOptions): Promise<JsonObject> {
+  usage(options?: RequestOptions): APIPromise<JsonObject> {
     return this.#readObject('usage', options);
   }
 
@@ -189,17 +194,48 @@ export class MessagingClient {
    * })
    * ```
    */
-  async waitForDelivery(id: number, options?: WaitForDeliveryOptions): Promise<MessageLog> {
+  waitForDelivery(id: number, options?: WaitForDeliveryOptions): APIPromise<MessageLog> {
+    let last: WithResponse<MessageLog>['response'] | undefined;
+    const result = this.#waitForDelivery(id, options).then(({ data, response }) => {
+      last = response;
+      return data;
+    }) as APIPromise<MessageLog>;
+    // The answer of the read that saw the status reached.
+    result.withResponse = () => result.then((data) => ({ data, response: last as ResponseInfo }));
+    return result;
+  }
+
+  async #waitForDelivery(id: number, options: WaitForDeliveryOptions | undefined): Promise<WithResponse<MessageLog>> {
     checkPathParams('getMessage', { messageLog: id });
     const settings = resolvePollSettings(options);
     // One attempt per poll: the poller is the retry loop, and it knows the overall deadline.
-    const readLog: ReadLog = ({ signal, timeout }) => this.messages.get(id, { signal, timeout, maxRetries: 0 });
+    const readLog: ReadLog = ({ signal, timeout }) =>
+      this.messages.get(id, { signal, timeout, maxRetries: 0 }).withResponse();
     this.#scheduler.current ??= new PollScheduler(this.#polling);
     return pollDelivery(id, readLog, settings, {
       requestTimeout: this.timeout,
       scheduler: this.#scheduler.current,
       warn: this.#log.warn,
     });
+  }
+
+  /**
+   * Calls an endpoint the SDK does not wrap (sender-number registration, key management...),
+   * through the same executor as every method: the key, deadlines, typed errors, tracing and the
+   * same-origin guard. `path` is below `/api/v1`; an absolute URL, or a path that could leave
+   * `/api/v1` or the base URL's origin, is a `ValidationError`. GET and HEAD are retried like every
+   * read; other methods never once they may have reached the service, and such an unknown outcome
+   * is an `OutcomeUnknownError`. With a `schema` (Zod's, or anything with `safeParse`), the body is
+   * validated and typed; without one it is returned as an open JSON value.
+   *
+   * @example
+   * ```ts
+   * const number = await client.request({ method: 'GET', path: '/sender-numbers/1' })
+   * const { data, response } = await client.request({ method: 'POST', path: '/sender-numbers', body: { phone } }).withResponse()
+   * ```
+   */
+  request<T = JsonValue>(request: RawRequest<T>, options?: RequestOptions): APIPromise<T> {
+    return this.#raw.send(request, options, this.baseUrl);
   }
 
   /**
@@ -230,7 +266,7 @@ export class MessagingClient {
     return { baseUrl: this.baseUrl, timeout: this.timeout, maxRetries: this.maxRetries, apiKey: '[redacted]' };
   }
 
-  async #readObject(name: EndpointName & ('me' | 'subscription' | 'usage'), options: RequestOptions | undefined) {
-    return openObject(await this.#executor.call(name, {}, options), name);
+  #readObject(name: 'me' | 'subscription' | 'usage', options: RequestOptions | undefined): APIPromise<JsonObject> {
+    return this.#executor.run(name, { request: {}, parse: (result) => openObject(result, name) }, options);
   }
 }

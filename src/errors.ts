@@ -161,6 +161,26 @@ export class DeliveryTimeoutError<Log = MessageLog> extends MessagingError {
 }
 
 /**
+ * Raised when a request that changes something may have reached the service but no answer says
+ * what happened (a timeout, a reset while waiting for the answer, a 5xx or 3xx): it may or may
+ * not have been processed. The SDK never retries such a request. `client.request()` raises it for
+ * methods other than GET and HEAD; `messages.send` raises its subclass `SendOutcomeUnknownError`.
+ * `cause` holds the underlying error.
+ *
+ * @example
+ * ```ts
+ * catch (err) {
+ *   if (err instanceof OutcomeUnknownError) await reconcile() // look before doing it again
+ * }
+ * ```
+ */
+export class OutcomeUnknownError extends MessagingError {
+  constructor(message: string, cause: Error) {
+    super(message, { cause });
+  }
+}
+
+/**
  * Raised by `messages.send` when the request may have reached the service but no answer says
  * what happened: a timeout, a connection reset while waiting for the answer, a 5xx from the
  * service or a proxy. The message may or may not have been sent. The API has no idempotency key,
@@ -177,13 +197,13 @@ export class DeliveryTimeoutError<Log = MessageLog> extends MessagingError {
  * }
  * ```
  */
-export class SendOutcomeUnknownError extends MessagingError {
+export class SendOutcomeUnknownError extends OutcomeUnknownError {
   constructor(cause: Error) {
     super(
       `The message may have been sent: the request may have reached the service, but ${lowerFirst(cause.message)}\n` +
         'The SDK did not retry, because the API has no idempotency key and a retry could send it twice. ' +
         'Before sending again, check client.messages.list() for a recent log to this recipient.',
-      { cause },
+      cause,
     );
   }
 }

@@ -14,6 +14,7 @@ export {
   UnprocessableEntityError,
 } from './api-error.js';
 export { MessagingClient } from './client.js';
+export { CHANNEL_NAMES } from './core/channels.js';
 export { Page, PagePromise } from './core/pagination.js';
 export { ENDPOINTS, type EndpointDefinition, type EndpointName, SCOPES, type Scope } from './endpoints.js';
 export {
@@ -33,6 +34,13 @@ export { DEFAULTS } from './options.js';
 export type { Contacts } from './resources/contacts.js';
 export type { Messages } from './resources/messages.js';
 export type { SenderNumbers } from './resources/sender-numbers.js';
+export type {
+  OutcomeUnknownMessage,
+  PollMessage,
+  RateLimitedMessage,
+  RequestTrace,
+  RetryMessage,
+} from './types/diagnostics.js';
 export type { JsonObject, JsonValue } from './types/json.js';
 export type { KnownOrString } from './types/known-or-string.js';
 export type { Logger, LogLevel } from './types/logger.js';
@@ -47,6 +55,8 @@ export {
 export type { ClientOptions, FetchLike, RequestOptions, SendOptions, UploadProgress } from './types/options.js';
 export type { PollingOptions, WaitForDeliveryOptions } from './types/polling.js';
 export type { ContactLookupParams, ListQuery, PageLinks, PageMeta, QueryValue } from './types/query.js';
+export type { HttpMethod, RawRequest, ResultSchema } from './types/request.js';
+export type { APIPromise, RateLimitInfo, ResponseInfo, WithResponse } from './types/response.js';
 export {
   MEDIA_TYPES,
   type MediaMessageType,

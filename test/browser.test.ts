@@ -29,6 +29,8 @@ const STUBS: Record<string, string> = {
   path: 'export const basename = (p) => p.split("/").pop();',
   stream: 'export class Readable {}',
   util: 'export const inspect = { custom: Symbol.for("nodejs.util.inspect.custom") };',
+  diagnostics_channel:
+    'export const channel = () => ({ hasSubscribers: false, publish() {} }); export const tracingChannel = () => ({ hasSubscribers: false });',
 };
 
 const PAGE = `<!doctype html><html><head><script type="importmap">${JSON.stringify({

@@ -8,6 +8,7 @@ import {
 } from '../errors.js';
 import { describeValue } from '../internal/describe-value.js';
 import { describeNetworkError, failedBeforeConnecting, refusedByHttpClient } from '../internal/network-error.js';
+import type { HttpMethod } from '../types/request.js';
 import { BodyTooLargeError, DeadlineExceededError } from './transport.js';
 
 /** What classifying a failed exchange needs to know about the call. */
@@ -16,7 +17,7 @@ export interface FailureContext {
   readonly label: string;
   /** The filled path, for messages: `/messages/42`. */
   readonly path: string;
-  readonly method: 'GET' | 'POST';
+  readonly method: HttpMethod;
   /** The attempt's deadline in ms. */
   readonly timeout: number;
   /** The caller's signal: when it aborted, its reason is the answer, whatever the transport said. */

@@ -1,18 +1,24 @@
 import type { Readable } from 'node:stream';
 import pRetry from 'p-retry';
 import type { EndpointName, PathParams } from '../endpoints.js';
+import { OutcomeUnknownError } from '../errors.js';
 import { type CallOptions, checkCallOptions } from '../internal/call-options.js';
 import { describeValue } from '../internal/describe-value.js';
 import type { Log } from '../internal/log.js';
 import { toQueryString } from '../internal/query.js';
 import { fillPath, type Route, routeOf } from '../internal/route.js';
 import { sleep } from '../internal/sleep.js';
-import type { RequestOptions, SendOptions, UploadProgress } from '../types/options.js';
+import type { RequestTrace } from '../types/diagnostics.js';
+import type { RequestOptions, SendOptions } from '../types/options.js';
 import type { ListQuery } from '../types/query.js';
+import type { APIPromise } from '../types/response.js';
+import { apiPromise, type CallRecord, newCallRecord } from './api-promise.js';
+import { channels, publishRetry, requestChannel } from './channels.js';
 import { classifyFailure } from './classify.js';
 import { type ApiResult, toResult } from './response.js';
 import { DEFAULT_RETRY_POLICY, decideRetry } from './retry.js';
 import type { Transport } from './transport.js';
+import { progressCounter } from './upload-progress.js';
 
 export type { ApiResult } from './response.js';
 
@@ -35,9 +41,30 @@ export type CallRequest<Name extends EndpointName> = (PathParams<Name> extends u
   readonly body?: RequestBody | undefined;
 };
 
+/** What any route is called with: its path ids (checked by the route), query and body. */
+export interface AnyCallRequest {
+  readonly params?: Readonly<Record<string, unknown>> | undefined;
+  readonly query?: ListQuery | undefined;
+  readonly body?: RequestBody | undefined;
+}
+
+/**
+ * One logical call as a resource describes it: what to send (or how to build it, inside the
+ * call's trace: checks and file stats included), how to read the answer, and how to name a
+ * failure for this endpoint.
+ */
+export interface CallSpec<Request, T> {
+  readonly request: Request | (() => Request | Promise<Request>);
+  readonly parse: (result: ApiResult) => T | Promise<T>;
+  /** Maps a failure to what the caller gets (e.g. `SendOutcomeUnknownError`). */
+  readonly mapError?: ((error: unknown) => unknown) | undefined;
+}
+
 /** The client's resolved settings, fixed at construction. */
 export interface ExecutorConfig {
   readonly apiBase: string;
+  /** The base URL's host, for traces: `acme.example.com`. */
+  readonly serverAddress: string;
   readonly headers: Readonly<Record<string, string>>;
   readonly transport: Transport;
   readonly timeout: number;
@@ -55,6 +82,7 @@ interface Exchange {
   readonly timeout: number;
   readonly signal: AbortSignal | undefined;
   readonly onUploadProgress: CallOptions['onUploadProgress'];
+  readonly record: CallRecord;
 }
 
 /**
@@ -74,18 +102,78 @@ export class Executor {
   }
 
   /**
-   * Calls the endpoint `name` of the table. Ids, query and options are checked before any I/O.
+   * Runs one logical call of the endpoint `name` of the table: builds the request, calls it (with
+   * retries), reads the answer. Returns a native promise with `.withResponse()`; when someone
+   * subscribes to `tenant-messaging:request`, the whole call is one trace.
+   */
+  run<Name extends EndpointName, T>(
+    name: Name,
+    spec: CallSpec<CallRequest<Name>, T>,
+    options?: RequestOptions | SendOptions,
+  ): APIPromise<T> {
+    return this.runRoute(routeOf(name), spec as CallSpec<AnyCallRequest, T>, options);
+  }
+
+  /** `run`, for a route made on the spot (`client.request()`). */
+  runRoute<T>(route: Route, spec: CallSpec<AnyCallRequest, T>, options?: RequestOptions | SendOptions): APIPromise<T> {
+    const record = newCallRecord();
+    const work = async (): Promise<T> => {
+      try {
+        const request = typeof spec.request === 'function' ? await spec.request() : spec.request;
+        const result = await this.#call(route, request, options, record);
+        return await spec.parse(result);
+      } catch (error) {
+        const failure = spec.mapError ? spec.mapError(error) : error;
+        if (failure instanceof OutcomeUnknownError && channels.outcomeUnknown.hasSubscribers) {
+          const { name: endpoint, method, template: urlTemplate } = route;
+          channels.outcomeUnknown.publish({ endpoint, method, urlTemplate, error: failure });
+        }
+        throw failure;
+      } finally {
+        record.durationMs = performance.now() - record.startedAt;
+      }
+    };
+    if (!requestChannel.hasSubscribers) return apiPromise(work(), record);
+    return apiPromise(this.#traced(route, record, work), record);
+  }
+
+  /** The call as one trace of `tenant-messaging:request`, in a subscriber's context if it gave one. */
+  #traced<T>(route: Route, record: CallRecord, work: () => Promise<T>): Promise<T> {
+    const trace: RequestTrace = {
+      endpoint: route.name,
+      method: route.method,
+      urlTemplate: route.template,
+      serverAddress: this.#config.serverAddress,
+      attempts: 0,
+      status: undefined,
+      requestId: undefined,
+    };
+    const traced = async (): Promise<T> => {
+      try {
+        return await (trace.bindContext ? trace.bindContext(work) : work());
+      } finally {
+        trace.attempts = record.attempts;
+        trace.status = record.status;
+        trace.requestId = record.headers?.['x-request-id'];
+      }
+    };
+    return requestChannel.tracePromise(traced, trace);
+  }
+
+  /**
+   * One call with its retries. Ids, query and options are checked before any I/O.
    *
    * Retries: p-retry owns the loop and counts the budget (`maxRetries`); for each failure it
    * still allows, `decideRetry` says whether to retry and after how long (it honours
-   * `Retry-After`, and never repeats a send that may have reached the service).
+   * `Retry-After`, and never repeats a request that may have reached the service unless
+   * repeating it is harmless).
    */
-  async call<Name extends EndpointName>(
-    name: Name,
-    request: CallRequest<Name>,
-    given?: RequestOptions | SendOptions,
+  async #call(
+    route: Route,
+    request: AnyCallRequest,
+    given: RequestOptions | SendOptions | undefined,
+    record: CallRecord,
   ): Promise<ApiResult> {
-    const route = routeOf(name);
     const path = fillPath(route, request.params);
     const options = checkCallOptions(given, request.body !== undefined);
     const config = this.#config;
@@ -100,6 +188,7 @@ export class Executor {
       timeout: options.timeout ?? config.timeout,
       signal,
       onUploadProgress: options.onUploadProgress,
+      record,
     };
     const replayable = body?.kind !== 'stream' || body.replayable;
     return pRetry((attempt) => this.#attempt(exchange, attempt), {
@@ -115,6 +204,7 @@ export class Executor {
           attempt: attemptNumber,
           delayMs: decision.delayMs,
         });
+        publishRetry(route, attemptNumber, decision.delayMs, decision.reason, error);
         await sleep(decision.delayMs, signal);
         return true;
       },
@@ -135,7 +225,8 @@ export class Executor {
   /** One attempt: the exchange through the transport, its failure classified, its answer read. */
   async #attempt(x: Exchange, attempt: number): Promise<ApiResult> {
     const { log, transport } = this.#config;
-    const { route, path } = x;
+    const { route, path, record } = x;
+    record.attempts = attempt;
     const started = log.debug ? performance.now() : 0;
     let response: Awaited<ReturnType<Transport['send']>>;
     try {
@@ -162,6 +253,8 @@ export class Executor {
       });
       throw failure;
     }
+    record.status = response.status;
+    record.headers = response.headers;
     log.debug?.(`${route.method} ${path} ${response.status}`, {
       method: route.method,
       path,
@@ -172,25 +265,4 @@ export class Executor {
     });
     return toResult(route, path, response);
   }
-}
-
-/** Turns byte counts into `{ loaded, total }` reports; a throwing callback is logged, never fatal to the upload. */
-function progressCounter(
-  report: (progress: UploadProgress) => void,
-  headers: Record<string, string>,
-  log: Log,
-): (bytes: number) => void {
-  const length = headers['content-length'];
-  const total = length === undefined ? undefined : Number(length);
-  let loaded = 0;
-  let warned = false;
-  return (bytes) => {
-    loaded += bytes;
-    try {
-      report({ loaded, total });
-    } catch (error) {
-      if (!warned) log.warn?.('onUploadProgress threw; the upload goes on', { error: describeValue(error) });
-      warned = true;
-    }
-  };
 }

@@ -1,6 +1,7 @@
 import { issuesFromZod, ResponseValidationError, ValidationError } from '../errors.js';
 import { isPlainObject } from '../internal/is-plain-object.js';
 import type { ListQuery, PageLinks, PageMeta } from '../types/query.js';
+import type { APIPromise, WithResponse } from '../types/response.js';
 import type { ApiResult } from './executor.js';
 import type { Schema } from './parse.js';
 
@@ -220,15 +221,28 @@ export function pageFromResult<T>(
  * ```
  */
 export class PagePromise<T> implements PromiseLike<Page<T>>, AsyncIterable<T> {
-  readonly #load: () => Promise<Page<T>>;
-  #promise: Promise<Page<T>> | undefined;
+  readonly #load: () => APIPromise<Page<T>>;
+  #promise: APIPromise<Page<T>> | undefined;
 
   /** Made by `list()`: `load` fetches the first page, once, when the result is first awaited or iterated. */
-  constructor(load: () => Promise<Page<T>>) {
+  constructor(load: () => APIPromise<Page<T>>) {
     this.#load = load;
   }
 
-  #first(): Promise<Page<T>> {
+  /**
+   * The first page with the answer it came from (status, headers, request id, rate limit).
+   *
+   * @example
+   * ```ts
+   * const { data: page, response } = await client.messages.list().withResponse()
+   * console.log(page.data.length, response.rateLimit?.remaining)
+   * ```
+   */
+  withResponse(): Promise<WithResponse<Page<T>>> {
+    return this.#first().withResponse();
+  }
+
+  #first(): APIPromise<Page<T>> {
     this.#promise ??= this.#load();
     return this.#promise;
   }

@@ -2,10 +2,15 @@ import { APIError } from '../api-error.js';
 import { APIConnectionError, DeliveryTimeoutError } from '../errors.js';
 import type { PollSettings } from '../internal/poll-options.js';
 import type { MessageLog } from '../types/message-log.js';
+import type { WithResponse } from '../types/response.js';
+import { channels } from './channels.js';
 import type { PollScheduler } from './poll-scheduler.js';
 
-/** How one poll reads the log: the poller gives each read a deadline and a signal. */
-export type ReadLog = (options: { signal: AbortSignal | undefined; timeout: number }) => Promise<MessageLog>;
+/** How one poll reads the log (with its answer): the poller gives each read a deadline and a signal. */
+export type ReadLog = (options: {
+  signal: AbortSignal | undefined;
+  timeout: number;
+}) => Promise<WithResponse<MessageLog>>;
 
 /** Failures worth another poll: the service or the network may recover before the deadline. */
 function isTransient(error: unknown): boolean {
@@ -69,7 +74,7 @@ export async function pollDelivery(
   readLog: ReadLog,
   options: PollSettings,
   context: PollContext,
-): Promise<MessageLog> {
+): Promise<WithResponse<MessageLog>> {
   const { interval, timeout, until, signal, onUpdate } = options;
   const { requestTimeout, scheduler, warn, random = Math.random } = context;
   const deadline = scheduler.now() + timeout;
@@ -78,6 +83,7 @@ export async function pollDelivery(
   let delay = 0;
   let unchanged = 0;
   let warned = false;
+  let polls = 0;
   // A throwing onUpdate is a bug in the caller's observer: it must not change what the wait
   // answers (the upload's onUploadProgress is treated the same way), so it is logged once and the
   // wait goes on.
@@ -97,15 +103,23 @@ export async function pollDelivery(
     try {
       const remaining = deadline - scheduler.now();
       // Never past the wait's own deadline: the transport ends the read when this timeout passes.
-      const log = await readLog({ signal, timeout: Math.max(1, Math.min(requestTimeout, remaining)) });
+      polls++;
+      const read = await readLog({ signal, timeout: Math.max(1, Math.min(requestTimeout, remaining)) });
+      const log = read.data;
+      if (channels.poll.hasSubscribers) {
+        channels.poll.publish({ messageLogId: id, poll: polls, deliveryStatus: log.delivery_status, error: undefined });
+      }
       if (log.delivery_status !== last?.delivery_status) {
         unchanged = 0;
         notify(log);
       } else unchanged++;
       last = log;
-      if (reached(log.delivery_status, until)) return log;
+      if (reached(log.delivery_status, until)) return read;
     } catch (error) {
       if (signal?.aborted) throw signal.reason;
+      if (channels.poll.hasSubscribers) {
+        channels.poll.publish({ messageLogId: id, poll: polls, deliveryStatus: undefined, error });
+      }
       if (!isTransient(error)) throw error;
       lastError = error;
       unchanged++;

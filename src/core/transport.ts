@@ -1,8 +1,9 @@
 import type { Readable } from 'node:stream';
+import type { HttpMethod } from '../types/request.js';
 
 /** One HTTP exchange as the SDK's request executor hands it to a transport. */
 export interface TransportRequest {
-  readonly method: 'GET' | 'POST';
+  readonly method: HttpMethod;
   readonly url: string;
   readonly headers: Readonly<Record<string, string>>;
   /** A JSON text, or a multipart body streamed from a Node `Readable`. */

@@ -1,11 +1,13 @@
 import { ENDPOINTS, type EndpointName, type IdDescription } from '../endpoints.js';
 import { ValidationError } from '../errors.js';
+import type { HttpMethod } from '../types/request.js';
 import { describeValue } from './describe-value.js';
 
 /** One row of the endpoint table, prepared once for the executor. */
 export interface Route {
-  readonly name: EndpointName;
-  readonly method: 'GET' | 'POST';
+  /** The table's name, or `request` for `client.request()`. */
+  readonly name: string;
+  readonly method: HttpMethod;
   /** `GET /messages/{messageLog}`: the label of errors and logs (never the filled path). */
   readonly label: string;
   /** The path template, e.g. `/messages/{messageLog}`. */

@@ -4,6 +4,7 @@ import { readFields } from '../internal/input.js';
 import type { JsonObject } from '../types/json.js';
 import type { RequestOptions } from '../types/options.js';
 import type { ContactLookupParams, ListQuery } from '../types/query.js';
+import type { APIPromise } from '../types/response.js';
 import { APIResource } from './resource.js';
 
 /** `client.contacts`: recipient reachability. */
@@ -17,9 +18,9 @@ export class Contacts extends APIResource {
    * const result = await client.contacts.lookup({ phone: '+15550000002', sender_phone: '+15550000001' })
    * ```
    */
-  async lookup(params: ContactLookupParams, options?: RequestOptions): Promise<JsonObject> {
-    const query = checkLookupParams(params);
-    return openObject(await this.executor.call('lookupContact', { query }, options), 'lookupContact');
+  lookup(params: ContactLookupParams, options?: RequestOptions): APIPromise<JsonObject> {
+    const request = () => ({ query: checkLookupParams(params) });
+    return this.executor.run('lookupContact', { request, parse: (r) => openObject(r, 'lookupContact') }, options);
   }
 }
 

@@ -1,5 +1,5 @@
 import { mayHaveBeenProcessed } from '../core/classify.js';
-import type { RequestBody } from '../core/executor.js';
+import type { ApiResult, RequestBody } from '../core/executor.js';
 import { watchMediaSource } from '../core/media-source.js';
 import { type Page, PagePromise, pageFromResult } from '../core/pagination.js';
 import { parseData } from '../core/parse.js';
@@ -10,6 +10,7 @@ import { loadSchemas } from '../schemas/load.js';
 import type { MessageLog } from '../types/message-log.js';
 import type { RequestOptions, SendOptions } from '../types/options.js';
 import type { ListQuery } from '../types/query.js';
+import type { APIPromise } from '../types/response.js';
 import type { SendMessageParams } from '../types/send.js';
 import { APIResource } from './resource.js';
 
@@ -31,19 +32,17 @@ export class Messages extends APIResource {
    * })
    * ```
    */
-  async send(params: SendMessageParams, options?: SendOptions): Promise<MessageLog> {
-    const fields = readFields(params, SEND_PARAMS, '{ sender_phone, to_phone, type, content }');
-    // Before any await: a caller's media stream that fails meanwhile must not end the process.
-    watchMediaSource(fields);
-    const schemas = await loadSchemas();
-    const checked = checkSendParams(fields, schemas.sendMessageParamsSchema);
-    const body = await requestBody(checked);
-    try {
-      const result = await this.executor.call('sendMessage', { body }, options);
-      return parseData(schemas.messageLogSchema, result, 'sendMessage');
-    } catch (error) {
-      throw sendFailure(error);
-    }
+  send(params: SendMessageParams, options?: SendOptions): APIPromise<MessageLog> {
+    let schemas: Schemas;
+    const request = async () => {
+      const fields = readFields(params, SEND_PARAMS, '{ sender_phone, to_phone, type, content }');
+      // Before any await: a caller's media stream that fails meanwhile must not end the process.
+      watchMediaSource(fields);
+      schemas = await loadSchemas();
+      return { body: await requestBody(checkSendParams(fields, schemas.sendMessageParamsSchema)) };
+    };
+    const parse = (result: ApiResult) => parseData(schemas.messageLogSchema, result, 'sendMessage');
+    return this.executor.run('sendMessage', { request, parse, mapError: sendFailure }, options);
   }
 
   /**
@@ -56,19 +55,20 @@ export class Messages extends APIResource {
    * console.log(log.delivery_status) // 'sent' | 'delivered' | 'read' | 'unknown'
    * ```
    */
-  async get(id: number, options?: RequestOptions): Promise<MessageLog> {
+  get(id: number, options?: RequestOptions): APIPromise<MessageLog> {
+    // Loading starts now, while the request is in flight: a cold start pays for it once, in parallel.
     const schemas = loadSchemas();
-    const result = await this.executor.call('getMessage', { params: { messageLog: id } }, options);
-    const log = parseData((await schemas).messageLogSchema, result, 'getMessage');
-    if (log.id !== id) {
+    const parse = async (result: ApiResult) => {
+      const log = parseData((await schemas).messageLogSchema, result, 'getMessage');
+      if (log.id === id) return log;
       throw new ResponseValidationError(endpointLabel('getMessage'), result.status, result.body, [
         {
           path: 'data.id',
           message: `is ${log.id}, but message log ${id} was asked for: the answer is not the log you read`,
         },
       ]);
-    }
-    return log;
+    };
+    return this.executor.run('getMessage', { request: { params: { messageLog: id } }, parse }, options);
   }
 
   /**
@@ -82,11 +82,12 @@ export class Messages extends APIResource {
    * ```
    */
   list(query?: ListQuery, options?: RequestOptions): PagePromise<MessageLog> {
-    const fetchPage = async (pageQuery: ListQuery | undefined): Promise<Page<MessageLog>> => {
+    const fetchPage = (pageQuery: ListQuery | undefined): APIPromise<Page<MessageLog>> => {
       const schemas = loadSchemas();
-      const result = await this.executor.call('listMessages', { query: pageQuery }, options);
       const label = endpointLabel('listMessages');
-      return pageFromResult(result, (await schemas).messageLogSchema, label, pageQuery ?? {}, fetchPage);
+      const parse = async (result: ApiResult) =>
+        pageFromResult(result, (await schemas).messageLogSchema, label, pageQuery ?? {}, fetchPage);
+      return this.executor.run('listMessages', { request: { query: pageQuery }, parse }, options);
     };
     return new PagePromise(() => fetchPage(query));
   }

@@ -1,6 +1,7 @@
 import { openList } from '../core/parse.js';
 import type { JsonObject } from '../types/json.js';
 import type { RequestOptions } from '../types/options.js';
+import type { APIPromise } from '../types/response.js';
 import { APIResource } from './resource.js';
 
 /** `client.senderNumbers`: the tenant's registered sending numbers. */
@@ -14,7 +15,11 @@ export class SenderNumbers extends APIResource {
    * for (const number of await client.senderNumbers.list()) console.log(number)
    * ```
    */
-  async list(options?: RequestOptions): Promise<JsonObject[]> {
-    return openList(await this.executor.call('listSenderNumbers', {}, options), 'listSenderNumbers');
+  list(options?: RequestOptions): APIPromise<JsonObject[]> {
+    return this.executor.run(
+      'listSenderNumbers',
+      { request: {}, parse: (r) => openList(r, 'listSenderNumbers') },
+      options,
+    );
   }
 }

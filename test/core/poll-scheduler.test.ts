@@ -1,8 +1,24 @@
 import fc from 'fast-check';
-import { APITimeoutError, DeliveryTimeoutError, type MessageLog } from 'tenant-messaging';
+import {
+  APITimeoutError,
+  DeliveryTimeoutError,
+  type MessageLog,
+  type ResponseInfo,
+  type WithResponse,
+} from 'tenant-messaging';
 import { describe, expect, it } from 'vitest';
 import { nextPollDelay, pollDelivery } from '../../src/core/poll.js';
 import { PollScheduler, type SchedulerClock } from '../../src/core/poll-scheduler.js';
+
+/** The answer behind a read in these clock-only tests. */
+const RESPONSE: ResponseInfo = {
+  status: 200,
+  headers: {},
+  requestId: undefined,
+  rateLimit: null,
+  attempts: 1,
+  durationMs: 0,
+};
 
 /** A manual clock: time moves only when the test says so, and timers fire in order. */
 function manualClock() {
@@ -180,7 +196,7 @@ describe('PollScheduler under saturation (defect 4)', () => {
             (deadline: () => number) =>
             ({ signal, timeout }: { signal: AbortSignal | undefined; timeout: number }) => {
               if (clock.now() + timeout > deadline()) overrun.push(clock.now() + timeout - deadline());
-              return new Promise<MessageLog>((_resolve, reject) => {
+              return new Promise<WithResponse<MessageLog>>((_resolve, reject) => {
                 const timer = clock.setTimeout(() => reject(new APITimeoutError(timeout)), timeout);
                 signal?.addEventListener('abort', () => {
                   clock.clearTimeout(timer);
@@ -207,7 +223,7 @@ describe('PollScheduler under saturation (defect 4)', () => {
             settledAt(
               pollDelivery(
                 2,
-                shortReadsStall ? stalled(() => t0 + timeout) : async () => sent,
+                shortReadsStall ? stalled(() => t0 + timeout) : async () => ({ data: sent, response: RESPONSE }),
                 { interval: 50, timeout, until: 'delivered' },
                 { requestTimeout, scheduler },
               ),

@@ -1,0 +1,54 @@
+import { channel, tracingChannel } from 'node:diagnostics_channel';
+import { APIError } from '../api-error.js';
+import type { Route } from '../internal/route.js';
+import type {
+  OutcomeUnknownMessage,
+  PollMessage,
+  RateLimitedMessage,
+  RequestTrace,
+  RetryMessage,
+} from '../types/diagnostics.js';
+
+/** The channel names, as subscribers write them. */
+export const CHANNEL_NAMES = Object.freeze({
+  request: 'tenant-messaging:request',
+  retry: 'tenant-messaging:retry',
+  rateLimited: 'tenant-messaging:rate-limited',
+  outcomeUnknown: 'tenant-messaging:outcome-unknown',
+  poll: 'tenant-messaging:poll',
+});
+
+/** One trace per logical call (`messages.send`), not per attempt. */
+export const requestChannel = tracingChannel<unknown, RequestTrace & object>(CHANNEL_NAMES.request);
+
+/**
+ * The plain channels. Publishers check `hasSubscribers` before building a message, so a process
+ * that does not listen pays one property read per moment.
+ */
+export const channels = {
+  retry: channel(CHANNEL_NAMES.retry) as TypedChannel<RetryMessage>,
+  rateLimited: channel(CHANNEL_NAMES.rateLimited) as TypedChannel<RateLimitedMessage>,
+  outcomeUnknown: channel(CHANNEL_NAMES.outcomeUnknown) as TypedChannel<OutcomeUnknownMessage>,
+  poll: channel(CHANNEL_NAMES.poll) as TypedChannel<PollMessage>,
+};
+
+interface TypedChannel<Message> {
+  readonly hasSubscribers: boolean;
+  publish(message: Message): void;
+}
+
+/** Publishes a retry, and a rate-limited wait when the service asked for one. */
+export function publishRetry(route: Route, attempt: number, delayMs: number, reason: string, error: unknown): void {
+  const { name: endpoint, method, template: urlTemplate } = route;
+  if (channels.retry.hasSubscribers) {
+    channels.retry.publish({ endpoint, method, urlTemplate, attempt, delayMs, reason, error });
+  }
+  if (channels.rateLimited.hasSubscribers && error instanceof APIError && error.status === 429) {
+    const source = error.headers['retry-after']
+      ? 'retry-after'
+      : error.headers['x-ratelimit-reset']
+        ? 'x-ratelimit-reset'
+        : 'backoff';
+    channels.rateLimited.publish({ endpoint, urlTemplate, waitMs: delayMs, source });
+  }
+}

@@ -1,0 +1,87 @@
+/**
+ * What the SDK publishes on `node:diagnostics_channel`. Free when nobody subscribes: every
+ * publication is guarded by `hasSubscribers`. No message carries the API key or a request or
+ * response body (an `error` is the typed error the caller gets, as the caller gets it).
+ *
+ * @example
+ * ```ts
+ * import { tracingChannel } from 'node:diagnostics_channel'
+ * tracingChannel('tenant-messaging:request').subscribe({
+ *   start(ctx) { console.log('start', ctx.endpoint) },
+ *   asyncEnd(ctx) { console.log('end', ctx.endpoint, ctx.status, ctx.attempts) },
+ *   error(ctx) { console.log('failed', ctx.endpoint, ctx.error) },
+ *   end() {}, asyncStart() {},
+ * })
+ * ```
+ */
+export interface RequestTrace {
+  /** The endpoint table's name, e.g. `sendMessage`; `request` for `client.request()`. */
+  readonly endpoint: string;
+  /** The HTTP method, e.g. `POST`. */
+  readonly method: string;
+  /** The path template below `/api/v1`, e.g. `/messages/{messageLog}`: never the filled path. */
+  readonly urlTemplate: string;
+  /** The base URL's host (and port, when not the scheme's default), e.g. `acme.example.com`. */
+  readonly serverAddress: string;
+  /** Attempts made so far (1 for a call that was not retried). */
+  attempts: number;
+  /** The status of the last answer, once there was one. */
+  status: number | undefined;
+  /** The `x-request-id` of the last answer, when the service sent one. */
+  requestId: string | undefined;
+  /** Set by diagnostics_channel when the call fails: the typed error the caller gets. */
+  error?: unknown;
+  /** Set by diagnostics_channel when the call succeeds: what the caller gets. */
+  result?: unknown;
+  /**
+   * A subscriber's `start` handler may set this to run the call inside its own context (an
+   * OpenTelemetry span made active, say), so that spans made during the call nest under it.
+   * @default undefined
+   */
+  bindContext?: (<T>(run: () => T) => T) | undefined;
+}
+
+/** `tenant-messaging:retry`: a failed attempt is retried after `delayMs`. */
+export interface RetryMessage {
+  readonly endpoint: string;
+  readonly method: string;
+  readonly urlTemplate: string;
+  /** The attempt that failed (1 for the first). */
+  readonly attempt: number;
+  /** How long the SDK waits before the next attempt. */
+  readonly delayMs: number;
+  /** Why it retries, e.g. `HTTP 503` or `the service asked to wait`. */
+  readonly reason: string;
+  /** The typed error of the failed attempt. */
+  readonly error: unknown;
+}
+
+/** `tenant-messaging:rate-limited`: the SDK waits because the service rate-limited a request. */
+export interface RateLimitedMessage {
+  readonly endpoint: string;
+  readonly urlTemplate: string;
+  /** How long it waits. */
+  readonly waitMs: number;
+  /** Where the wait came from: `Retry-After`, `X-RateLimit-Reset`, or the SDK's backoff when the 429 said neither. */
+  readonly source: 'retry-after' | 'x-ratelimit-reset' | 'backoff';
+}
+
+/** `tenant-messaging:outcome-unknown`: a request that changes something may or may not have been processed. */
+export interface OutcomeUnknownMessage {
+  readonly endpoint: string;
+  readonly method: string;
+  readonly urlTemplate: string;
+  /** The `OutcomeUnknownError` (or `SendOutcomeUnknownError`) the caller gets. */
+  readonly error: unknown;
+}
+
+/** `tenant-messaging:poll`: one poll of a `waitForDelivery`. */
+export interface PollMessage {
+  readonly messageLogId: number;
+  /** 1 for the first poll of the wait. */
+  readonly poll: number;
+  /** The status read, when the read succeeded. */
+  readonly deliveryStatus: string | undefined;
+  /** The typed error of a failed read (the wait may go on). */
+  readonly error: unknown;
+}
