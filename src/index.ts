@@ -24,6 +24,7 @@ export {
   DeliveryTimeoutError,
   type Issue,
   MessagingError,
+  OutcomeUnknownError,
   type ResponseHeaders,
   ResponseValidationError,
   SendOutcomeUnknownError,
