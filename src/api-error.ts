@@ -99,14 +99,34 @@ export class RateLimitError extends APIError {}
  */
 export class InternalServerError extends APIError {}
 
+/**
+ * The well-formed part of a 422 body's `errors`: each field whose value is a string or an array
+ * holding at least one string, mapped to those strings. Anything else (numbers, objects, nested
+ * arrays, a non-object `errors`) is dropped, not stringified: `String()` throws on values such as
+ * `{ "toString": 0 }` and recurses on nested arrays, and the raw body stays on `error.body`.
+ */
 function fieldErrors(body: unknown): Record<string, string[]> {
-  const errors = isPlainObject(body) ? body['errors'] : undefined;
-  if (!isPlainObject(errors)) return {};
   const out: Record<string, string[]> = {};
-  for (const [field, value] of Object.entries(errors)) {
-    out[field] = Array.isArray(value) ? value.map(String) : [String(value)];
+  const errors = ownValue(body, 'errors');
+  if (!isPlainObject(errors)) return out;
+  for (const field of Object.keys(errors)) {
+    const value = errors[field];
+    const messages = typeof value === 'string' ? [value] : Array.isArray(value) ? value.filter(isString) : [];
+    // defineProperty, not assignment: a field named `__proto__` must stay a field, not become
+    // the record's prototype.
+    if (messages.length > 0)
+      Object.defineProperty(out, field, { value: messages, enumerable: true, writable: true, configurable: true });
   }
   return out;
+}
+
+function isString(value: unknown): value is string {
+  return typeof value === 'string';
+}
+
+/** `value[key]` when `value` is a JSON object that has `key` itself (never through its prototype). */
+function ownValue(value: unknown, key: string): unknown {
+  return isPlainObject(value) && Object.hasOwn(value, key) ? value[key] : undefined;
 }
 
 /**
@@ -154,9 +174,12 @@ export function errorFromResponse(status: number, text: string, headers: Respons
   } catch {
     // Not JSON: keep the raw text as the body.
   }
-  const serverMessage = isPlainObject(body) && typeof body['message'] === 'string' ? body['message'] : undefined;
+  const serverMessage = ownValue(body, 'message');
   const label = `HTTP ${status}${STATUS_TEXT[status] ? ` ${STATUS_TEXT[status]}` : ''}`;
-  const message = serverMessage ?? `${label}${describeNonJson(text, headers)}`;
+  const message =
+    typeof serverMessage === 'string' && serverMessage.trim() !== ''
+      ? serverMessage
+      : `${label}${describeNonJson(text, headers)}`;
   const Class = classForStatus(status);
   return new Class(status, message, body, headers);
 }
