@@ -165,7 +165,8 @@ const STATUS_TEXT: Record<number, string> = {
 /**
  * Builds the right `APIError` subclass from a non-2xx response. The body may be JSON with a
  * `message` (the API's error shape) or anything else (an HTML page from a proxy); either way the
- * error's message is one readable line.
+ * error's message is one readable line. Any body, of any shape or size, gives an `APIError`, in
+ * time linear in its length: only `JSON.parse` reads the whole text.
  */
 export function errorFromResponse(status: number, text: string, headers: ResponseHeaders): APIError {
   let body: unknown = text;
@@ -179,7 +180,7 @@ export function errorFromResponse(status: number, text: string, headers: Respons
   const message =
     typeof serverMessage === 'string' && serverMessage.trim() !== ''
       ? serverMessage
-      : `${label}${describeNonJson(text, headers)}`;
+      : `${label}${describeBody(text, headers)}`;
   const Class = classForStatus(status);
   return new Class(status, message, body, headers);
 }
@@ -194,12 +195,44 @@ function classForStatus(status: number): typeof APIError {
   return APIError;
 }
 
-/** A short hint about a body that carried no `message`: its HTML title, or its first characters. */
-function describeNonJson(text: string, headers: ResponseHeaders): string {
-  if (!text.trim()) return ' (empty body)';
-  const title = /<title[^>]*>([^<]*)<\/title>/i.exec(text)?.[1]?.trim();
+/**
+ * How much of a body the message hint reads. Proxy error pages put their `<title>` near the top;
+ * reading a bounded prefix keeps the work per error constant whatever the body holds.
+ */
+const HINT_PREFIX = 4096;
+/** Longest title or snippet quoted in a message. */
+const HINT_LENGTH = 120;
+
+/** A short hint about a body that carried no usable `message`: its HTML title, or its first characters. */
+function describeBody(text: string, headers: ResponseHeaders): string {
+  const head = text.slice(0, HINT_PREFIX);
+  const truncated = text.length > head.length;
+  const snippet = collapse(head);
+  if (!snippet && !truncated) return ' (empty body)';
+  const title = htmlTitle(head);
   if (title) return ` (an HTML page titled "${title}", probably from a proxy in front of the API)`;
-  const type = headers['content-type']?.split(';')[0] ?? 'unknown content type';
-  const snippet = text.replace(/\s+/g, ' ').trim().slice(0, 120);
-  return ` (${type} body: ${JSON.stringify(snippet)}${text.length > 120 ? '…' : ''})`;
+  const type = headers['content-type']?.slice(0, 100).split(';')[0]?.trim() || 'unknown content type';
+  if (!snippet) return ` (${type} body of ${text.length} characters, the first ${HINT_PREFIX} blank)`;
+  const more = truncated || snippet.length > HINT_LENGTH;
+  return ` (${type} body: ${JSON.stringify(snippet.slice(0, HINT_LENGTH))}${more ? '…' : ''})`;
+}
+
+/**
+ * The text of the first `<title>` element in `head`, whitespace collapsed and shortened. A
+ * fixed-length pattern and `indexOf` scans, not `/<title[^>]*>([^<]*)<\/title>/`: that regex
+ * backtracks over the rest of the text from every unclosed `<title`, so a large page of them
+ * took seconds.
+ */
+function htmlTitle(head: string): string | undefined {
+  const open = head.search(/<title[\s>]/i);
+  if (open < 0) return undefined;
+  const start = head.indexOf('>', open) + 1;
+  const end = start > 0 ? head.indexOf('<', start) : -1;
+  if (end < 0 || head.slice(end, end + 8).toLowerCase() !== '</title>') return undefined;
+  return collapse(head.slice(start, end)).slice(0, HINT_LENGTH) || undefined;
+}
+
+/** Whitespace runs as one space, trimmed. */
+function collapse(text: string): string {
+  return text.replace(/\s+/g, ' ').trim();
 }
