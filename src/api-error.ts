@@ -136,13 +136,25 @@ function ownValue(value: unknown, key: string): unknown {
 export function retryAfterMs(headers: ResponseHeaders, now: number): number | undefined {
   const retryAfter = headers['retry-after']?.trim();
   if (retryAfter) {
-    if (/^\d+(\.\d+)?$/.test(retryAfter)) return Math.round(Number(retryAfter) * 1000);
+    const seconds = firstNumber(retryAfter, /^(\d+(?:\.\d+)?)\s*(?:,|$)/);
+    if (seconds !== undefined) return Math.round(seconds * 1000);
     const date = Date.parse(retryAfter);
     if (!Number.isNaN(date)) return Math.max(0, date - now);
   }
-  const reset = headers['x-ratelimit-reset']?.trim();
-  if (reset && /^\d+$/.test(reset)) return Math.max(0, Number(reset) * 1000 - now);
+  const reset = firstNumber(headers['x-ratelimit-reset']?.trim() ?? '', /^(\d+)\s*(?:,|$)/);
+  if (reset !== undefined) return Math.max(0, reset * 1000 - now);
   return undefined;
+}
+
+/**
+ * The number a delay header starts with, when the value is that number alone or the first of a
+ * list: a header sent twice arrives joined with ", " ("7, 7"), which `Date.parse` would read as a
+ * date in 2007, so a wait the service asked for would become no wait at all. The patterns are
+ * anchored, with no nested or overlapping repetition: linear in the value's length.
+ */
+function firstNumber(value: string, pattern: RegExp): number | undefined {
+  const digits = pattern.exec(value)?.[1];
+  return digits === undefined ? undefined : Number(digits);
 }
 
 const STATUS_TEXT: Record<number, string> = {
