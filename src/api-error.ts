@@ -15,7 +15,11 @@ import { isPlainObject } from './internal/is-plain-object.js';
 export class APIError extends MessagingError {
   /** The HTTP status code. */
   readonly status: number;
-  /** The parsed JSON body, or the raw text when the body was not JSON (an HTML page from a proxy). */
+  /**
+   * The parsed JSON body, or the raw text when the body was not JSON (an HTML page from a proxy).
+   * The error's `message` is the body's `message` when that is a non-blank string; otherwise a
+   * line naming the status and describing the body from its first 4 KiB.
+   */
   readonly body: unknown;
   /** The response headers, lower-case names. */
   readonly headers: ResponseHeaders;
@@ -67,9 +71,23 @@ export class PermissionDeniedError extends APIError {}
  */
 export class NotFoundError extends APIError {}
 
-/** Raised on 422: the service rejected the request's fields. `errors` maps each field to its messages. */
+/**
+ * Raised on 422: the service rejected the request's fields. `errors` maps each field to its messages.
+ *
+ * @example
+ * ```ts
+ * if (error instanceof UnprocessableEntityError) form.showError('to_phone', error.errors['to_phone']?.[0])
+ * ```
+ */
 export class UnprocessableEntityError extends APIError {
-  /** Field name to messages, as Laravel reports them, e.g. `{ to_phone: ['The to phone field is required.'] }`. */
+  /**
+   * Field name to messages, as Laravel reports them, e.g. `{ to_phone: ['The to phone field is required.'] }`.
+   * Only well-formed entries are kept: a field whose value is a string (read as one message) or an
+   * array with at least one string (its strings). Other values are dropped, never converted; the
+   * raw body stays on `body`. A field named `__proto__` is an ordinary key.
+   *
+   * @default {} when the body has no `errors` object
+   */
   readonly errors: Readonly<Record<string, readonly string[]>>;
 
   constructor(status: number, message: string, body: unknown, headers: ResponseHeaders) {
