@@ -15,7 +15,11 @@ import { isPlainObject } from './internal/is-plain-object.js';
 export class APIError extends MessagingError {
   /** The HTTP status code. */
   readonly status: number;
-  /** The parsed JSON body, or the raw text when the body was not JSON (an HTML page from a proxy). */
+  /**
+   * The parsed JSON body, or the raw text when the body was not JSON (an HTML page from a proxy).
+   * The error's `message` is the body's `message` when that is a non-blank string; otherwise a
+   * line naming the status and describing the body from its first 4 KiB.
+   */
   readonly body: unknown;
   /** The response headers, lower-case names. */
   readonly headers: ResponseHeaders;
@@ -67,9 +71,23 @@ export class PermissionDeniedError extends APIError {}
  */
 export class NotFoundError extends APIError {}
 
-/** Raised on 422: the service rejected the request's fields. `errors` maps each field to its messages. */
+/**
+ * Raised on 422: the service rejected the request's fields. `errors` maps each field to its messages.
+ *
+ * @example
+ * ```ts
+ * if (error instanceof UnprocessableEntityError) form.showError('to_phone', error.errors['to_phone']?.[0])
+ * ```
+ */
 export class UnprocessableEntityError extends APIError {
-  /** Field name to messages, as Laravel reports them, e.g. `{ to_phone: ['The to phone field is required.'] }`. */
+  /**
+   * Field name to messages, as Laravel reports them, e.g. `{ to_phone: ['The to phone field is required.'] }`.
+   * Only well-formed entries are kept: a field whose value is a string (read as one message) or an
+   * array with at least one string (its strings). Other values are dropped, never converted; the
+   * raw body stays on `body`. A field named `__proto__` is an ordinary key.
+   *
+   * @default {} when the body has no `errors` object
+   */
   readonly errors: Readonly<Record<string, readonly string[]>>;
 
   constructor(status: number, message: string, body: unknown, headers: ResponseHeaders) {
@@ -99,14 +117,34 @@ export class RateLimitError extends APIError {}
  */
 export class InternalServerError extends APIError {}
 
+/**
+ * The well-formed part of a 422 body's `errors`: each field whose value is a string or an array
+ * holding at least one string, mapped to those strings. Anything else (numbers, objects, nested
+ * arrays, a non-object `errors`) is dropped, not stringified: `String()` throws on values such as
+ * `{ "toString": 0 }` and recurses on nested arrays, and the raw body stays on `error.body`.
+ */
 function fieldErrors(body: unknown): Record<string, string[]> {
-  const errors = isPlainObject(body) ? body['errors'] : undefined;
-  if (!isPlainObject(errors)) return {};
   const out: Record<string, string[]> = {};
-  for (const [field, value] of Object.entries(errors)) {
-    out[field] = Array.isArray(value) ? value.map(String) : [String(value)];
+  const errors = ownValue(body, 'errors');
+  if (!isPlainObject(errors)) return out;
+  for (const field of Object.keys(errors)) {
+    const value = errors[field];
+    const messages = typeof value === 'string' ? [value] : Array.isArray(value) ? value.filter(isString) : [];
+    // defineProperty, not assignment: a field named `__proto__` must stay a field, not become
+    // the record's prototype.
+    if (messages.length > 0)
+      Object.defineProperty(out, field, { value: messages, enumerable: true, writable: true, configurable: true });
   }
   return out;
+}
+
+function isString(value: unknown): value is string {
+  return typeof value === 'string';
+}
+
+/** `value[key]` when `value` is a JSON object that has `key` itself (never through its prototype). */
+function ownValue(value: unknown, key: string): unknown {
+  return isPlainObject(value) && Object.hasOwn(value, key) ? value[key] : undefined;
 }
 
 /**
@@ -116,13 +154,25 @@ function fieldErrors(body: unknown): Record<string, string[]> {
 export function retryAfterMs(headers: ResponseHeaders, now: number): number | undefined {
   const retryAfter = headers['retry-after']?.trim();
   if (retryAfter) {
-    if (/^\d+(\.\d+)?$/.test(retryAfter)) return Math.round(Number(retryAfter) * 1000);
+    const seconds = firstNumber(retryAfter, /^(\d+(?:\.\d+)?)\s*(?:,|$)/);
+    if (seconds !== undefined) return Math.round(seconds * 1000);
     const date = Date.parse(retryAfter);
     if (!Number.isNaN(date)) return Math.max(0, date - now);
   }
-  const reset = headers['x-ratelimit-reset']?.trim();
-  if (reset && /^\d+$/.test(reset)) return Math.max(0, Number(reset) * 1000 - now);
+  const reset = firstNumber(headers['x-ratelimit-reset']?.trim() ?? '', /^(\d+)\s*(?:,|$)/);
+  if (reset !== undefined) return Math.max(0, reset * 1000 - now);
   return undefined;
+}
+
+/**
+ * The number a delay header starts with, when the value is that number alone or the first of a
+ * list: a header sent twice arrives joined with ", " ("7, 7"), which `Date.parse` would read as a
+ * date in 2007, so a wait the service asked for would become no wait at all. The patterns are
+ * anchored, with no nested or overlapping repetition: linear in the value's length.
+ */
+function firstNumber(value: string, pattern: RegExp): number | undefined {
+  const digits = pattern.exec(value)?.[1];
+  return digits === undefined ? undefined : Number(digits);
 }
 
 const STATUS_TEXT: Record<number, string> = {
@@ -145,7 +195,8 @@ const STATUS_TEXT: Record<number, string> = {
 /**
  * Builds the right `APIError` subclass from a non-2xx response. The body may be JSON with a
  * `message` (the API's error shape) or anything else (an HTML page from a proxy); either way the
- * error's message is one readable line.
+ * error's message is one readable line. Any body, of any shape or size, gives an `APIError`, in
+ * time linear in its length: only `JSON.parse` reads the whole text.
  */
 export function errorFromResponse(status: number, text: string, headers: ResponseHeaders): APIError {
   let body: unknown = text;
@@ -154,9 +205,12 @@ export function errorFromResponse(status: number, text: string, headers: Respons
   } catch {
     // Not JSON: keep the raw text as the body.
   }
-  const serverMessage = isPlainObject(body) && typeof body['message'] === 'string' ? body['message'] : undefined;
+  const serverMessage = ownValue(body, 'message');
   const label = `HTTP ${status}${STATUS_TEXT[status] ? ` ${STATUS_TEXT[status]}` : ''}`;
-  const message = serverMessage ?? `${label}${describeNonJson(text, headers)}`;
+  const message =
+    typeof serverMessage === 'string' && serverMessage.trim() !== ''
+      ? serverMessage
+      : `${label}${describeBody(text, headers)}`;
   const Class = classForStatus(status);
   return new Class(status, message, body, headers);
 }
@@ -171,12 +225,44 @@ function classForStatus(status: number): typeof APIError {
   return APIError;
 }
 
-/** A short hint about a body that carried no `message`: its HTML title, or its first characters. */
-function describeNonJson(text: string, headers: ResponseHeaders): string {
-  if (!text.trim()) return ' (empty body)';
-  const title = /<title[^>]*>([^<]*)<\/title>/i.exec(text)?.[1]?.trim();
+/**
+ * How much of a body the message hint reads. Proxy error pages put their `<title>` near the top;
+ * reading a bounded prefix keeps the work per error constant whatever the body holds.
+ */
+const HINT_PREFIX = 4096;
+/** Longest title or snippet quoted in a message. */
+const HINT_LENGTH = 120;
+
+/** A short hint about a body that carried no usable `message`: its HTML title, or its first characters. */
+function describeBody(text: string, headers: ResponseHeaders): string {
+  const head = text.slice(0, HINT_PREFIX);
+  const truncated = text.length > head.length;
+  const snippet = collapse(head);
+  if (!snippet && !truncated) return ' (empty body)';
+  const title = htmlTitle(head);
   if (title) return ` (an HTML page titled "${title}", probably from a proxy in front of the API)`;
-  const type = headers['content-type']?.split(';')[0] ?? 'unknown content type';
-  const snippet = text.replace(/\s+/g, ' ').trim().slice(0, 120);
-  return ` (${type} body: ${JSON.stringify(snippet)}${text.length > 120 ? '…' : ''})`;
+  const type = headers['content-type']?.slice(0, 100).split(';')[0]?.trim() || 'unknown content type';
+  if (!snippet) return ` (${type} body of ${text.length} characters, the first ${HINT_PREFIX} blank)`;
+  const more = truncated || snippet.length > HINT_LENGTH;
+  return ` (${type} body: ${JSON.stringify(snippet.slice(0, HINT_LENGTH))}${more ? '…' : ''})`;
+}
+
+/**
+ * The text of the first `<title>` element in `head`, whitespace collapsed and shortened. A
+ * fixed-length pattern and `indexOf` scans, not `/<title[^>]*>([^<]*)<\/title>/`: that regex
+ * backtracks over the rest of the text from every unclosed `<title`, so a large page of them
+ * took seconds.
+ */
+function htmlTitle(head: string): string | undefined {
+  const open = head.search(/<title[\s>]/i);
+  if (open < 0) return undefined;
+  const start = head.indexOf('>', open) + 1;
+  const end = start > 0 ? head.indexOf('<', start) : -1;
+  if (end < 0 || head.slice(end, end + 8).toLowerCase() !== '</title>') return undefined;
+  return collapse(head.slice(start, end)).slice(0, HINT_LENGTH) || undefined;
+}
+
+/** Whitespace runs as one space, trimmed. */
+function collapse(text: string): string {
+  return text.replace(/\s+/g, ' ').trim();
 }

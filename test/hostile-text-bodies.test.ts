@@ -1,0 +1,149 @@
+import { monitorEventLoopDelay } from 'node:perf_hooks';
+import { setTimeout as sleep } from 'node:timers/promises';
+import fc from 'fast-check';
+import { InternalServerError, MessagingClient } from 'tenant-messaging';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { errorFromResponse } from '../src/api-error.js';
+import { startServer, type TestServer } from './helpers/server.js';
+
+// A proxy or a hostile service may answer with megabytes of anything. Reading it must take time
+// linear in its size and never hold the event loop: only a bounded prefix is looked at for the
+// message, and nothing scans the whole text with a backtracking regex.
+
+const KiB = 1024;
+const MiB = 1024 * KiB;
+
+/** A flat one-byte string of `size` characters repeating `pattern` (no rope for the SDK to flatten). */
+function repeatTo(pattern: string, size: number, prefix = ''): string {
+  return prefix + Buffer.alloc(size, pattern, 'latin1').toString('latin1');
+}
+
+let server: TestServer;
+let client: MessagingClient;
+let reply: { body: Buffer; chunked: boolean } = { body: Buffer.alloc(0), chunked: false };
+
+beforeAll(async () => {
+  server = await startServer((_req, res) => {
+    if (!reply.chunked) {
+      res.writeHead(502, { 'content-type': 'text/html', 'content-length': reply.body.length });
+      res.end(reply.body);
+      return;
+    }
+    // No content-length: the SDK's bounded chunk reader, not undici's text(), reads this one.
+    res.writeHead(502, { 'content-type': 'text/html' });
+    for (let at = 0; at < reply.body.length; at += 256 * KiB) res.write(reply.body.subarray(at, at + 256 * KiB));
+    res.end();
+  });
+  client = new MessagingClient({ baseUrl: server.url, apiKey: 'tm_test_key', maxRetries: 0 });
+  // The first call loads undici and the schemas: that one-off cost is not what the stall tests measure.
+  await client.messages.get(1).catch(() => undefined);
+});
+afterAll(() => server.close());
+
+describe('a large hostile error body never stalls the event loop', () => {
+  const plain = /^HTTP 502 Bad Gateway \(text\/html body/;
+  // Smallest first, and one test that stops at the first failure: the old quadratic title regex
+  // already took about a second on the first body, and would take hours on the 4 MiB ones.
+  const bodies: [string, () => string, boolean, RegExp | string][] = [
+    ['"<title" repeated, 64 KiB', () => repeatTo('<title', 64 * KiB), false, plain],
+    ['"<title" repeated, 4 MiB', () => repeatTo('<title', 4 * MiB), false, plain],
+    ['"<TITLE " repeated, 4 MiB, chunked', () => repeatTo('<TITLE ', 4 * MiB), true, plain],
+    ['"<title>" and 4 MiB of text, never closed', () => repeatTo('a', 4 * MiB, '<title>'), false, plain],
+    ['"<title>" and 4 MiB of "<", never closed, chunked', () => repeatTo('<', 4 * MiB, '<title>'), true, plain],
+    ['4 MiB of whitespace', () => repeatTo(' \t\r\n', 4 * MiB), false, /text\/html body of 4194304 characters/],
+    ['"<title>x</title" repeated, 4 MiB', () => repeatTo('<title>x</title', 4 * MiB), false, plain],
+    [
+      'a titled page and 4 MiB after it, chunked',
+      () => repeatTo('<title', 4 * MiB, '<html><title>\n 502  Bad Gateway\n</title>'),
+      true,
+      'HTTP 502 Bad Gateway (an HTML page titled "502 Bad Gateway", probably from a proxy in front of the API)',
+    ],
+  ];
+
+  /** The longest event loop stall, in ms, while the SDK fetches and maps the current reply. */
+  async function longestStall(message: RegExp | string): Promise<number> {
+    const delay = monitorEventLoopDelay({ resolution: 10 });
+    delay.enable();
+    // The histogram records the gap between two of its timer ticks: let ticks run before and
+    // after the call, or a stall in between would go unrecorded.
+    await sleep(30);
+    const error = await client.messages.get(1, { maxRetries: 0 }).catch((e: unknown) => e);
+    await sleep(30);
+    delay.disable();
+    expect(delay.count).toBeGreaterThan(0);
+    expect(error).toBeInstanceOf(InternalServerError);
+    expect((error as InternalServerError).message).toMatch(message);
+    expect((error as InternalServerError).body).toHaveLength(reply.body.length);
+    return delay.max / 1e6;
+  }
+
+  it('every body settles as InternalServerError with a short message, and no stall reaches 50 ms', async () => {
+    for (const [name, build, chunked, message] of bodies) {
+      reply = { body: Buffer.from(build(), 'latin1'), chunked };
+      // The best of three: a stall the SDK causes happens every time, while a busy machine (other
+      // processes on the same cores) only delays some runs.
+      const stalls = [await longestStall(message)];
+      while (stalls.length < 3 && Math.min(...stalls) >= 50) stalls.push(await longestStall(message));
+      expect(Math.min(...stalls), name).toBeLessThan(50);
+    }
+  });
+});
+
+describe('errorFromResponse runs in linear time on any text up to the 32 MiB cap', () => {
+  /** Pieces of HTML and text that made the old regexes backtrack, plus whitespace and JSON openers. */
+  const token = fc.constantFrom(
+    '<title',
+    '<TITLE',
+    '<title>',
+    '<title ',
+    '</title>',
+    '</title',
+    '<',
+    '>',
+    ' ',
+    '\t',
+    '\r\n',
+    'a',
+    'é',
+    '1',
+    '"',
+    '{',
+    '}',
+    ']',
+    ',',
+    '\\',
+  );
+  // Not '[' or ':': nesting `[[[` or `{"a":{"a":` makes JSON.parse itself slow per character
+  // (still linear); the JSON tests in hostile-json-bodies.test.ts cover deep nesting.
+  const pattern = fc.array(token, { minLength: 1, maxLength: 6 }).map((parts) => parts.join(''));
+
+  /** A generous linear budget: a fixed cost (timer and GC noise) plus a few ns per character. */
+  const budgetMs = (size: number) => 100 + size * 15e-6;
+
+  /** ms for one errorFromResponse call, the best of up to three when over budget (a busy machine delays some runs). */
+  function bestTime(status: number, text: string, budget: number): number {
+    let best = Number.POSITIVE_INFINITY;
+    for (let run = 0; run < 3 && best >= budget; run++) {
+      const started = performance.now();
+      const error = errorFromResponse(status, text, { 'content-type': 'text/html; charset=utf-8' });
+      best = Math.min(best, performance.now() - started);
+      expect(error.status).toBe(status);
+      expect(error.message.length).toBeLessThan(400);
+    }
+    return best;
+  }
+
+  it('any repeated pattern, from 64 KiB up to 32 MiB, each size within a linear budget', () => {
+    fc.assert(
+      fc.property(pattern, fc.integer({ min: 400, max: 599 }), (piece, status) => {
+        // Sizes growing 4x, each checked before the next: a quadratic scan then fails within a
+        // few times the budget, never hours into a 32 MiB body.
+        for (const size of [64 * KiB, 256 * KiB, MiB, 4 * MiB, 16 * MiB, 32 * MiB]) {
+          expect(bestTime(status, repeatTo(piece, size), budgetMs(size))).toBeLessThan(budgetMs(size));
+        }
+      }),
+      // No shrinking: on a super-linear implementation every shrink step would cost seconds.
+      { seed: 1717, numRuns: 20, endOnFailure: true },
+    );
+  });
+});
