@@ -1,5 +1,6 @@
 import { MessagingError, type ResponseHeaders } from './errors.js';
 import { isPlainObject } from './internal/is-plain-object.js';
+import { parseJson } from './internal/json.js';
 
 /**
  * Raised when the service answered with a non-2xx status. Subclasses name the common statuses,
@@ -196,12 +197,12 @@ const STATUS_TEXT: Record<number, string> = {
  * Builds the right `APIError` subclass from a non-2xx response. The body may be JSON with a
  * `message` (the API's error shape) or anything else (an HTML page from a proxy); either way the
  * error's message is one readable line. Any body, of any shape or size, gives an `APIError`, in
- * time linear in its length: only `JSON.parse` reads the whole text.
+ * time linear in its length: only the bounded JSON parse (`parseJson`) reads the whole text.
  */
 export function errorFromResponse(status: number, text: string, headers: ResponseHeaders): APIError {
   let body: unknown = text;
   try {
-    body = text ? JSON.parse(text) : text;
+    body = text ? parseJson(text) : text;
   } catch {
     // Not JSON: keep the raw text as the body.
   }
@@ -209,10 +210,16 @@ export function errorFromResponse(status: number, text: string, headers: Respons
   const label = `HTTP ${status}${STATUS_TEXT[status] ? ` ${STATUS_TEXT[status]}` : ''}`;
   const message =
     typeof serverMessage === 'string' && serverMessage.trim() !== ''
-      ? serverMessage
+      ? capped(serverMessage)
       : `${label}${describeBody(text, headers)}`;
   const Class = classForStatus(status);
   return new Class(status, message, body, headers);
+}
+
+/** A service's message as the error's message: at most `MAX_MESSAGE` characters (the whole body stays on `body`). */
+const MAX_MESSAGE = 1_000;
+function capped(message: string): string {
+  return message.length > MAX_MESSAGE ? `${message.slice(0, MAX_MESSAGE)}… (${message.length} characters)` : message;
 }
 
 function classForStatus(status: number): typeof APIError {

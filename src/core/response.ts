@@ -1,5 +1,6 @@
 import { errorFromResponse } from '../api-error.js';
 import { ResponseValidationError } from '../errors.js';
+import { parseJson } from '../internal/json.js';
 import type { Route } from '../internal/route.js';
 import type { TransportResponse } from './transport.js';
 
@@ -26,12 +27,13 @@ export function toResult(route: Route, path: string, response: TransportResponse
   if (status < 200 || status >= 300) throw errorFromResponse(status, text, headers);
   if (text === '' || status === 204) return { status, headers, body: null };
   try {
-    return { status, headers, body: JSON.parse(text) };
-  } catch {
+    return { status, headers, body: parseJson(text) };
+  } catch (error) {
+    const why = error instanceof SyntaxError && /nested deeper/.test(error.message) ? ` (${error.message})` : '';
     throw new ResponseValidationError(route.label, status, text, [
       {
         path: '',
-        message: `expected a JSON body, got ${headers['content-type']?.slice(0, 100) ?? 'no content type'}: ${JSON.stringify(text.slice(0, 120))}`,
+        message: `expected a JSON body${why}, got ${headers['content-type']?.slice(0, 100) ?? 'no content type'}: ${JSON.stringify(text.slice(0, 120))}`,
       },
     ]);
   }
