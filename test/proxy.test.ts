@@ -136,6 +136,8 @@ describe("proxy: 'env'", () => {
   it('HTTP_PROXY: through the proxy', async () => {
     process.env.HTTP_PROXY = proxy.url;
     expect(await route()).toEqual({ proxied: 1, reached: 1 });
+    await eventually(() => proxy.open === 0); // close() closed the agent's sockets too
+    expect(proxy.open).toBe(0);
   });
 
   it('NO_PROXY naming the host: direct', async () => {
@@ -183,5 +185,23 @@ describe('proxy: an https base URL', () => {
     expect(proxy.tunnelled.includes(KEY)).toBe(false);
     expect(api.requests).toHaveLength(0);
     await client.close();
+  });
+
+  it('a CONNECT the proxy refuses: nothing was sent, so even a send is retried', async () => {
+    const strict = await startForwardProxy('Basic other-credentials');
+    const client = new MessagingClient({
+      baseUrl: `https://127.0.0.1:${new URL(api.url).port}`,
+      apiKey: KEY,
+      proxy: strict.url,
+      maxRetries: 1,
+    });
+    const params = { sender_phone: '+15550000001', to_phone: '+15550000002', type: 'text', content: 'Hi' } as const;
+    const error = await client.messages.send(params).catch((e: unknown) => e);
+    expect(error).toBeInstanceOf(APIConnectionError);
+    expect((error as APIConnectionError).neverSent).toBe(true);
+    expect((error as Error).message).toContain(`Proxy response (407)`);
+    expect(strict.requests.map((r) => r.method)).toEqual(['CONNECT', 'CONNECT']);
+    await client.close();
+    await strict.close();
   });
 });
