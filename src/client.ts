@@ -102,7 +102,7 @@ export class MessagingClient {
     this.#ownsTransport = inherited === undefined;
     this.#transport =
       inherited?.transport ??
-      (options.fetch ? new FetchTransport(options.fetch) : new UndiciTransport(options.dispatcher));
+      (options.fetch ? new FetchTransport(options.fetch) : new UndiciTransport(options.dispatcher, config.proxy));
     this.#scheduler = inherited?.scheduler ?? {};
     const serverAddress = config.origin ? new URL(config.origin).host : '';
     this.#executor = new Executor({ ...config, serverAddress, transport: this.#transport });
@@ -133,7 +133,7 @@ export class MessagingClient {
     const changed = Object.fromEntries(Object.entries(given).filter(([, value]) => value !== undefined));
     const changes = (name: keyof ClientOptions) => name in changed;
     const inherited: Inherited | undefined =
-      changes('fetch') || changes('dispatcher')
+      changes('fetch') || changes('dispatcher') || changes('proxy')
         ? undefined
         : {
             transport: this.#transport,

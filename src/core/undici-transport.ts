@@ -1,7 +1,11 @@
-import type { Agent, DecoratorHandler, Dispatcher } from 'undici';
+import type { DecoratorHandler, Dispatcher } from 'undici';
+import { MessagingError } from '../errors.js';
+import type { ProxyConfig } from '../internal/proxy.js';
 import { ConnectionGates, type GateWaiter } from './connection-gate.js';
 import { DEADLINE, Deadline, deadlineInterceptor } from './deadline.js';
+import { ProxiedExchangeError, proxyRoute } from './proxy.js';
 import {
+  BodyTooLargeError,
   DeadlineExceededError,
   MAX_RESPONSE_BYTES,
   readBodyText,
@@ -20,9 +24,9 @@ let undici: typeof import('undici') | undefined;
 /** Sockets the client's own Agent keeps per origin; more concurrent calls queue for a free one. */
 export const MAX_CONNECTIONS = 16;
 
-/** The Agent the transport created, with its per-origin gates and the calls still using it. */
+/** The Agent (or proxy agent) the transport created, with its per-origin gates and the calls still using it. */
 interface OwnPool {
-  readonly agent: Agent;
+  readonly agent: Dispatcher;
   readonly dispatcher: Dispatcher;
   readonly gates: ConnectionGates;
   inFlight: number;
@@ -40,15 +44,23 @@ interface OwnPool {
  * A caller's `dispatcher` is used as given: its own queueing applies (an undici Pool or Agent
  * starts a queued request even after its caller gave up, then aborts it, closing a socket), so
  * size its `connections` for the concurrency you use, or leave it unlimited.
+ *
+ * With a `proxy`, the pool the transport owns is undici's `ProxyAgent` (or `EnvHttpProxyAgent`)
+ * built with the same options, so the gate, keep-alive, deadlines and close() are unchanged.
  */
 export class UndiciTransport implements Transport {
   readonly #dispatcher: Dispatcher | undefined;
+  readonly #proxy: ProxyConfig | undefined;
   #withDeadlines: Dispatcher | undefined;
   #own: OwnPool | undefined;
 
-  /** @param dispatcher the caller's Dispatcher; when absent the transport creates (and owns) an Agent on first use. */
-  constructor(dispatcher: Dispatcher | undefined) {
+  /**
+   * @param dispatcher the caller's Dispatcher; when absent the transport creates (and owns) an Agent on first use.
+   * @param proxy the checked `proxy` option: the Agent it creates then goes through that proxy.
+   */
+  constructor(dispatcher: Dispatcher | undefined, proxy?: ProxyConfig) {
     this.#dispatcher = dispatcher;
+    this.#proxy = proxy;
   }
 
   async send(req: TransportRequest): Promise<TransportResponse> {
@@ -58,7 +70,7 @@ export class UndiciTransport implements Transport {
     let dispatcher: Dispatcher;
     if (this.#dispatcher) dispatcher = this.#withDeadlines ??= this.#dispatcher.compose(deadlineInterceptor);
     else {
-      own = this.#own ??= createPool(undici.Agent);
+      own = this.#own ??= createPool(undici, this.#proxy);
       dispatcher = own.dispatcher;
     }
     if (req.onBodyBytes) dispatcher = dispatcher.compose(countBodyBytes(undici.DecoratorHandler, req.onBodyBytes));
@@ -118,6 +130,11 @@ export class UndiciTransport implements Transport {
     } catch (error) {
       // A call that timed out while waiting at the gate was never handed to undici: not one byte left.
       if (deadline.expired) throw new DeadlineExceededError(req.timeout, gate !== undefined && !holdsSlot);
+      const route = own && this.#proxy && !signal?.aborted && proxyRoute(this.#proxy, req.url);
+      // The SDK's own errors (a failing media source, an oversized body) are not the proxy's doing.
+      if (route && !(error instanceof MessagingError || error instanceof BodyTooLargeError)) {
+        throw new ProxiedExchangeError(error, route);
+      }
       throw error;
     } finally {
       deadline.clear();
@@ -145,11 +162,27 @@ export class UndiciTransport implements Transport {
   }
 }
 
-function createPool(AgentClass: typeof Agent): OwnPool {
+function createPool(
+  { Agent, ProxyAgent, EnvHttpProxyAgent }: typeof import('undici'),
+  proxy: ProxyConfig | undefined,
+): OwnPool {
   // keep-alive is undici's default; idle sockets are unref'd, so they never hold the process open.
   // A bounded pool: without `connections`, undici opens a new socket whenever every open one is
   // busy, so a burst of N concurrent calls costs N handshakes (and N sockets on the service).
-  const agent = new AgentClass({ keepAliveTimeout: 4_000, connections: MAX_CONNECTIONS });
+  // The proxy agents hand these options to the Agent inside them (one pool per target origin).
+  const options = { keepAliveTimeout: 4_000, connections: MAX_CONNECTIONS };
+  const agent =
+    proxy === undefined
+      ? new Agent(options)
+      : proxy.kind === 'url'
+        ? new ProxyAgent({ ...options, uri: proxy.uri })
+        : // The variables as read at construction; '' stands for "unset" (undici then goes direct).
+          new EnvHttpProxyAgent({
+            ...options,
+            httpProxy: proxy.httpProxy,
+            httpsProxy: proxy.httpsProxy,
+            noProxy: proxy.noProxy,
+          });
   return {
     agent,
     dispatcher: agent.compose(deadlineInterceptor),

@@ -10,6 +10,7 @@ import { inBrowser, isLoopback } from './environment.js';
 import { checkHeaders } from './headers.js';
 import { readFields } from './input.js';
 import { createLog, LOG_LEVELS, type Log } from './log.js';
+import { checkProxy, type ProxyConfig } from './proxy.js';
 
 const CLIENT_OPTIONS: KnownKeys<ClientOptions> = {
   baseUrl: true,
@@ -24,6 +25,7 @@ const CLIENT_OPTIONS: KnownKeys<ClientOptions> = {
   logger: true,
   logLevel: true,
   polling: true,
+  proxy: true,
 };
 
 const POLLING_OPTIONS: KnownKeys<NonNullable<ClientOptions['polling']>> = { maxConcurrent: true, maxPerSecond: true };
@@ -38,6 +40,8 @@ export interface ClientConfig {
   readonly maxRetries: number;
   readonly log: Log;
   readonly polling: { maxConcurrent: number; maxPerSecond: number };
+  /** The checked `proxy` option (with `'env'`, the variables as read now), for the undici transport. */
+  readonly proxy: ProxyConfig | undefined;
   /** The options as read (an own-property copy of the caller's object). */
   readonly options: ClientOptions;
 }
@@ -81,6 +85,20 @@ export function resolveClientConfig(given: unknown, env: NodeJS.ProcessEnv): Cli
       message: 'is used by the undici transport only; pass dispatcher or fetch, not both',
     });
   }
+  const proxy = checkProxy(
+    options.proxy,
+    env,
+    { baseProtocol: URL.parse(origin)?.protocol ?? '', allowed: options.allowInsecureHttp === true },
+    issues,
+  );
+  for (const other of ['dispatcher', 'fetch'] as const) {
+    if (options.proxy !== undefined && options[other] !== undefined) {
+      issues.push({
+        path: 'proxy',
+        message: `cannot be combined with ${other}: pass one or the other (${other === 'dispatcher' ? 'give your dispatcher its own ProxyAgent' : 'the fetch function chooses its own route'})`,
+      });
+    }
+  }
 
   const logLevel = options.logLevel ?? (env[ENV.logLevel] || undefined) ?? 'warn';
   if (!LOG_LEVELS.includes(logLevel as LogLevel)) {
@@ -106,6 +124,7 @@ export function resolveClientConfig(given: unknown, env: NodeJS.ProcessEnv): Cli
     options,
     polling: { maxConcurrent: maxConcurrent as number, maxPerSecond: maxPerSecond as number },
     log: createLog(logger, logLevel as LogLevel),
+    proxy,
     apiBase,
     origin,
     headers: Object.freeze({

@@ -11,6 +11,8 @@ const NOT_CONNECTED_CODES = new Set([
   'EHOSTUNREACH',
   'ENETUNREACH',
   'UND_ERR_CONNECT_TIMEOUT',
+  'UND_ERR_PRX_CONN', // undici: the socket to the proxy failed before its CONNECT completed
+  'TM_PROXY_TUNNEL_REFUSED', // the undici transport: the proxy refused the CONNECT (src/core/proxy.ts)
 ]);
 
 /**

@@ -52,6 +52,27 @@ export interface ClientOptions {
    */
   fetch?: FetchLike | undefined;
   /**
+   * Sends every request through an HTTP proxy, on the client's own keep-alive pool (connection
+   * limit, deadlines and `close()` as without a proxy).
+   * - a URL (`http://` or `https://`, the proxy's origin only): one proxy for every request.
+   *   Credentials in it (`http://user:pass@proxy:3128`) are sent as `Proxy-Authorization` and
+   *   never appear in errors, logs or an inspected client.
+   * - `'env'`: the `http_proxy`/`HTTP_PROXY`, `https_proxy`/`HTTPS_PROXY` and `no_proxy`/`NO_PROXY`
+   *   variables (the lower-case name first), as they are when the client is constructed. An https
+   *   base URL uses `HTTPS_PROXY`, else `HTTP_PROXY`; a host `NO_PROXY` names goes direct.
+   *
+   * An `https://` base URL goes through a `CONNECT` tunnel: the proxy sees the host and port
+   * only, and the API key travels inside TLS. Not with `dispatcher` or `fetch` (they choose
+   * their own route).
+   * @default undefined (no proxy)
+   * @example
+   * ```ts
+   * new MessagingClient({ baseUrl: 'https://acme.example.com', apiKey, proxy: 'http://proxy.internal:3128' })
+   * new MessagingClient({ baseUrl: 'https://acme.example.com', apiKey, proxy: 'env' })
+   * ```
+   */
+  proxy?: 'env' | (string & {}) | undefined;
+  /**
    * Allows a plain `http://` base URL to a host other than loopback. The API key would cross the
    * network unencrypted: only for a network you trust.
    * @default false
