@@ -57,6 +57,14 @@ export function formatTable(r, checks = checkTargets(r)) {
       'info',
     ],
     [
+      '1t',
+      'messages.get req/s, one tracing subscriber',
+      r.getTraced.sdkPerSecond,
+      r.getTraced.rawPerSecond,
+      r.getTraced.ratio,
+      'info',
+    ],
+    [
       '2',
       `messages.send req/s (${r.send.requests} x${r.send.rounds}, c=${r.send.concurrency})`,
       r.send.sdkPerSecond,

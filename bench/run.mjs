@@ -41,6 +41,7 @@ const results = {
   config,
   get: throughput.get,
   send: throughput.send,
+  getTraced: throughput.getTraced,
   upload,
   coldStart,
   polling: { ...polling, capUsage: round(polling.maxRequestsIn1s / polling.maxPerSecondCap, 3) },

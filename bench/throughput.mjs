@@ -4,6 +4,7 @@
  * and taking the median of the rounds' ratios; and the TCP connections the server accepted from
  * each client meanwhile.
  */
+import * as diagnostics from 'node:diagnostics_channel';
 import { API_KEY, RAW_HEADERS, RAW_JSON_HEADERS, TEXT_SEND } from './fixtures.mjs';
 import { forkChild } from './ipc.mjs';
 import { median, round } from './stats.mjs';
@@ -77,11 +78,34 @@ export async function benchThroughput(config) {
       sdk: () => client.messages.send(/** @type {any} */ ({ ...TEXT_SEND })),
     },
   };
+  // The cost of tracing: `get` again, with one subscriber on every channel the SDK publishes on
+  // (it only counts), to set beside the `get` row measured with none.
+  /** @type {Record<string, () => () => void>} */
+  const setups = {
+    getTraced: () => {
+      let events = 0;
+      const count = () => {
+        events++;
+      };
+      const handlers = { start: count, end: count, asyncStart: count, asyncEnd: count, error: count };
+      const request = diagnostics.tracingChannel('tenant-messaging:request');
+      request.subscribe(handlers);
+      const names = ['retry', 'rate-limited', 'outcome-unknown', 'poll'].map((n) => `tenant-messaging:${n}`);
+      for (const name of names) diagnostics.subscribe(name, count);
+      return () => {
+        request.unsubscribe(handlers);
+        for (const name of names) diagnostics.unsubscribe(name, count);
+        if (events === 0) throw new Error('the tracing subscriber saw nothing');
+      };
+    },
+  };
+  ops.getTraced = ops.get;
 
   /** @type {Record<string, any>} */
   const results = {};
   try {
     for (const [name, pair] of Object.entries(ops)) {
+      const teardown = setups[name]?.();
       /** @type {Record<'raw' | 'sdk', { perSecond: number[], cpu: number[], connections: number }>} */
       const runs = { raw: { perSecond: [], cpu: [], connections: 0 }, sdk: { perSecond: [], cpu: [], connections: 0 } };
       /** One run, counting the connections the server accepted meanwhile (warm-up included). */
@@ -119,6 +143,7 @@ export async function benchThroughput(config) {
         rawConnections: runs.raw.connections,
         sdkConnections: runs.sdk.connections,
       };
+      teardown?.();
     }
   } finally {
     await client.close();
