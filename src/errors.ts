@@ -1,4 +1,5 @@
 import type { MessageLog } from './types/message-log.js';
+import type { SentParams } from './types/send.js';
 /** A response header map: lower-case names, one string per header. */
 export type ResponseHeaders = Readonly<Record<string, string>>;
 
@@ -198,13 +199,23 @@ export class OutcomeUnknownError extends MessagingError {
  * ```
  */
 export class SendOutcomeUnknownError extends OutcomeUnknownError {
-  constructor(cause: Error) {
+  /**
+   * The send's parameters as checked (media described by name, size and type, never its bytes),
+   * for `messages.reconcile(error.params, { since: error.startedAt })`.
+   */
+  readonly params: SentParams | undefined;
+  /** When the send started: the earliest its log's `sent_at` can be. */
+  readonly startedAt: Date;
+
+  constructor(cause: Error, sent?: { readonly params: SentParams; readonly startedAt: Date }) {
     super(
       `The message may have been sent: the request may have reached the service, but ${lowerFirst(cause.message)}\n` +
         'The SDK did not retry, because the API has no idempotency key and a retry could send it twice. ' +
-        'Before sending again, check client.messages.list() for a recent log to this recipient.',
+        'Before sending again, reconcile: await client.messages.reconcile(error.params, { since: error.startedAt }).',
       cause,
     );
+    this.params = sent?.params;
+    this.startedAt = sent?.startedAt ?? new Date();
   }
 }
 

@@ -1,5 +1,7 @@
+import { ReadStream } from 'node:fs';
 import { mayHaveBeenProcessed } from '../core/classify.js';
 import type { ApiResult, RequestBody } from '../core/executor.js';
+import { mediaLabel } from '../core/media-label.js';
 import { watchMediaSource } from '../core/media-source.js';
 import { type Page, PagePromise, pageFromResult } from '../core/pagination.js';
 import { parseData } from '../core/parse.js';
@@ -7,11 +9,12 @@ import { endpointLabel } from '../endpoints.js';
 import { issuesFromZod, ResponseValidationError, SendOutcomeUnknownError, ValidationError } from '../errors.js';
 import { readFields } from '../internal/input.js';
 import { loadSchemas } from '../schemas/load.js';
+import { type MediaInput, PathMedia } from '../types/media.js';
 import type { MessageLog } from '../types/message-log.js';
 import type { RequestOptions, SendOptions } from '../types/options.js';
 import type { ListQuery } from '../types/query.js';
 import type { APIPromise } from '../types/response.js';
-import type { SendMessageParams } from '../types/send.js';
+import type { SendMessageParams, SentParams } from '../types/send.js';
 import { APIResource } from './resource.js';
 
 /** `client.messages`: send messages and read their logs. */
@@ -34,15 +37,20 @@ export class Messages extends APIResource {
    */
   send(params: SendMessageParams, options?: SendOptions): APIPromise<MessageLog> {
     let schemas: Schemas;
+    let sent: { params: SentParams; startedAt: Date } | undefined;
     const request = async () => {
+      const startedAt = new Date();
       const fields = readFields(params, SEND_PARAMS, '{ sender_phone, to_phone, type, content }');
       // Before any await: a caller's media stream that fails meanwhile must not end the process.
       watchMediaSource(fields);
       schemas = await loadSchemas();
-      return { body: await requestBody(checkSendParams(fields, schemas.sendMessageParamsSchema)) };
+      const checked = checkSendParams(fields, schemas.sendMessageParamsSchema);
+      sent = { params: describeSend(checked), startedAt };
+      return { body: await requestBody(checked) };
     };
     const parse = (result: ApiResult) => parseData(schemas.messageLogSchema, result, 'sendMessage');
-    return this.executor.run('sendMessage', { request, parse, mapError: sendFailure }, options);
+    const mapError = (error: unknown) => sendFailure(error, sent);
+    return this.executor.run('sendMessage', { request, parse, mapError }, options);
   }
 
   /**
@@ -121,10 +129,30 @@ async function requestBody(params: SendMessageParams): Promise<RequestBody> {
  * server error: `SendOutcomeUnknownError`. A 2xx whose body cannot be read means the service
  * accepted the message: the error says so, so that nobody sends it again.
  */
-function sendFailure(error: unknown): unknown {
-  if (mayHaveBeenProcessed(error)) return new SendOutcomeUnknownError(error as Error);
+function sendFailure(error: unknown, sent: { params: SentParams; startedAt: Date } | undefined): unknown {
+  if (mayHaveBeenProcessed(error)) return new SendOutcomeUnknownError(error as Error, sent);
   if (error instanceof ResponseValidationError && error.status >= 200 && error.status < 300) {
     error.message += `\nThe service accepted the message (HTTP ${error.status}): it was sent, do not send it again.`;
   }
   return error;
+}
+
+/** A send's checked parameters as its error records them: media described, never kept. */
+function describeSend(params: SendMessageParams): SentParams {
+  const { media, ...rest } = params as SendMessageParams & { media?: MediaInput };
+  const fields = rest as Omit<SentParams, 'media'>;
+  if (media === undefined) return fields;
+  const { filename, contentType } = mediaLabel(media);
+  const type = typeof contentType === 'string' ? contentType : '';
+  return { ...fields, media: { filename, contentType: type, size: mediaSize(media) } };
+}
+
+/** The size of a media input when it is known before sending. */
+function mediaSize(media: MediaInput): number | undefined {
+  if (media instanceof Blob) return media.size;
+  if (media instanceof PathMedia || media instanceof ReadStream) return undefined;
+  const { data, size } = media;
+  if (size !== undefined) return size;
+  if (data instanceof Uint8Array || data instanceof ArrayBuffer) return data.byteLength;
+  return data instanceof Blob ? data.size : undefined;
 }

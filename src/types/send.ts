@@ -47,3 +47,26 @@ export type SendMediaParams = SenderRef & {
  * `content`, media types without `media`, and both or neither of `sender_phone`/`sender_number_id`.
  */
 export type SendMessageParams = SendTextParams | SendMediaParams;
+
+/** A media file as a send's record describes it: never its bytes. */
+export interface MediaDescription {
+  /** The file name sent in the part. */
+  readonly filename: string;
+  /** The part's content type (`''` when it was left to be guessed). */
+  readonly contentType: string;
+  /** Its size in bytes, when known before sending. */
+  readonly size: number | undefined;
+}
+
+/**
+ * The parameters of a send as `SendOutcomeUnknownError.params` records them (media described, not
+ * kept): what `messages.reconcile()` needs to look for the message.
+ */
+export interface SentParams {
+  readonly sender_phone?: string | undefined;
+  readonly sender_number_id?: number | undefined;
+  readonly to_phone: string;
+  readonly type: string;
+  readonly content?: string | undefined;
+  readonly media?: MediaDescription | undefined;
+}

@@ -1,0 +1,111 @@
+import type { ReconcileResult } from '../types/many.js';
+import type { MessageLog } from '../types/message-log.js';
+import type { ListQuery } from '../types/query.js';
+import type { SentParams } from '../types/send.js';
+import type { Page } from './pagination.js';
+
+/** What reconciling needs from the client: pages of logs, and sender phones resolved to ids. */
+export interface ReconcileDeps {
+  readonly listPage: (query: ListQuery) => Promise<Page<MessageLog>>;
+  /** The id of the sender number with this phone, or undefined when the tenant has none. */
+  readonly senderNumberId: (phone: string) => Promise<number | undefined>;
+}
+
+/** A reconcile's settings once checked. */
+export interface ReconcileSearch {
+  readonly params: SentParams;
+  /** Logs sent before this (ms since the epoch) cannot be the message. */
+  readonly windowStart: number;
+  readonly maxPages: number;
+}
+
+/** A log's `sent_at` in ms, or undefined when it has none or it does not parse. */
+function sentAt(log: MessageLog): number | undefined {
+  if (log.sent_at === null) return undefined;
+  const at = Date.parse(log.sent_at);
+  return Number.isNaN(at) ? undefined : at;
+}
+
+/** `voice` messages may be logged as `audio` (spec section 2.1). */
+function sameType(sent: string, logged: string): boolean {
+  return sent === logged || (sent === 'voice' && logged === 'audio');
+}
+
+/** Whether the logs of a page run newest first (the usual Laravel order); assumed when unclear. */
+export function newestFirst(logs: readonly MessageLog[]): boolean {
+  const times = logs.map(sentAt).filter((at): at is number => at !== undefined);
+  const first = times[0];
+  const last = times[times.length - 1];
+  return first === undefined || last === undefined || first >= last;
+}
+
+/**
+ * Searches the message logs for a send whose outcome is unknown. A log matches when everything
+ * the spec lets us compare agrees: `message_type`, `content`, the sender number, `sent_at` inside
+ * the window, and `request_payload.to_phone` when the service echoes it. A match is certain only
+ * when the recipient was echoed; a match without it (or several) is `ambiguous`.
+ *
+ * The pages are walked in the service's order, detected from the first page's `sent_at`:
+ * newest first, from page 1 until a page whose logs are all older than the window; oldest first,
+ * from the last page (when `meta.last_page` says which) backwards, in the same way, else forwards.
+ * `maxPages` bounds the walk either way.
+ */
+export async function reconcileSend(search: ReconcileSearch, deps: ReconcileDeps): Promise<ReconcileResult> {
+  const { params, windowStart, maxPages } = search;
+  const senderId =
+    params.sender_number_id ??
+    (params.sender_phone === undefined ? undefined : await deps.senderNumberId(params.sender_phone));
+  const content = params.content === undefined || params.content === '' ? null : params.content;
+  const certain: MessageLog[] = [];
+  const uncertain: MessageLog[] = [];
+  const consider = (log: MessageLog) => {
+    const at = sentAt(log);
+    if (at !== undefined && at < windowStart) return;
+    if (!sameType(params.type, log.message_type)) return;
+    if ((log.content === '' ? null : log.content) !== content) return;
+    const payload = log.request_payload as Record<string, unknown>;
+    if (senderId !== undefined && log.sender_number_id !== senderId) return;
+    if (
+      senderId === undefined &&
+      payload['sender_phone'] !== undefined &&
+      payload['sender_phone'] !== params.sender_phone
+    ) {
+      return;
+    }
+    if (payload['to_phone'] === undefined) uncertain.push(log);
+    else if (payload['to_phone'] === params.to_phone) certain.push(log);
+  };
+  const allOlder = (logs: readonly MessageLog[]) =>
+    logs.length > 0 && logs.every((log) => (sentAt(log) ?? Number.POSITIVE_INFINITY) < windowStart);
+
+  let pages = 0;
+  let logs = 0;
+  const first = await deps.listPage({});
+  let page = first;
+  pages++;
+  const descending = newestFirst(page.data);
+  const last = page.meta?.last_page;
+  const backwards = !descending && typeof last === 'number' && last > 1;
+  let pageNumber = backwards ? (last as number) : 1;
+  if (backwards) {
+    page = await deps.listPage({ page: pageNumber });
+    pages++;
+  }
+  for (;;) {
+    logs += page.data.length;
+    for (const log of page.data) consider(log);
+    if ((descending || backwards) && allOlder(page.data)) break;
+    if (pages >= maxPages) break;
+    if (backwards) {
+      if (--pageNumber < 1) break;
+      page = pageNumber === 1 ? first : await deps.listPage({ page: pageNumber });
+    } else {
+      if (!page.hasNextPage() || page.data.length === 0) break;
+      page = await page.getNextPage();
+    }
+    pages++;
+  }
+  if (certain.length === 1 && uncertain.length === 0) return { status: 'found', log: certain[0] as MessageLog };
+  if (certain.length + uncertain.length === 0) return { status: 'not-found', searched: { pages, logs } };
+  return { status: 'ambiguous', candidates: [...certain, ...uncertain] };
+}
