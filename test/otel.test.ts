@@ -3,7 +3,14 @@
  * back from in-memory exporters (no mock of the SDK's internals).
  */
 import { channel, tracingChannel } from 'node:diagnostics_channel';
-import { context, SpanKind, SpanStatusCode, type TracerProvider as TracerProviderApi, trace } from '@opentelemetry/api';
+import {
+  context,
+  metrics,
+  SpanKind,
+  SpanStatusCode,
+  type TracerProvider as TracerProviderApi,
+  trace,
+} from '@opentelemetry/api';
 import { AsyncLocalStorageContextManager } from '@opentelemetry/context-async-hooks';
 import { UndiciInstrumentation } from '@opentelemetry/instrumentation-undici';
 import { type DataPoint, MeterProvider, MetricReader } from '@opentelemetry/sdk-metrics';
@@ -305,15 +312,22 @@ describe('instrument() itself', () => {
     await expect(client.messages.get(42)).resolves.toMatchObject({ id: 42 });
   });
 
-  it('without providers, uses the global ones', async () => {
-    const exporter = new InMemorySpanExporter();
-    const provider = new TracerProvider({ spanProcessors: [new SimpleSpanProcessor({ exporter })] });
-    trace.setGlobalTracerProvider(provider);
-    cleanups.push(() => trace.disable());
+  it('without providers, uses the global ones, even when they are registered after instrument()', async () => {
     const stop = instrument();
     cleanups.push(stop);
+    const exporter = new InMemorySpanExporter();
+    trace.setGlobalTracerProvider(new TracerProvider({ spanProcessors: [new SimpleSpanProcessor({ exporter })] }));
+    const reader = new CollectingReader();
+    metrics.setGlobalMeterProvider(new MeterProvider({ readers: [reader] }));
+    cleanups.push(
+      () => trace.disable(),
+      () => metrics.disable(),
+    );
     const client = await serve([]);
     await client.me().catch(() => undefined);
     expect(exporter.getFinishedSpans().map((s) => s.name)).toEqual(['client.me']);
+    const { resourceMetrics } = await reader.collect();
+    const names = resourceMetrics.scopeMetrics.flatMap((s) => s.metrics.map((m) => m.descriptor.name));
+    expect(names).toContain('tenant_messaging.request.duration');
   });
 });

@@ -25,13 +25,15 @@ import type { OutcomeUnknownMessage, RateLimitedMessage, RetryMessage } from '..
 import { VERSION } from '../version.js';
 import { loadOtelApi, type OtelApiModule } from './load-api.js';
 import { clientMetrics, SCOPE_NAME } from './metrics.js';
+import { perProvider } from './per-provider.js';
 import { requestSubscriber } from './spans.js';
 
 /** Where `instrument()` sends spans and metrics. */
 export interface InstrumentOptions {
   /**
    * The provider of the tracer (scope `tenant-messaging`) that makes the SDK's spans.
-   * @default trace.getTracerProvider() — the global provider, e.g. the one NodeSDK registers
+   * @default trace.getTracerProvider() — the global provider (e.g. the one NodeSDK registers), read
+   * at each call, so one registered after `instrument()` is used too
    * @example
    * ```ts
    * instrument({ tracerProvider: new NodeTracerProvider({ spanProcessors: [processor] }) })
@@ -87,7 +89,10 @@ const OPTIONS: KnownKeys<InstrumentOptions> = { tracerProvider: true, meterProvi
 export function instrument(options?: InstrumentOptions): () => void {
   const { tracerProvider, meterProvider } = checkOptions(options);
   const api = loadOtelApi();
-  const tracer = (tracerProvider ?? api.trace.getTracerProvider()).getTracer(SCOPE_NAME, VERSION);
+  const tracer = perProvider(
+    () => tracerProvider ?? api.trace.getTracerProvider(),
+    (provider) => provider.getTracer(SCOPE_NAME, VERSION),
+  );
   const guard = guardWith(api);
   const metrics = clientMetrics(() => meterProvider ?? api.metrics.getMeterProvider());
   const request = requestSubscriber(api, tracer, guard('duration', metrics.duration), guard);

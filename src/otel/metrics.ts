@@ -2,6 +2,7 @@ import type { Attributes, Counter, Histogram, MeterProvider } from '@opentelemet
 import type { OutcomeUnknownMessage, RateLimitedMessage, RequestTrace, RetryMessage } from '../types/diagnostics.js';
 import { VERSION } from '../version.js';
 import { outcomeAttributes } from './attributes.js';
+import { perProvider } from './per-provider.js';
 
 /** The meter's (and the tracer's) instrumentation scope name. */
 export const SCOPE_NAME = 'tenant-messaging';
@@ -43,18 +44,12 @@ function createInstruments(provider: MeterProvider): Instruments {
 }
 
 /**
- * The SDK's metrics. The provider is read at each recording and the instruments remade when it
- * changed: without an explicit provider `instrument()` uses the global one, and the global meter
- * provider (unlike the tracer provider) is no proxy, so one registered after `instrument()` (an
- * SDK started later) would otherwise never receive anything.
+ * The SDK's metrics. The provider is read at each recording and the instruments are made again
+ * when it changed (see `perProvider`), so a global provider registered after `instrument()` (an
+ * SDK started later) receives them.
  */
 export function clientMetrics(provider: () => MeterProvider) {
-  let current: { provider: MeterProvider; instruments: Instruments } | undefined;
-  const instruments = (): Instruments => {
-    const now = provider();
-    if (current?.provider !== now) current = { provider: now, instruments: createInstruments(now) };
-    return current.instruments;
-  };
+  const instruments = perProvider(provider, createInstruments);
   return {
     duration(trace: RequestTrace, seconds: number): void {
       instruments().duration.record(seconds, {

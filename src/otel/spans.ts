@@ -29,7 +29,7 @@ export type DurationRecorder = (trace: RequestTrace, seconds: number) => void;
  */
 export function requestSubscriber(
   api: OtelApiModule,
-  tracer: Tracer,
+  tracer: () => Tracer,
   recordDuration: DurationRecorder,
   guard: <A extends unknown[]>(what: string, fn: (...args: A) => void) => (...args: A) => void,
 ): { handlers: RequestHandlers; close(): void } {
@@ -45,7 +45,7 @@ export function requestSubscriber(
       'http.request.method': trace.method,
       ...serverAttributes(trace.serverAddress),
     };
-    const span = tracer.startSpan(spanNameOf(trace.endpoint), { kind: api.SpanKind.CLIENT, attributes }, parent);
+    const span = tracer().startSpan(spanNameOf(trace.endpoint), { kind: api.SpanKind.CLIENT, attributes }, parent);
     inFlight.set(ctx, { span, startedAt: performance.now() });
     const active = api.trace.setSpan(parent, span);
     // Another subscriber may have set its own context first: run inside both, ours outermost.
