@@ -6,6 +6,7 @@ export default defineConfig({
     'sandbox/index': 'src/sandbox/index.ts',
     'sandbox/cli': 'src/sandbox/cli.ts',
     testing: 'src/testing.ts',
+    'otel/index': 'src/otel/index.ts',
   },
   format: ['esm', 'cjs'],
   // Declarations come from `tsc` (scripts/build-types.mjs): tsup 9 needs the TypeScript compiler API, which TypeScript 7 no longer ships.

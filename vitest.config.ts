@@ -9,6 +9,7 @@ export default defineConfig({
     alias: [
       { find: /^tenant-messaging\/sandbox$/, replacement: src('sandbox/index.ts') },
       { find: /^tenant-messaging\/testing$/, replacement: src('testing.ts') },
+      { find: /^tenant-messaging\/otel$/, replacement: src('otel/index.ts') },
       { find: /^tenant-messaging$/, replacement: src('index.ts') },
     ],
   },

@@ -43,6 +43,23 @@ afterAll(async () => {
   if (work) await rm(work, { recursive: true, force: true });
 });
 
+/**
+ * Runs `body` with the repository's own copies of `names` linked into the consumer, as a consumer's
+ * install would place them (their dependencies resolve from their real paths), then unlinks them.
+ */
+async function withLinked(names: string[], body: () => Promise<void>): Promise<void> {
+  const links = names.map((name) => join(project, 'node_modules', name));
+  for (const [i, link] of links.entries()) {
+    await mkdir(dirname(link), { recursive: true });
+    await symlink(join(root, 'node_modules', names[i] ?? ''), link, 'dir');
+  }
+  try {
+    await body();
+  } finally {
+    for (const link of links) await rm(link, { force: true });
+  }
+}
+
 describe('the published package', () => {
   it('is small and ships only dist, README, CHANGELOG and package.json', async () => {
     const { size } = await stat(tarball);
@@ -111,10 +128,7 @@ describe('the published package', () => {
   });
 
   it('sandboxHandlers works with msw installed, through import and require', async () => {
-    // The repository's own msw, linked in as a consumer's install would place it (its dependencies resolve from its real path).
-    const link = join(project, 'node_modules', 'msw');
-    await symlink(join(root, 'node_modules', 'msw'), link, 'dir');
-    try {
+    await withLinked(['msw'], async () => {
       const example = (load: string) => `${load}
         const sandbox = createSandbox();
         const server = setupServer(...sandboxHandlers(sandbox));
@@ -129,9 +143,68 @@ describe('the published package', () => {
         const { MessagingClient } = require('tenant-messaging');
         const { createSandbox, sandboxHandlers } = require('tenant-messaging/testing');`)} })()`;
       expect((await run(node, ['-e', cjs], { cwd: project })).stdout.trim()).toBe('acme');
-    } finally {
-      await rm(link, { force: true });
-    }
+    });
+  });
+
+  it('the main entry never loads @opentelemetry/api, even when installed; tenant-messaging/otel loads it when instrument() is called', async () => {
+    await withLinked(['@opentelemetry/api'], async () => {
+      // A resolve hook sees every import and require of the process; the last line is the control
+      // that proves it would have seen the API being loaded.
+      const script = `import { registerHooks, createRequire } from 'node:module';
+        const seen = [];
+        registerHooks({ resolve(specifier, context, next) { if (specifier.startsWith('@opentelemetry/')) seen.push(specifier); return next(specifier, context) } });
+        const { MessagingClient } = await import('tenant-messaging');
+        const { startSandbox } = await import('tenant-messaging/sandbox');
+        createRequire(import.meta.url)('tenant-messaging');
+        const sb = await startSandbox();
+        const c = new MessagingClient({ baseUrl: sb.tenants.acme.baseUrl, apiKey: sb.tenants.acme.keys.full });
+        await c.me(); await c.messages.list().catch(() => {}); await sb.close();
+        const before = seen.length;
+        const { instrument } = await import('tenant-messaging/otel');
+        const loadedByImport = seen.length > before;
+        instrument()();
+        console.log(before, loadedByImport, seen.includes('@opentelemetry/api'))`;
+      const { stdout } = await run(node, ['--input-type=module', '-e', script], { cwd: project });
+      expect(stdout.trim()).toBe('0 false true');
+    });
+  });
+
+  it('tenant-messaging/otel without @opentelemetry/api: the entry loads, instrument() says what to install', async () => {
+    // An optional peer dependency: npm does not install it, and nothing above the consumer provides it.
+    const missing = `import('@opentelemetry/api').then(() => console.log('found'), (e) => console.log(e.code))`;
+    expect((await run(node, ['--input-type=module', '-e', missing], { cwd: project })).stdout.trim()).toBe(
+      'ERR_MODULE_NOT_FOUND',
+    );
+    const check = `let said;
+      try { instrument() } catch (e) { said = e instanceof MessagingError && e.message.includes('npm install @opentelemetry/api') }
+      console.log(said)`;
+    const esm = `import { instrument } from 'tenant-messaging/otel'; import { MessagingError } from 'tenant-messaging'; ${check}`;
+    expect((await run(node, ['--input-type=module', '-e', esm], { cwd: project })).stdout.trim()).toBe('true');
+    const cjs = `const { instrument } = require('tenant-messaging/otel'); const { MessagingError } = require('tenant-messaging'); ${check}`;
+    expect((await run(node, ['-e', cjs], { cwd: project })).stdout.trim()).toBe('true');
+  });
+
+  it('tenant-messaging/otel records a span per call through import and require', async () => {
+    await withLinked(['@opentelemetry/api', '@opentelemetry/sdk-trace'], async () => {
+      const example = (load: string) => `${load}
+        const exporter = new InMemorySpanExporter();
+        const tracerProvider = new TracerProvider({ spanProcessors: [new SimpleSpanProcessor({ exporter })] });
+        const stop = instrument({ tracerProvider });
+        const sb = await startSandbox();
+        const c = new MessagingClient({ baseUrl: sb.tenants.acme.baseUrl, apiKey: sb.tenants.acme.keys.full });
+        try { await c.me() } finally { stop(); await sb.close() }
+        console.log(exporter.getFinishedSpans().map((s) => s.name).join())`;
+      const esm = example(`import { MessagingClient } from 'tenant-messaging';
+        import { startSandbox } from 'tenant-messaging/sandbox';
+        import { instrument } from 'tenant-messaging/otel';
+        import { InMemorySpanExporter, SimpleSpanProcessor, TracerProvider } from '@opentelemetry/sdk-trace';`);
+      expect((await run(node, ['--input-type=module', '-e', esm], { cwd: project })).stdout.trim()).toBe('client.me');
+      const cjs = `(async () => { ${example(`const { MessagingClient } = require('tenant-messaging');
+        const { startSandbox } = require('tenant-messaging/sandbox');
+        const { instrument } = require('tenant-messaging/otel');
+        const { InMemorySpanExporter, SimpleSpanProcessor, TracerProvider } = require('@opentelemetry/sdk-trace');`)} })()`;
+      expect((await run(node, ['-e', cjs], { cwd: project })).stdout.trim()).toBe('client.me');
+    });
   });
 
   it('internal modules are not reachable', async () => {
@@ -194,5 +267,7 @@ client.messages.send({ sender_phone: '+1', to_phone: '+2', type: 'text' });
     expect(pkg.engines.node).toBe('>=22.19');
     // zod/mini is bundled (tree-shaken) into the lazily loaded schema chunk: no runtime zod install.
     expect(Object.keys(pkg.dependencies).sort()).toEqual(['form-data-encoder', 'formdata-node', 'p-retry', 'undici']);
+    // Optional peers: each is loaded only by the entry that needs it, and only when it is used.
+    expect(pkg.peerDependenciesMeta).toEqual({ '@opentelemetry/api': { optional: true }, msw: { optional: true } });
   });
 });
