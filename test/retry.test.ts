@@ -60,7 +60,7 @@ describe('retries over real HTTP', () => {
     expect(error).toBeInstanceOf(SendOutcomeUnknownError);
     expect(error).toBeInstanceOf(MessagingError);
     expect(error.cause).toBeInstanceOf(InternalServerError);
-    expect(error.message).toMatch(/may have been sent[\s\S]*messages\.list\(\)/);
+    expect(error.message).toMatch(/may have been sent[\s\S]*messages\.reconcile\(error\.params/);
     expect(server?.requests).toHaveLength(1);
   });
 
