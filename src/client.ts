@@ -4,18 +4,20 @@ import { FetchTransport } from './core/fetch-transport.js';
 import { openObject } from './core/parse.js';
 import { pollDelivery, type ReadLog } from './core/poll.js';
 import { PollScheduler } from './core/poll-scheduler.js';
+import { trackDeliveries } from './core/track-deliveries.js';
 import type { Transport } from './core/transport.js';
 import { UndiciTransport } from './core/undici-transport.js';
 import { resolveClientConfig } from './internal/client-config.js';
 import { readFields } from './internal/input.js';
 import type { Log } from './internal/log.js';
-import { resolvePollSettings } from './internal/poll-options.js';
+import { checkTrackOptions, type PollSettings, resolvePollSettings } from './internal/poll-options.js';
 import { checkPathParams } from './internal/route.js';
 import { Contacts } from './resources/contacts.js';
 import { Messages } from './resources/messages.js';
 import { RawRequests } from './resources/raw-requests.js';
 import { SenderNumbers } from './resources/sender-numbers.js';
 import type { JsonObject, JsonValue } from './types/json.js';
+import type { DeliveryUpdate, TrackDeliveriesOptions } from './types/many.js';
 import type { MessageLog } from './types/message-log.js';
 import type { ClientOptions, RequestOptions } from './types/options.js';
 import type { WaitForDeliveryOptions } from './types/polling.js';
@@ -207,7 +209,11 @@ export class MessagingClient {
 
   async #waitForDelivery(id: number, options: WaitForDeliveryOptions | undefined): Promise<WithResponse<MessageLog>> {
     checkPathParams('getMessage', { messageLog: id });
-    const settings = resolvePollSettings(options);
+    return this.#poll(id, resolvePollSettings(options));
+  }
+
+  /** One wait on the client's shared scheduler: what waitForDelivery and trackDeliveries run. */
+  #poll(id: number, settings: PollSettings): Promise<WithResponse<MessageLog>> {
     // One attempt per poll: the poller is the retry loop, and it knows the overall deadline.
     const readLog: ReadLog = ({ signal, timeout }) =>
       this.messages.get(id, { signal, timeout, maxRetries: 0 }).withResponse();
@@ -216,6 +222,32 @@ export class MessagingClient {
       requestTimeout: this.timeout,
       scheduler: this.#scheduler.current,
       warn: this.#log.warn,
+    });
+  }
+
+  /**
+   * Follows the delivery of many message logs at once: yields `{ id, log, status }` each time an
+   * id's `delivery_status` changes (the first read included), a final `{ id, log, status: 'timeout' }`
+   * for an id that did not reach `until` within `timeout`, and a final `{ id, status: 'failed', error }`
+   * for one that cannot be read (a 404 or 403: that id only, never the whole iteration). Ends when
+   * every id is settled. `ids` may be an async iterable that grows (the ids out of `sendMany`),
+   * so that sending and tracking overlap. Polls share the client's scheduler and its caps.
+   *
+   * @example
+   * ```ts
+   * for await (const update of client.trackDeliveries([41, 42, 43], { timeout: 600_000 })) {
+   *   console.log(update.id, update.status)
+   * }
+   * ```
+   */
+  trackDeliveries(
+    ids: Iterable<number> | AsyncIterable<number>,
+    options?: TrackDeliveriesOptions,
+  ): AsyncGenerator<DeliveryUpdate> {
+    const settings = checkTrackOptions(ids, options);
+    return trackDeliveries(ids, settings, {
+      checkId: (id) => checkPathParams('getMessage', { messageLog: id }),
+      wait: (id, each) => this.#poll(id, each),
     });
   }
 

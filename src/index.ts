@@ -45,6 +45,14 @@ export type {
 export type { JsonObject, JsonValue } from './types/json.js';
 export type { KnownOrString } from './types/known-or-string.js';
 export type { Logger, LogLevel } from './types/logger.js';
+export type {
+  DeliveryUpdate,
+  ReconcileOptions,
+  ReconcileResult,
+  SendManyOptions,
+  SendResult,
+  TrackDeliveriesOptions,
+} from './types/many.js';
 export {
   DELIVERY_STATUSES,
   type DeliveryStatus,
@@ -60,10 +68,12 @@ export type { HttpMethod, RawRequest, ResultSchema } from './types/request.js';
 export type { APIPromise, RateLimitInfo, ResponseInfo, WithResponse } from './types/response.js';
 export {
   MEDIA_TYPES,
+  type MediaDescription,
   type MediaMessageType,
   type SenderRef,
   type SendMediaParams,
   type SendMessageParams,
   type SendTextParams,
+  type SentParams,
 } from './types/send.js';
 export { VERSION } from './version.js';

@@ -1,7 +1,7 @@
+import type { ReconcileSearch } from '../internal/many-options.js';
 import type { ReconcileResult } from '../types/many.js';
 import type { MessageLog } from '../types/message-log.js';
 import type { ListQuery } from '../types/query.js';
-import type { SentParams } from '../types/send.js';
 import type { Page } from './pagination.js';
 
 /** What reconciling needs from the client: pages of logs, and sender phones resolved to ids. */
@@ -9,14 +9,6 @@ export interface ReconcileDeps {
   readonly listPage: (query: ListQuery) => Promise<Page<MessageLog>>;
   /** The id of the sender number with this phone, or undefined when the tenant has none. */
   readonly senderNumberId: (phone: string) => Promise<number | undefined>;
-}
-
-/** A reconcile's settings once checked. */
-export interface ReconcileSearch {
-  readonly params: SentParams;
-  /** Logs sent before this (ms since the epoch) cannot be the message. */
-  readonly windowStart: number;
-  readonly maxPages: number;
 }
 
 /** A log's `sent_at` in ms, or undefined when it has none or it does not parse. */

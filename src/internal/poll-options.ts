@@ -1,5 +1,6 @@
 import { type Issue, ValidationError } from '../errors.js';
 import { DEFAULTS } from '../options.js';
+import type { TrackDeliveriesOptions } from '../types/many.js';
 import type { MessageLog } from '../types/message-log.js';
 import type { WaitForDeliveryOptions } from '../types/polling.js';
 import { check, checkKnownKeys, type KnownKeys } from './checks.js';
@@ -51,4 +52,24 @@ export function resolvePollSettings(given: unknown): PollSettings {
     signal: signal as AbortSignal | undefined,
     onUpdate: onUpdate as PollSettings['onUpdate'],
   };
+}
+
+const TRACK_OPTIONS: KnownKeys<TrackDeliveriesOptions> = { interval: true, timeout: true, until: true, signal: true };
+
+/**
+ * Checks `trackDeliveries`' arguments before anything starts: the ids must be iterable, and the
+ * options are `waitForDelivery`'s without `onUpdate` (the updates are what it yields).
+ */
+export function checkTrackOptions(ids: unknown, given: unknown): PollSettings {
+  const iterable = typeof ids === 'object' && ids !== null && (Symbol.iterator in ids || Symbol.asyncIterator in ids);
+  if (!iterable) {
+    throw new ValidationError('Invalid trackDeliveries ids', [
+      { path: 'ids', message: `must be an iterable or async iterable of message log ids, got ${describeValue(ids)}` },
+    ]);
+  }
+  const fields = given === undefined ? {} : readFields(given, 'Invalid trackDeliveries options', '{ timeout: 600000 }');
+  const issues: Issue[] = [];
+  checkKnownKeys(fields, TRACK_OPTIONS, ' of trackDeliveries', issues);
+  if (issues.length > 0) throw new ValidationError('Invalid trackDeliveries options', issues);
+  return resolvePollSettings(fields);
 }

@@ -4,11 +4,16 @@ import type { ApiResult, RequestBody } from '../core/executor.js';
 import { mediaLabel } from '../core/media-label.js';
 import { watchMediaSource } from '../core/media-source.js';
 import { type Page, PagePromise, pageFromResult } from '../core/pagination.js';
-import { parseData } from '../core/parse.js';
+import { openList, parseData } from '../core/parse.js';
+import { reconcileSend } from '../core/reconcile.js';
+import { sendMany } from '../core/send-many.js';
 import { endpointLabel } from '../endpoints.js';
 import { issuesFromZod, ResponseValidationError, SendOutcomeUnknownError, ValidationError } from '../errors.js';
 import { readFields } from '../internal/input.js';
+import { checkReconcile, checkSendManyOptions } from '../internal/many-options.js';
 import { loadSchemas } from '../schemas/load.js';
+import type { JsonObject } from '../types/json.js';
+import type { ReconcileOptions, ReconcileResult, SendManyOptions, SendResult } from '../types/many.js';
 import { type MediaInput, PathMedia } from '../types/media.js';
 import type { MessageLog } from '../types/message-log.js';
 import type { RequestOptions, SendOptions } from '../types/options.js';
@@ -99,6 +104,77 @@ export class Messages extends APIResource {
     };
     return new PagePromise(() => fetchPage(query));
   }
+
+  /**
+   * Sends every item of `source` (any iterable or async iterable of send parameters, read lazily),
+   * `concurrency` at a time, and yields each result as it completes: `sent` (with its log),
+   * `failed` (this item only: a `ValidationError` before sending, a 422...; the batch goes on) or
+   * `unknown`. Nothing is sent twice: a send whose outcome is unknown is reconciled against the logs
+   * (`reconcile: true`) and comes back `sent` with `reconciled: true` when found, else `unknown`.
+   * Sending stops when you stop reading results; an early `break` stops reading the source and lets
+   * the sends in flight end. The client's rate gate and retries apply to every send.
+   *
+   * @example
+   * ```ts
+   * for await (const result of client.messages.sendMany(rows(), { concurrency: 8 })) {
+   *   if (result.status !== 'sent') console.warn(result.index, result.status, result.error.message)
+   * }
+   * ```
+   */
+  sendMany(
+    source: Iterable<SendMessageParams> | AsyncIterable<SendMessageParams>,
+    options?: SendManyOptions,
+  ): AsyncGenerator<SendResult> {
+    const settings = checkSendManyOptions(source, options);
+    const reconcile = settings.reconcile
+      ? (params: SentParams, since: Date) => this.reconcile(params, { since })
+      : undefined;
+    return sendMany(source, settings, { send: (params) => this.send(params), reconcile });
+  }
+
+  /**
+   * Looks for the log of a send whose outcome is unknown, using only what the spec lets it
+   * compare: `message_type`, `content`, the sender number (a `sender_phone` is resolved through
+   * `senderNumbers.list()`, once), `sent_at` from `since` (minus `clockSkewMs`), and
+   * `request_payload.to_phone` when the service echoes it. `found` needs the recipient echoed and
+   * exactly one match; several matches, or one without the recipient, are `ambiguous`: only you can
+   * tell which. `not-found` means no log in the window matches (yet).
+   *
+   * @example
+   * ```ts
+   * catch (error) {
+   *   if (error instanceof SendOutcomeUnknownError && error.params) {
+   *     const outcome = await client.messages.reconcile(error.params, { since: error.startedAt })
+   *     if (outcome.status === 'found') console.log('it was sent as log', outcome.log.id)
+   *   }
+   * }
+   * ```
+   */
+  async reconcile(params: SentParams | SendMessageParams, options: ReconcileOptions): Promise<ReconcileResult> {
+    const search = checkReconcile(params, options);
+    const { signal } = options;
+    return reconcileSend(search, {
+      listPage: (query) => this.list(query, signal ? { signal } : undefined).then((page) => page),
+      senderNumberId: (phone) => this.#senderNumberId(phone, signal),
+    });
+  }
+
+  /** Sender phones to ids, read once per client (the list is small and rarely changes). */
+  #senderIds: Promise<Map<string, number>> | undefined;
+
+  async #senderNumberId(phone: string, signal: AbortSignal | undefined): Promise<number | undefined> {
+    this.#senderIds ??= this.executor
+      .run(
+        'listSenderNumbers',
+        { request: {}, parse: (r) => senderIdsOf(openList(r, 'listSenderNumbers')) },
+        signal ? { signal } : undefined,
+      )
+      .catch((error: unknown) => {
+        this.#senderIds = undefined; // a failed read is not cached
+        throw error;
+      });
+    return (await this.#senderIds).get(phone);
+  }
 }
 
 type Schemas = Awaited<ReturnType<typeof loadSchemas>>;
@@ -155,4 +231,14 @@ function mediaSize(media: MediaInput): number | undefined {
   if (size !== undefined) return size;
   if (data instanceof Uint8Array || data instanceof ArrayBuffer) return data.byteLength;
   return data instanceof Blob ? data.size : undefined;
+}
+
+/** `{ phone -> id }` of the tenant's sender numbers, from the fields the sandbox and Laravel apps use. */
+function senderIdsOf(numbers: readonly JsonObject[]): Map<string, number> {
+  const ids = new Map<string, number>();
+  for (const number of numbers) {
+    const { id, phone } = number;
+    if (typeof id === 'number' && typeof phone === 'string') ids.set(phone, id);
+  }
+  return ids;
 }
