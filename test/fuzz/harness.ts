@@ -4,6 +4,7 @@
  */
 import { type ChildProcess, fork } from 'node:child_process';
 import { monitorEventLoopDelay } from 'node:perf_hooks';
+import type fc from 'fast-check';
 
 /** One hostile answer; the child process (`hostile-server.ts`) writes it. Keep the two in step. */
 export interface Answer {
@@ -14,7 +15,11 @@ export interface Answer {
   /** A junk status line that replaces `HTTP/1.1 <status>` when set. */
   readonly statusLine: string | null;
   readonly headers: readonly (readonly [string, string])[];
-  readonly body: { kind: 'text'; text: string } | { kind: 'bytes'; base64: string } | { kind: 'html'; size: number };
+  readonly body:
+    | { kind: 'text'; text: string }
+    | { kind: 'bytes'; base64: string }
+    | { kind: 'html'; size: number }
+    | { kind: 'deep'; depth: number; arrays: boolean; wrapped: boolean };
   readonly framing: 'length' | 'shorter' | 'longer' | 'chunked' | 'none';
   readonly timing:
     | { kind: 'now' }
@@ -162,9 +167,14 @@ export async function settle(promise: Promise<unknown>, limitMs: number): Promis
   }
 }
 
-/** The fuzzer's knobs: a fixed seed and run count in `npm test`, overridable for a long soak. */
-export function fuzzSettings(defaultRuns: number): { seed: number; numRuns: number } {
+/**
+ * The fuzzer's knobs: a fixed seed and run count in `npm test`; FUZZ_SEED, FUZZ_RUNS for a long
+ * soak, FUZZ_PATH (with the seed) to replay one reported counterexample, FUZZ_SHRINK=1 to shrink it.
+ */
+export function fuzzSettings(defaultRuns: number): fc.Parameters<unknown> & { seed: number; numRuns: number } {
   const seed = Number(process.env['FUZZ_SEED'] ?? 20_261_121);
   const numRuns = Number(process.env['FUZZ_RUNS'] ?? defaultRuns);
-  return { seed, numRuns };
+  const path = process.env['FUZZ_PATH'];
+  // Shrinking replays timing-heavy cases many times: off unless asked for (FUZZ_SHRINK=1).
+  return { seed, numRuns, endOnFailure: process.env['FUZZ_SHRINK'] === undefined, ...(path ? { path } : {}) };
 }

@@ -14,7 +14,8 @@ import { ENDPOINT_NAMES } from './endpoints.js';
 import { fuzzSettings, type HostileServer, type ProcessWatch, startHostileServer, watchProcess } from './harness.js';
 import { runCase, warmUp } from './run-case.js';
 
-const { seed, numRuns } = fuzzSettings(60);
+const knobs = fuzzSettings(60);
+const { seed, numRuns } = knobs;
 
 let server: HostileServer;
 let watch: ProcessWatch;
@@ -47,7 +48,7 @@ describe(`hostile servers (seed ${seed}, ${numRuns} runs; FUZZ_SEED / FUZZ_RUNS 
           expect(problems).toEqual([]);
         },
       ),
-      { seed, numRuns, endOnFailure: process.env['FUZZ_SHRINK'] === undefined },
+      knobs,
     );
   }, 600_000);
 });

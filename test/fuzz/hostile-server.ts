@@ -14,7 +14,11 @@ interface Answer {
   readonly status: number | null;
   readonly statusLine: string | null;
   readonly headers: readonly (readonly [string, string])[];
-  readonly body: { kind: 'text'; text: string } | { kind: 'bytes'; base64: string } | { kind: 'html'; size: number };
+  readonly body:
+    | { kind: 'text'; text: string }
+    | { kind: 'bytes'; base64: string }
+    | { kind: 'html'; size: number }
+    | { kind: 'deep'; depth: number; arrays: boolean; wrapped: boolean };
   readonly framing: 'length' | 'shorter' | 'longer' | 'chunked' | 'none';
   readonly timing:
     | { kind: 'now' }
@@ -46,12 +50,17 @@ function later(run: () => void, ms: number): void {
 }
 
 function fill(text: string): string {
-  return text.replaceAll('$OTHER', `http://127.0.0.1:${otherPort}`);
+  return text.replaceAll('$OTHER', `http://127.0.0.1:${otherPort}`).replaceAll('$HUGE', 'h'.repeat(64 * 1024));
 }
 
 function bodyBytes(body: Answer['body']): Buffer {
   if (body.kind === 'text') return Buffer.from(fill(body.text));
   if (body.kind === 'bytes') return Buffer.from(body.base64, 'base64');
+  if (body.kind === 'deep') {
+    const { depth } = body;
+    const inner = body.arrays ? '['.repeat(depth) + ']'.repeat(depth) : '{"a":'.repeat(depth) + '1' + '}'.repeat(depth);
+    return Buffer.from(body.wrapped ? `{"data":${inner}}` : inner);
+  }
   const unit = '<p>Bad gateway &amp; friends</p>\n';
   const page = `<html><head><title>502 Bad Gateway</title></head><body>${unit.repeat(Math.ceil(body.size / unit.length))}</body></html>`;
   return Buffer.from(page.slice(0, Math.max(body.size, 80)));

@@ -20,7 +20,10 @@ export interface FuzzCase {
   readonly endpoint: EndpointName;
   readonly answers: readonly Answer[];
   readonly settings: CallSettings;
-  /** Aborts the call's signal this many ms after it starts (the settings' signal must be this controller's). */
+  /**
+   * Aborts `controller` this many ms after the call starts (below 0: before it starts). The call
+   * must use the controller's signal.
+   */
   readonly abortAfterMs?: number | undefined;
   readonly controller?: AbortController | undefined;
   /** Replaces the endpoint's normal call (hostile inputs); its value is checked as the endpoint's. */
@@ -48,7 +51,10 @@ export async function runCase(ctx: CaseContext, c: FuzzCase): Promise<string[]> 
   let abortedAt: number | undefined;
   let abortTimer: NodeJS.Timeout | undefined;
   const started = performance.now();
-  if (c.controller && c.abortAfterMs !== undefined) {
+  if (c.controller && c.abortAfterMs !== undefined && c.abortAfterMs < 0) {
+    abortedAt = 0;
+    c.controller.abort(ABORT_REASON);
+  } else if (c.controller && c.abortAfterMs !== undefined) {
     const controller = c.controller;
     abortTimer = setTimeout(() => {
       abortedAt = performance.now() - started;
@@ -89,7 +95,7 @@ export async function runCase(ctx: CaseContext, c: FuzzCase): Promise<string[]> 
     if (!(error instanceof MessagingError) && !isReason) {
       problems.push(`rejected with something other than a MessagingError: ${describe(error)}`);
     }
-    if (error instanceof Error && inspect(error, { depth: 4 }).includes(API_KEY)) {
+    if (error instanceof Error && describe(error, 4, 1e9).includes(API_KEY)) {
       problems.push('the error shows the API key');
     }
   }
@@ -101,7 +107,7 @@ export async function runCase(ctx: CaseContext, c: FuzzCase): Promise<string[]> 
   const left = await watch.leftovers();
   if (left.length > 0) problems.push(`left open after close(): ${left.join(', ')}`);
   if (watch.escaped.length > 0) {
-    problems.push(`unhandled: ${watch.escaped.map(describe).join('; ')}`);
+    problems.push(`unhandled: ${watch.escaped.map((e) => describe(e)).join('; ')}`);
     watch.escaped.length = 0;
   }
   return problems;
@@ -132,6 +138,12 @@ export async function warmUp(ctx: CaseContext): Promise<void> {
 /** The reason every fuzzed abort uses: the call must reject with this very object. */
 export const ABORT_REASON = Object.freeze({ fuzz: 'aborted by the fuzzer' });
 
-function describe(value: unknown): string {
-  return inspect(value, { depth: 2, breakLength: Number.POSITIVE_INFINITY }).slice(0, 400);
+/** A hostile value (a thrown Proxy, say) may sit in an error's cause: showing it must not throw. */
+function describe(value: unknown, depth = 2, length = 400): string {
+  try {
+    return inspect(value, { depth, breakLength: Number.POSITIVE_INFINITY }).slice(0, length);
+  } catch {
+    // util.inspect itself throws on a cause whose getPrototypeOf trap throws: the message will do.
+    return value instanceof Error ? `${value.name}: ${value.message}`.slice(0, length) : typeof value;
+  }
 }
