@@ -22,7 +22,7 @@ import {
   watchProcess,
 } from './harness.js';
 import { build, buildMedia, type Hostility, hostileId, hostility, type MediaRecipe, mediaRecipe } from './inputs.js';
-import { runCase, warmUp } from './run-case.js';
+import { runCase, runTwiceIfStalled, warmUp } from './run-case.js';
 
 const knobs = fuzzSettings(60);
 const { seed, numRuns } = knobs;
@@ -146,25 +146,27 @@ describe(`hostile inputs (seed ${seed}, ${numRuns} runs; FUZZ_SEED / FUZZ_RUNS t
         abort,
         fc.integer({ min: 300, max: 600 }),
         async (endpoint, inputs, answersFor, abortAfterMs, timeout) => {
-          const controller = abortAfterMs === undefined ? undefined : new AbortController();
-          const settings = {
-            timeout,
-            maxRetries: 0,
-            waitTimeout: timeout,
-            interval: 50,
-            ...(controller ? { signal: controller.signal } : {}),
-          };
-          const problems = await runCase(
-            { server, watch },
-            {
-              endpoint,
-              answers: answersFor(endpoint),
-              settings,
-              abortAfterMs,
-              controller,
-              call: hostileCall(endpoint, inputs, settings),
-            },
-          );
+          const problems = await runTwiceIfStalled(() => {
+            const controller = abortAfterMs === undefined ? undefined : new AbortController();
+            const settings = {
+              timeout,
+              maxRetries: 0,
+              waitTimeout: timeout,
+              interval: 50,
+              ...(controller ? { signal: controller.signal } : {}),
+            };
+            return runCase(
+              { server, watch },
+              {
+                endpoint,
+                answers: answersFor(endpoint),
+                settings,
+                abortAfterMs,
+                controller,
+                call: hostileCall(endpoint, inputs, settings),
+              },
+            );
+          });
           expect(problems).toEqual([]);
         },
       ),

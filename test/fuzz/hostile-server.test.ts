@@ -12,7 +12,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { answers } from './arbitraries.js';
 import { ENDPOINT_NAMES } from './endpoints.js';
 import { fuzzSettings, type HostileServer, type ProcessWatch, startHostileServer, watchProcess } from './harness.js';
-import { runCase, warmUp } from './run-case.js';
+import { runCase, runTwiceIfStalled, warmUp } from './run-case.js';
 
 const knobs = fuzzSettings(60);
 const { seed, numRuns } = knobs;
@@ -44,7 +44,9 @@ describe(`hostile servers (seed ${seed}, ${numRuns} runs; FUZZ_SEED / FUZZ_RUNS 
         answers,
         settings,
         async (endpoint, planned, callSettings) => {
-          const problems = await runCase({ server, watch }, { endpoint, answers: planned, settings: callSettings });
+          const problems = await runTwiceIfStalled(() =>
+            runCase({ server, watch }, { endpoint, answers: planned, settings: callSettings }),
+          );
           expect(problems).toEqual([]);
         },
       ),
