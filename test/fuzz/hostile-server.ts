@@ -99,7 +99,10 @@ function answerRequest(socket: Socket): void {
   const index = report.requests++;
   const answer = answers[Math.min(index, answers.length - 1)];
   if (!answer) return void socket.destroy();
-  if (answer.status !== null) report.finalStatuses.push(answer.status);
+  // A junk status line replaces the status: record what the line says, when it says a number.
+  const sent =
+    answer.statusLine === null ? answer.status : Number(/^\S+ (\d+)/.exec(answer.statusLine)?.[1] ?? Number.NaN);
+  if (sent !== null && !Number.isNaN(sent)) report.finalStatuses.push(sent);
   const bytes = responseBytes(answer);
   const { timing } = answer;
   const finish = () => {
