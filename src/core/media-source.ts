@@ -22,7 +22,13 @@ const watches = new WeakMap<Readable, Watch>();
 
 /** The error `send` rejects with when a media source fails, whatever the moment and the cause. */
 export function mediaSourceFailed(cause: unknown): ValidationError {
-  const reason = cause instanceof Error ? cause.message : describeValue(cause);
+  let reason: string;
+  try {
+    reason = cause instanceof Error ? cause.message : describeValue(cause);
+  } catch {
+    // A source that failed with a Proxy whose traps throw (instanceof itself throws): still a ValidationError.
+    reason = describeValue(cause);
+  }
   return new ValidationError(
     'The media source failed',
     [
@@ -84,6 +90,9 @@ export function failureOf(stream: Readable): ValidationError | undefined {
   return watch?.failed ? mediaSourceFailed(watch.error) : undefined;
 }
 
+/** The longest a media source is read without letting the event loop turn, in ms. */
+const MAX_TURN_MS = 10;
+
 /**
  * Yields the source's bytes; any failure of the source (an error, a destroyed stream, a chunk
  * that is not bytes, more or fewer bytes than the declared size) becomes `mediaSourceFailed`.
@@ -96,10 +105,19 @@ export async function* readSource(
   failure: () => ValidationError | undefined = () => undefined,
 ): AsyncGenerator<Uint8Array> {
   let sent = 0;
+  let turnAt = performance.now() + MAX_TURN_MS;
   const early = failure();
   if (early) throw early;
   try {
     for await (const chunk of source()) {
+      // A source that yields many tiny chunks at once (a stream of a few bytes per push) is read,
+      // encoded and written in one chain of promise jobs while the socket takes every write at
+      // once: timers never run, so the loop stalls and the call's deadline cannot fire. Giving the
+      // loop a turn now and then bounds both.
+      if (performance.now() > turnAt) {
+        await new Promise((resolve) => setImmediate(resolve));
+        turnAt = performance.now() + MAX_TURN_MS;
+      }
       const bytes = typeof chunk === 'string' ? Buffer.from(chunk) : chunk;
       if (!(bytes instanceof Uint8Array)) throw new TypeError(`the source yielded ${typeof chunk}, not bytes`);
       sent += bytes.byteLength;

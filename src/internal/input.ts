@@ -30,12 +30,7 @@ export function readFields(value: unknown, what: string, example: string): Recor
   } catch (error) {
     throw new ValidationError(
       what,
-      [
-        {
-          path: '',
-          message: `could not be read: reading it threw ${error instanceof Error ? error.name : describeValue(error)} (see cause)`,
-        },
-      ],
+      [{ path: '', message: `could not be read: reading it threw ${describeThrown(error)} (see cause)` }],
       { cause: error },
     );
   }
@@ -45,4 +40,17 @@ export function readFields(value: unknown, what: string, example: string): Recor
 /** `readFields`, for an optional argument: `undefined` stays `undefined`. */
 export function readOptionalFields(value: unknown, what: string, example: string): Record<string, unknown> | undefined {
   return value === undefined ? undefined : readFields(value, what, example);
+}
+
+/**
+ * What a caller's trap or getter threw, for the message. Guarded: `instanceof` runs a thrown
+ * Proxy's `getPrototypeOf` trap and `.name` may be a throwing getter, and either would escape
+ * as an untyped error in place of the ValidationError.
+ */
+function describeThrown(error: unknown): string {
+  try {
+    return error instanceof Error ? error.name : describeValue(error);
+  } catch {
+    return describeValue(error);
+  }
 }
