@@ -5,6 +5,7 @@ import { applyAfterFaults, dropped, faultResponse } from './fault-responses.js';
 import { type FaultController, MEDIA_ROUTE } from './faults.js';
 import { errorResponse } from './laravel.js';
 import type { RateLimiter } from './rate-limit.js';
+import type { RequestLog } from './request-log.js';
 import { ROUTES } from './routes.js';
 import type { SandboxState } from './state.js';
 
@@ -13,6 +14,7 @@ export interface AppDeps {
   readonly state: SandboxState;
   readonly faults: FaultController;
   readonly rateLimiter: RateLimiter;
+  readonly requestLog: RequestLog;
 }
 
 /** `/messages/{messageLog}` -> /^\/messages\/(?<messageLog>\d+)$/: the table's templates as patterns. */
@@ -36,7 +38,7 @@ function routeNotFound(path: string): Response {
  * scope (403), then the endpoint.
  */
 export function createHandler(deps: AppDeps): (request: Request) => Promise<Response> {
-  const { state, faults, rateLimiter } = deps;
+  const { state, faults, rateLimiter, requestLog } = deps;
   let requestCount = 0;
 
   return async function handle(request: Request): Promise<Response> {
@@ -87,6 +89,7 @@ export function createHandler(deps: AppDeps): (request: Request) => Promise<Resp
       if ('response' in auth) return auth.response;
       const verdict = rateLimiter.hit(`${tenant.slug}:${auth.key.id}`);
       if (verdict && !verdict.allowed) return errorResponse(429, 'Too Many Attempts.', verdict.headers);
+      requestLog.record(state.now(), tenant.slug, chosen.label);
       const scope = chosen.endpoint.scope;
       const response =
         scope !== null && !auth.key.scopes.includes(scope)
