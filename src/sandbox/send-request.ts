@@ -142,7 +142,14 @@ function payloadOf(input: Record<string, unknown>): Record<string, unknown> {
     if (input[field] !== undefined) payload[field] = input[field];
   }
   const media = input['media'];
-  if (media instanceof File) payload['media'] = { name: media.name, mime_type: media.type, size: media.size };
+  // Described as a Laravel app describes an UploadedFile (getClientOriginalName(), ...); never its bytes.
+  if (media instanceof File) {
+    payload['media'] = {
+      original_name: media.name,
+      mime_type: media.type || 'application/octet-stream',
+      size: media.size,
+    };
+  }
   return payload;
 }
 

@@ -95,7 +95,7 @@ describe.each(Object.keys(TRANSPORTS) as (keyof typeof TRANSPORTS)[])('the sandb
     });
     expect(log).toMatchObject({ message_type: 'image', content: 'A pixel', sender_number_id: 2 });
     expect(log.request_payload).toMatchObject({
-      media: { name: 'pixel.png', mime_type: 'image/png', size: PNG.length },
+      media: { original_name: 'pixel.png', mime_type: 'image/png', size: PNG.length },
     });
     const mediaUrl = log.response_payload.media_url ?? '';
     expect(mediaUrl.startsWith(`${h.sandbox.tenants['acme']?.baseUrl}/media/`)).toBe(true);
