@@ -154,7 +154,6 @@ export const SANDBOX_DEFAULTS = Object.freeze({
   origin: 'https://sandbox.test',
   messageLimit: 1000,
   perPage: 15,
-  maxPerPage: 100,
   requestLogCapacity: 100_000,
 });
 

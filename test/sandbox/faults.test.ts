@@ -152,7 +152,8 @@ describe.each(Object.keys(TRANSPORTS) as (keyof typeof TRANSPORTS)[])('faults ov
 
   it('rate limit: 429 with Retry-After and X-RateLimit headers, off by default', async () => {
     const url = `${h.sandbox.tenants['acme']?.baseUrl}/api/v1/me`;
-    const get = () => h.sandbox.handle(new Request(url, { headers: { 'x-api-key': 'tm_test_acme_full' } }));
+    const get = () =>
+      h.sandbox.handle(new Request(url, { headers: { accept: 'application/json', 'x-api-key': 'tm_test_acme_full' } }));
     expect((await get()).headers.get('x-ratelimit-limit')).toBeNull();
     h.sandbox.setRateLimit(2);
     const first = await get();
