@@ -4,8 +4,10 @@ import { authenticate } from './auth.js';
 import { applyAfterFaults, dropped, faultResponse } from './fault-responses.js';
 import { type FaultController, MEDIA_ROUTE } from './faults.js';
 import { errorResponse } from './laravel.js';
+import { negotiate } from './negotiate.js';
 import type { RateLimiter } from './rate-limit.js';
-import { ROUTES } from './routes.js';
+import type { RequestLog } from './request-log.js';
+import { BINDINGS, ROUTES, type RouteContext } from './routes.js';
 import type { SandboxState } from './state.js';
 
 /** Everything the request handler reads and changes. */
@@ -13,6 +15,7 @@ export interface AppDeps {
   readonly state: SandboxState;
   readonly faults: FaultController;
   readonly rateLimiter: RateLimiter;
+  readonly requestLog: RequestLog;
 }
 
 /** `/messages/{messageLog}` -> /^\/messages\/(?<messageLog>\d+)$/: the table's templates as patterns. */
@@ -32,14 +35,20 @@ function routeNotFound(path: string): Response {
 /**
  * Builds the sandbox's request handler: web-standard `Request` in, `Response` out, so one
  * implementation serves the node:http server, the in-process `fetch` and msw alike.
- * Order, as in a Laravel app: route match (404/405), post size, faults, auth (401), throttle (429),
- * scope (403), then the endpoint.
+ * Order, as in a Laravel app under its default middleware priority: route match (404/405), post
+ * size, faults, auth (401), throttle (429), route-model binding (404), scope (403), then the
+ * endpoint (validation: 422). A client that does not ask for JSON gets what Laravel sends it
+ * (see `negotiate`).
  */
 export function createHandler(deps: AppDeps): (request: Request) => Promise<Response> {
-  const { state, faults, rateLimiter } = deps;
+  const { state, faults, rateLimiter, requestLog } = deps;
   let requestCount = 0;
 
   return async function handle(request: Request): Promise<Response> {
+    return negotiate(request, await answer(request), new URL(request.url).origin);
+  };
+
+  async function answer(request: Request): Promise<Response> {
     const url = new URL(request.url);
     const requestId = `sbx-${String(++requestCount).padStart(6, '0')}`;
     const tenantMatch = TENANT_PATH.exec(url.pathname);
@@ -87,19 +96,16 @@ export function createHandler(deps: AppDeps): (request: Request) => Promise<Resp
       if ('response' in auth) return auth.response;
       const verdict = rateLimiter.hit(`${tenant.slug}:${auth.key.id}`);
       if (verdict && !verdict.allowed) return errorResponse(429, 'Too Many Attempts.', verdict.headers);
+      requestLog.record(state.now(), tenant.slug, chosen.label);
       const scope = chosen.endpoint.scope;
+      const ctx: RouteContext = { state, tenant, key: auth.key, request, url, tenantBase, params: chosen.params };
+      // Why binding first: SubstituteBindings runs before the scope check (a route middleware), so
+      // another tenant's log read with a key lacking messages.read is a 404, as in the real service.
       const response =
-        scope !== null && !auth.key.scopes.includes(scope)
+        BINDINGS[chosen.name]?.(ctx) ??
+        (scope !== null && !auth.key.scopes.includes(scope)
           ? errorResponse(403, 'The API key does not include the required scope.')
-          : await ROUTES[chosen.name]({
-              state,
-              tenant,
-              key: auth.key,
-              request,
-              url,
-              tenantBase,
-              params: chosen.params,
-            });
+          : await ROUTES[chosen.name](ctx));
       for (const [name, value] of Object.entries(verdict?.headers ?? {})) response.headers.set(name, value);
       return response;
     });
@@ -117,7 +123,7 @@ export function createHandler(deps: AppDeps): (request: Request) => Promise<Resp
       if (!dropped(after)) after.headers.set('x-request-id', requestId);
       return after;
     }
-  };
+  }
 
   function serveMedia(token: string, slug: string): Response {
     const stored = state.media.get(token);

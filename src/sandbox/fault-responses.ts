@@ -62,6 +62,8 @@ export async function applyAfterFaults(
   signal?: AbortSignal,
 ): Promise<Response> {
   for (const fault of fired) {
+    // The side effects are done (a send is stored); only the answer goes missing.
+    if (fault.kind === 'lost-answer') return dropResponse();
     const timed = timedFault(fault, 'after');
     if (timed) return timed;
     if (fault.kind === 'stall') return stalledResponse(response, signal);

@@ -10,9 +10,21 @@ import { seededRandom } from './random.js';
  * - `malformed`: processes the request, then sends a body that is not valid JSON;
  * - `html`: answers 502 with an HTML error page, as a proxy in front of the API would;
  * - `stall`: processes the request, sends the headers and half the body, then stalls until the client goes away;
- * - `huge`: processes the request, then answers 200 with a JSON body of `hugeBytes` bytes.
+ * - `huge`: processes the request, then answers 200 with a JSON body of `hugeBytes` bytes;
+ * - `lost-answer`: processes the request (a send is stored, as a successful send would be), then
+ *   drops the connection before answering: the client sees a connection error for a message that
+ *   was sent (the same as `drop` with `when: 'after'`, under a name that says what it tests).
  */
-export type FaultKind = 'latency' | 'status' | 'drop' | 'truncated' | 'malformed' | 'html' | 'stall' | 'huge';
+export type FaultKind =
+  | 'latency'
+  | 'status'
+  | 'drop'
+  | 'truncated'
+  | 'malformed'
+  | 'html'
+  | 'stall'
+  | 'huge'
+  | 'lost-answer';
 
 /** A route a fault targets: an endpoint name (`sendMessage`) or its label (`POST /messages`). */
 export type FaultRoute = EndpointName | `${'GET' | 'POST'} ${string}`;

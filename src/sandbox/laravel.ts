@@ -6,21 +6,55 @@
 /** Field name to messages, in the order the rules ran. */
 export type FieldErrors = Record<string, string[]>;
 
+/**
+ * Which exception of the framework an error response stands for. Laravel renders these as JSON
+ * only for a client that asks for JSON; `negotiate.ts` renders them for the others.
+ */
+export type FrameworkError = 'authentication' | 'validation' | 'http';
+const FRAMEWORK_ERRORS = new WeakMap<Response, FrameworkError>();
+
+/** The framework exception a response stands for, if it is one. */
+export function frameworkError(response: Response): FrameworkError | undefined {
+  return FRAMEWORK_ERRORS.get(response);
+}
+
+/**
+ * JSON as PHP's `json_encode` writes it by default, which Laravel's JsonResponse uses: `/` as
+ * `\/` and every non-ASCII character as `\uXXXX`; `pretty` is JSON_PRETTY_PRINT (4 spaces).
+ */
+export function phpJson(body: unknown, pretty = false): string {
+  return JSON.stringify(body, null, pretty ? 4 : undefined).replace(/[/\u0080-\uffff]/g, (c) =>
+    c === '/' ? '\\/' : `\\u${c.charCodeAt(0).toString(16).padStart(4, '0')}`,
+  );
+}
+
 /** A JSON response, with extra headers. */
-export function json(status: number, body: unknown, headers: Record<string, string> = {}): Response {
-  return new Response(JSON.stringify(body), {
+export function json(status: number, body: unknown, headers: Record<string, string> = {}, pretty = false): Response {
+  return new Response(phpJson(body, pretty), {
     status,
     headers: { 'content-type': 'application/json', 'cache-control': 'no-cache, private', ...headers },
   });
 }
 
-/** `{ message }`: the API's error shape (spec section 7). */
+/**
+ * `{ message }`: the API's error shape (spec section 7), for an HttpException (`abort(403)`, a
+ * failed route-model binding, 405, 429...): Laravel pretty-prints those bodies.
+ */
 export function errorResponse(status: number, message: string, headers: Record<string, string> = {}): Response {
-  return json(status, { message }, headers);
+  const response = json(status, { message }, headers, true);
+  FRAMEWORK_ERRORS.set(response, 'http');
+  return response;
+}
+
+/** Laravel's 401 for any key problem: missing, unknown, another tenant's, expired or revoked. */
+export function unauthenticated(): Response {
+  const response = json(401, { message: 'Unauthenticated.' });
+  FRAMEWORK_ERRORS.set(response, 'authentication');
+  return response;
 }
 
 /**
- * The 422 body Laravel builds from a failed validator: the first message, then
+ * The 422 body Laravel (10 and later) builds from a failed validator: the first message, then
  * "(and N more error[s])" counting every other message, and every field's messages.
  */
 export function validationResponse(errors: FieldErrors): Response {
@@ -28,7 +62,9 @@ export function validationResponse(errors: FieldErrors): Response {
   const more = all.length - 1;
   const first = all[0] ?? 'The given data was invalid.';
   const message = more > 0 ? `${first} (and ${more} more ${more === 1 ? 'error' : 'errors'})` : first;
-  return json(422, { message, errors });
+  const response = json(422, { message, errors });
+  FRAMEWORK_ERRORS.set(response, 'validation');
+  return response;
 }
 
 /** `sender_phone` -> `sender phone`: how Laravel names an attribute in its messages. */
@@ -39,6 +75,8 @@ function attribute(field: string): string {
 /** Laravel's standard messages for the rules the sandbox uses. */
 export const rules = {
   required: (field: string) => `The ${attribute(field)} field is required.`,
+  requiredIf: (field: string, other: string, value: string) =>
+    `The ${attribute(field)} field is required when ${attribute(other)} is ${value}.`,
   requiredWithout: (field: string, other: string) =>
     `The ${attribute(field)} field is required when ${attribute(other)} is not present.`,
   prohibits: (field: string, other: string) =>

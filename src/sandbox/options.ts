@@ -1,4 +1,5 @@
 import { SCOPES, type Scope } from '../endpoints.js';
+import type { RateLimit } from './rate-limit.js';
 
 /**
  * The API keys every sandbox tenant ships with, by role: one with every scope, one missing each
@@ -119,9 +120,28 @@ export interface SandboxOptions {
   origin?: string;
   /**
    * Requests per minute per API key before a 429; null turns rate limiting off.
+   * `rateLimit` takes precedence when both are given.
    * @default null
    */
   rateLimitPerMinute?: number | null;
+  /**
+   * Requests per API key per fixed window before a 429, as Laravel's `Limit::perSecond(n)` or
+   * `Limit::perMinute(n)`; null turns rate limiting off.
+   * @default null (off)
+   * @example `createSandbox({ rateLimit: { perSecond: 100 } })`
+   */
+  rateLimit?: RateLimit | null;
+  /**
+   * How many accepted requests `sandbox.requestLog` keeps (a ring: older ones are overwritten).
+   * @default 100000
+   */
+  requestLogCapacity?: number;
+  /**
+   * Logs per page of `GET /messages`, as the application's `->paginate(n)`. The `per_page` query
+   * parameter is ignored, as Laravel's paginator ignores it unless the application reads it.
+   * @default 15
+   */
+  pageSize?: number;
 }
 
 /** The defaults, repeated as `@default` on each option. */
@@ -134,7 +154,7 @@ export const SANDBOX_DEFAULTS = Object.freeze({
   origin: 'https://sandbox.test',
   messageLimit: 1000,
   perPage: 15,
-  maxPerPage: 100,
+  requestLogCapacity: 100_000,
 });
 
 /** The tenants a sandbox starts with when `tenants` is not given. */

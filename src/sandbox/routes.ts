@@ -10,7 +10,6 @@ import {
   rules,
   validationResponse,
 } from './laravel.js';
-import { SANDBOX_DEFAULTS } from './options.js';
 import { isPhone, isReachable } from './phones.js';
 import { mediaToken } from './random.js';
 import { readInput, TYPES, validateSend } from './send-request.js';
@@ -44,6 +43,22 @@ function sentThisPeriod(ctx: Pick<RouteContext, 'state' | 'tenant'>, now: number
   const { start } = billingPeriod(now);
   return ctx.state.logsOf(ctx.tenant.slug).filter((log) => log.sentAt >= start);
 }
+
+/** Laravel's message for a failed route-model binding of a log id. */
+function noSuchLog(id: string | undefined): Response {
+  return errorResponse(404, `No query results for model [App\\Models\\MessageLog] ${id}`);
+}
+
+/**
+ * Route-model bindings: they run before the scope check (see app.ts) and answer 404 when the
+ * model is not in this tenant's workspace (a log of another tenant is scoped out the same way).
+ */
+export const BINDINGS: Partial<Record<EndpointName, (ctx: RouteContext) => Response | undefined>> = {
+  getMessage: ({ state, tenant, params }) => {
+    const id = Number(params['messageLog']);
+    return id >= 1 && state.findLog(tenant.slug, id) ? undefined : noSuchLog(params['messageLog']);
+  },
+};
 
 /** One handler per endpoint of the table; the table's name is the key, so none can be missing. */
 export const ROUTES: Record<EndpointName, Route> = {
@@ -138,7 +153,7 @@ export const ROUTES: Record<EndpointName, Route> = {
     const { send } = checked;
     if (send.sender.status !== 'active') {
       return validationResponse({
-        [send.senderField]: [`The sender number ${send.sender.phone} is not active (status: ${send.sender.status}).`],
+        [send.senderField]: [`The sender number is not active yet (${send.sender.status}).`],
       });
     }
     if (!isReachable(send.toPhone)) {
@@ -146,10 +161,10 @@ export const ROUTES: Record<EndpointName, Route> = {
     }
     if (sentThisPeriod(ctx, ctx.state.now()).length >= tenant.messageLimit) {
       // 422, not 429: a quota does not reset in seconds, and 429 invites clients to retry a send.
-      return errorResponse(
-        422,
-        `The message limit of your plan (${tenant.messageLimit} per period) has been reached. Upgrade your plan in the dashboard.`,
-      );
+      // The application's own JSON answer (not a framework exception): JSON whatever `Accept` says.
+      return json(422, {
+        message: `The message limit of your plan (${tenant.messageLimit} per period) has been reached. Upgrade your plan in the dashboard.`,
+      });
     }
     const file = send.media;
     const bytes = file ? new Uint8Array(await file.arrayBuffer()) : undefined;
@@ -183,22 +198,17 @@ export const ROUTES: Record<EndpointName, Route> = {
   },
 
   getMessage: ({ state, tenant, params }) => {
-    const id = Number(params['messageLog']);
-    const log = id >= 1 ? state.findLog(tenant.slug, id) : undefined;
-    // Laravel's route-model binding message; a log of another tenant is scoped out the same way.
-    if (!log) return errorResponse(404, `No query results for model [App\\Models\\MessageLog] ${params['messageLog']}`);
+    const log = state.findLog(tenant.slug, Number(params['messageLog']));
+    if (!log) return noSuchLog(params['messageLog']);
     return json(200, { data: state.toMessageLog(log) });
   },
 
   listMessages: ({ state, tenant, url }) => {
-    const perPage = positiveInt(
-      url.searchParams.get('per_page'),
-      SANDBOX_DEFAULTS.perPage,
-      SANDBOX_DEFAULTS.maxPerPage,
-    );
+    // `->paginate(n)`: Laravel's paginator reads `page` only; `per_page` is ignored (and not kept
+    // in the links) unless the application reads it, which the real service does not.
+    const perPage = state.pageSize;
     const page = positiveInt(url.searchParams.get('page'), 1);
     const keep: Record<string, string> = {};
-    if (url.searchParams.has('per_page')) keep['per_page'] = String(perPage);
     // Newest first: ids grow with time, so a descending id order is a descending send order.
     const logs = state.logsOf(tenant.slug).sort((a, b) => b.id - a.id);
     const envelope = paginate(logs, { path: `${url.origin}${url.pathname}`, page, perPage, keep });

@@ -4,7 +4,8 @@ import { createHandler } from './app.js';
 import { dropped } from './fault-responses.js';
 import { FaultController } from './faults.js';
 import { type KeyRole, SANDBOX_DEFAULTS, type SandboxOptions } from './options.js';
-import { RateLimiter } from './rate-limit.js';
+import { type RateLimit, RateLimiter } from './rate-limit.js';
+import { RequestLog } from './request-log.js';
 import { type SandboxCounters, SandboxState, type StoredLog, type UploadRecord } from './state.js';
 import { keysByRole } from './tenants.js';
 
@@ -65,11 +66,13 @@ export interface Sandbox {
    */
   deleteUnderlyingMessage(tenant: string, logId: number): void;
   /**
-   * Sets requests per minute per API key before a 429, or turns the limit off with null.
+   * Sets requests per API key per fixed window before a 429: a number is per minute, or give
+   * `{ perSecond: n }` / `{ perMinute: n }` (Laravel's `Limit::perSecond` / `Limit::perMinute`);
+   * null turns the limit off. Every window is forgotten. A bad value throws a `ValidationError`.
    * @default null (off)
-   * @example `sandbox.setRateLimit(2)`
+   * @example `sandbox.setRateLimit(2)`, `sandbox.setRateLimit({ perSecond: 100 })`
    */
-  setRateLimit(perMinute: number | null): void;
+  setRateLimit(limit: RateLimit | number | null): void;
   /**
    * Sets how many messages the tenant may send per period; a send beyond it is a 422.
    * @default 1000
@@ -80,10 +83,17 @@ export interface Sandbox {
   readonly uploads: readonly UploadRecord[];
   /** Requests per route and sends stored. */
   readonly counters: Readonly<SandboxCounters>;
+  /**
+   * When (sandbox clock, ms) each request the rate limiter let through arrived, per tenant and
+   * route: the last `requestLogCapacity` of them. Compute an achieved rate from the service's side.
+   * @example `sandbox.requestLog.maxInWindow(1000, { route: 'POST /messages' })`
+   */
+  readonly requestLog: RequestLog;
   /** Fault injection switches (all off by default). */
   readonly faults: FaultController;
   /**
-   * Forgets logs, media, uploads, counters, faults and rate windows; keeps tenants and keys.
+   * Forgets logs, media, uploads, counters, the request log, faults and rate windows; keeps
+   * tenants, keys and the rate limit.
    * @example `afterEach(() => sandbox.reset())`
    */
   reset(): void;
@@ -105,8 +115,12 @@ export function createSandbox(options: SandboxOptions = {}): Sandbox {
   const seed = options.seed ?? SANDBOX_DEFAULTS.seed;
   const state = new SandboxState(options);
   const faults = new FaultController(seed);
-  const rateLimiter = new RateLimiter(options.rateLimitPerMinute ?? null, state.now);
-  const handle = createHandler({ state, faults, rateLimiter });
+  const rateLimiter = new RateLimiter(
+    options.rateLimit !== undefined ? options.rateLimit : (options.rateLimitPerMinute ?? null),
+    state.now,
+  );
+  const requestLog = new RequestLog(options.requestLogCapacity ?? SANDBOX_DEFAULTS.requestLogCapacity);
+  const handle = createHandler({ state, faults, rateLimiter, requestLog });
 
   const tenants: Record<string, SandboxTenant> = {};
   for (const tenant of state.tenants.values()) {
@@ -154,13 +168,7 @@ export function createSandbox(options: SandboxOptions = {}): Sandbox {
     deleteUnderlyingMessage: (tenant, logId) => {
       findLog(tenant, logId).messageDeleted = true;
     },
-    setRateLimit: (perMinute) => {
-      if (perMinute !== null && !(Number.isInteger(perMinute) && perMinute >= 1)) {
-        throw new RangeError(`The rate limit must be an integer >= 1 per minute, or null; got ${perMinute}.`);
-      }
-      rateLimiter.perMinute = perMinute;
-      rateLimiter.reset();
-    },
+    setRateLimit: (limit) => rateLimiter.set(limit),
     setMessageLimit: (tenant, limit) => {
       state.tenant(tenant).messageLimit = limit;
     },
@@ -170,9 +178,11 @@ export function createSandbox(options: SandboxOptions = {}): Sandbox {
     get counters() {
       return state.counters;
     },
+    requestLog,
     faults,
     reset: () => {
       state.reset();
+      requestLog.reset();
       faults.reset(seed);
       rateLimiter.reset();
     },

@@ -89,16 +89,16 @@ export function validateSend(
   if (type === undefined) fail('type', rules.required('type'));
   else if (!TYPES.includes(type as (typeof TYPES)[number])) fail('type', rules.selected('type'));
 
-  // Laravel's Rule::requiredIf(...) reports with the plain "required" message.
+  // `required_if:type,text`, in its own words, as the real service words it.
   if (content === undefined) {
-    if (type === 'text') fail('content', rules.required('content'));
+    if (type === 'text') fail('content', rules.requiredIf('content', 'type', 'text'));
   } else if (typeof content !== 'string') fail('content', rules.string('content'));
   else if (content.length > MAX_CONTENT) fail('content', rules.maxString('content', MAX_CONTENT));
 
   const isMedia = MEDIA_TYPES.includes(type as (typeof MEDIA_TYPES)[number]);
   if (type === 'text' && media !== undefined) fail('media', rules.prohibitedIf('media', 'type', 'text'));
   if (isMedia) {
-    if (media === undefined) fail('media', rules.required('media'));
+    if (media === undefined) fail('media', rules.requiredIf('media', 'type', type as string));
     else if (!(media instanceof File)) fail('media', rules.file('media'));
     else {
       if (media.size > maxMediaBytes) fail('media', rules.maxFile('media', Math.floor(maxMediaBytes / 1024)));
@@ -142,7 +142,14 @@ function payloadOf(input: Record<string, unknown>): Record<string, unknown> {
     if (input[field] !== undefined) payload[field] = input[field];
   }
   const media = input['media'];
-  if (media instanceof File) payload['media'] = { name: media.name, mime_type: media.type, size: media.size };
+  // Described as a Laravel app describes an UploadedFile (getClientOriginalName(), ...); never its bytes.
+  if (media instanceof File) {
+    payload['media'] = {
+      original_name: media.name,
+      mime_type: media.type || 'application/octet-stream',
+      size: media.size,
+    };
+  }
   return payload;
 }
 

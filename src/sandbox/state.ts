@@ -1,4 +1,4 @@
-import { issuesFromZod } from '../errors.js';
+import { issuesFromZod, ValidationError } from '../errors.js';
 import { messageLogSchema } from '../schemas/validators.js';
 import type { DeliveryStatus, MessageLog } from '../types/message-log.js';
 import { laravelDate } from './laravel.js';
@@ -80,6 +80,8 @@ export class SandboxState {
   readonly deliveredAfterMs: number;
   readonly readAfterMs: number;
   readonly maxMediaBytes: number;
+  /** Logs per page of `GET /messages`. */
+  readonly pageSize: number;
   logs: StoredLog[] = [];
   /** The uploads by the token of their `media_url`. */
   media = new Map<string, UploadRecord>();
@@ -95,6 +97,12 @@ export class SandboxState {
     this.deliveredAfterMs = options.delivery?.deliveredAfterMs ?? SANDBOX_DEFAULTS.deliveredAfterMs;
     this.readAfterMs = options.delivery?.readAfterMs ?? SANDBOX_DEFAULTS.readAfterMs;
     this.maxMediaBytes = options.maxMediaBytes ?? SANDBOX_DEFAULTS.maxMediaBytes;
+    this.pageSize = options.pageSize ?? SANDBOX_DEFAULTS.perPage;
+    if (!(Number.isInteger(this.pageSize) && this.pageSize >= 1)) {
+      throw new ValidationError('Invalid sandbox options', [
+        { path: 'pageSize', message: `must be an integer >= 1 (got ${String(this.pageSize)})` },
+      ]);
+    }
   }
 
   /** Empties logs, media, uploads and counters. Ids keep growing, so an old id never names a new log. */

@@ -53,4 +53,24 @@ describe('tenant-messaging-sandbox', () => {
     expect(await bad.exited).toBe(2);
     expect(bad.output()).toMatch(/--port must be 0\.\.65535/);
   });
+
+  it('--rate-limit N/s or N/min sets the limit per API key; a bad value is refused', async () => {
+    const cli = run(['--rate-limit', '1/min'], /Press Ctrl-C/);
+    const output = await cli.ready;
+    expect(output).toMatch(/Rate limit: 1 per minute per key/);
+    const base = /TENANT_MESSAGING_BASE_URL=(\S+\/t\/acme)/.exec(output)?.[1];
+    const get = () => fetch(`${base}/api/v1/me`, { headers: { 'x-api-key': 'tm_test_acme_full' } });
+    expect((await get()).status).toBe(200);
+    const limited = await get();
+    expect([limited.status, limited.headers.get('x-ratelimit-limit')]).toEqual([429, '1']);
+    cli.child.kill('SIGINT');
+    expect(await cli.exited).toBe(0);
+    const perSecond = run(['--rate-limit', '100/s'], /Press Ctrl-C/);
+    expect(await perSecond.ready).toMatch(/Rate limit: 100 per second per key/);
+    perSecond.child.kill('SIGINT');
+    expect(await perSecond.exited).toBe(0);
+    const bad = run(['--rate-limit', 'fast'], /never/);
+    expect(await bad.exited).toBe(2);
+    expect(bad.output()).toMatch(/--rate-limit must look like 100\/s or 60\/min/);
+  });
 });

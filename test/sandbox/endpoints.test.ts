@@ -26,7 +26,8 @@ describe.each(Object.keys(TRANSPORTS) as (keyof typeof TRANSPORTS)[])('the sandb
   let h: Harness;
   let client: MessagingClient;
   beforeAll(async () => {
-    h = await TRANSPORTS[name]();
+    // A page of 2 (the application's `->paginate(2)`), so a few sends make several pages.
+    h = await TRANSPORTS[name]({ pageSize: 2 });
     client = h.client();
   });
   afterAll(() => h.close());
@@ -59,7 +60,7 @@ describe.each(Object.keys(TRANSPORTS) as (keyof typeof TRANSPORTS)[])('the sandb
     ).toMatchObject({ reachable: false });
     const res = await h.sandbox.handle(
       new Request(`${h.sandbox.tenants['acme']?.baseUrl}/api/v1/contacts/lookup`, {
-        headers: { 'x-api-key': 'tm_test_acme_full' },
+        headers: { accept: 'application/json', 'x-api-key': 'tm_test_acme_full' },
       }),
     );
     expect(res.status).toBe(422);
@@ -95,7 +96,7 @@ describe.each(Object.keys(TRANSPORTS) as (keyof typeof TRANSPORTS)[])('the sandb
     });
     expect(log).toMatchObject({ message_type: 'image', content: 'A pixel', sender_number_id: 2 });
     expect(log.request_payload).toMatchObject({
-      media: { name: 'pixel.png', mime_type: 'image/png', size: PNG.length },
+      media: { original_name: 'pixel.png', mime_type: 'image/png', size: PNG.length },
     });
     const mediaUrl = log.response_payload.media_url ?? '';
     expect(mediaUrl.startsWith(`${h.sandbox.tenants['acme']?.baseUrl}/media/`)).toBe(true);
@@ -109,22 +110,22 @@ describe.each(Object.keys(TRANSPORTS) as (keyof typeof TRANSPORTS)[])('the sandb
   });
 
   it('401 and 403 carry exactly the specification messages', async () => {
-    const noKey = await h.sandbox.handle(new Request(`${h.sandbox.tenants['acme']?.baseUrl}/api/v1/me`));
+    const noKey = await h.sandbox.handle(
+      new Request(`${h.sandbox.tenants['acme']?.baseUrl}/api/v1/me`, { headers: { accept: 'application/json' } }),
+    );
     expect([noKey.status, await noKey.json()]).toEqual([401, { message: 'Unauthenticated.' }]);
-    for (const [role, message] of [
-      ['expired', 'The API key has expired.'],
-      ['revoked', 'The API key has been revoked.'],
-    ] as const) {
+    // Every 401 says `Unauthenticated.`, as Laravel's AuthenticationException does, whatever the reason.
+    for (const role of ['expired', 'revoked'] as const) {
       const error = await failure(h.client('acme', role).me());
       expect(error).toBeInstanceOf(AuthenticationError);
-      expect((error as AuthenticationError).message).toBe(message);
+      expect((error as AuthenticationError).message).toBe('Unauthenticated.');
     }
     const wrongTenant = new MessagingClient({
       baseUrl: h.sandbox.tenants['globex']?.baseUrl,
       apiKey: h.sandbox.tenants['acme']?.keys.full,
       ...(name === 'server' ? {} : { fetch: name === 'msw' ? globalThis.fetch : h.sandbox.fetch }),
     });
-    expect(await failure(wrongTenant.me())).toMatchObject({ status: 401, message: 'Invalid API key.' });
+    expect(await failure(wrongTenant.me())).toMatchObject({ status: 401, message: 'Unauthenticated.' });
     const scoped = [
       ['noSend', () => h.client('acme', 'noSend').messages.send(text())],
       ['noRead', () => h.client('acme', 'noRead').messages.list()],
@@ -151,7 +152,7 @@ describe.each(Object.keys(TRANSPORTS) as (keyof typeof TRANSPORTS)[])('the sandb
     await expect(client.messages.get(log.message_id ?? 0)).rejects.toBeInstanceOf(NotFoundError);
     const path = await h.sandbox.handle(
       new Request(`${h.sandbox.tenants['acme']?.baseUrl}/api/v1/nope`, {
-        headers: { 'x-api-key': 'tm_test_acme_full' },
+        headers: { accept: 'application/json', 'x-api-key': 'tm_test_acme_full' },
       }),
     );
     expect([path.status, await path.json()]).toEqual([
@@ -170,7 +171,7 @@ describe.each(Object.keys(TRANSPORTS) as (keyof typeof TRANSPORTS)[])('the sandb
       h.sandbox.handle(
         new Request(`${h.sandbox.tenants['acme']?.baseUrl}/api/v1/messages`, {
           method: 'POST',
-          headers: { 'x-api-key': 'tm_test_acme_full', 'content-type': 'application/json' },
+          headers: { accept: 'application/json', 'x-api-key': 'tm_test_acme_full', 'content-type': 'application/json' },
           body: JSON.stringify(body),
         }),
       );
@@ -178,7 +179,10 @@ describe.each(Object.keys(TRANSPORTS) as (keyof typeof TRANSPORTS)[])('the sandb
     expect(res.status).toBe(422);
     expect(await res.json()).toEqual({
       message: 'The to phone field is required. (and 1 more error)',
-      errors: { to_phone: ['The to phone field is required.'], content: ['The content field is required.'] },
+      errors: {
+        to_phone: ['The to phone field is required.'],
+        content: ['The content field is required when type is text.'],
+      },
     });
     expect(await (await post({ to_phone: '+15551234567', type: 'fax', content: 'x' })).json()).toEqual({
       message: 'The sender phone field is required when sender number id is not present. (and 2 more errors)',
@@ -189,8 +193,8 @@ describe.each(Object.keys(TRANSPORTS) as (keyof typeof TRANSPORTS)[])('the sandb
       },
     });
     expect(await (await post({ sender_phone: ACME_SENDER, to_phone: '+15551234567', type: 'image' })).json()).toEqual({
-      message: 'The media field is required.',
-      errors: { media: ['The media field is required.'] },
+      message: 'The media field is required when type is image.',
+      errors: { media: ['The media field is required when type is image.'] },
     });
     const pending = await failure(client.messages.send({ ...text(), sender_phone: ACME_PENDING }));
     expect(pending).toBeInstanceOf(UnprocessableEntityError);
@@ -202,7 +206,7 @@ describe.each(Object.keys(TRANSPORTS) as (keyof typeof TRANSPORTS)[])('the sandb
     expect(h.sandbox.messages('acme')).toHaveLength(before);
   });
 
-  it('GET /messages pages newest first in the Laravel resource envelope', async () => {
+  it('GET /messages pages newest first in the Laravel resource envelope, ignoring per_page as Laravel does', async () => {
     const other = h.client('globex');
     await other.messages.send({
       sender_phone: '+15550002001',
@@ -220,11 +224,16 @@ describe.each(Object.keys(TRANSPORTS) as (keyof typeof TRANSPORTS)[])('the sandb
     );
     expect(page.meta).toMatchObject({ current_page: 1, per_page: 2, total: stored.length, from: 1, to: 2 });
     expect(page.meta?.['path']).toMatch(/\/t\/acme\/api\/v1\/messages$/);
-    expect(page.links?.next).toMatch(/[?&]page=2/);
+    expect(page.links?.next).toMatch(/\?page=2$/);
     const all: number[] = [];
-    for await (const log of client.messages.list({ per_page: 2 })) all.push(log.id);
+    for await (const log of client.messages.list({ per_page: 1 })) all.push(log.id);
     expect(all).toEqual(stored.map((l) => l.id).reverse());
-    expect((await client.messages.list()).meta).toMatchObject({ per_page: 15 });
+    const wide = await client.messages.list({ per_page: 50 });
+    expect([wide.data.length, wide.meta?.per_page, wide.links?.next]).toEqual([
+      2,
+      2,
+      expect.stringMatching(/\?page=2$/),
+    ]);
   });
 
   it('GET /usage counts what was really sent', async () => {

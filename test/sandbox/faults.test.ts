@@ -7,7 +7,7 @@ import {
 } from 'tenant-messaging';
 import { SANDBOX_PHONES } from 'tenant-messaging/sandbox';
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
-import { type Harness, TRANSPORTS } from './transports.js';
+import { type Harness, PNG, TRANSPORTS } from './transports.js';
 
 const send = (h: Harness, maxRetries = 0) =>
   h.client('acme', 'full', maxRetries).messages.send({
@@ -70,6 +70,33 @@ describe.each(Object.keys(TRANSPORTS) as (keyof typeof TRANSPORTS)[])('faults ov
     expect(h.sandbox.faults.injectedByKind).toEqual({ drop: 2 });
   });
 
+  it('lost-answer: the message is stored as a successful send would be, and the client gets a connection error', async () => {
+    const fault = h.sandbox.faults.add({ kind: 'lost-answer', route: 'POST /messages', times: 2 });
+    expect(await failedSend(h)).toBeInstanceOf(APIConnectionError);
+    const media = h.client('acme', 'full', 3).messages.send({
+      sender_number_id: 2,
+      to_phone: SANDBOX_PHONES.reads,
+      type: 'image',
+      content: 'lost',
+      media: { data: PNG, filename: 'pixel.png' },
+    });
+    const error = await media.then(
+      () => expect.unreachable('expected the send to fail'),
+      (e: unknown) => e,
+    );
+    expect((error as { cause?: unknown }).cause ?? error).toBeInstanceOf(APIConnectionError);
+    expect(fault.injected).toBe(2);
+    const stored = h.sandbox.messages('acme');
+    expect(stored.map((log) => [log.message_type, log.content, log.status])).toEqual([
+      ['text', 'Hi', 'sent'],
+      ['image', 'lost', 'sent'],
+    ]);
+    expect(h.sandbox.uploads).toHaveLength(1);
+    // Not retried (a send is not idempotent): one request each, both stored.
+    expect(h.sandbox.counters).toMatchObject({ requests: { 'POST /messages': 2 }, sendsStored: 2 });
+    await expect(send(h)).resolves.toMatchObject({ id: (stored[1]?.id ?? 0) + 1 });
+  });
+
   it('truncated and malformed bodies become ResponseValidationError', async () => {
     h.sandbox.faults.add({ kind: 'truncated', route: 'GET /me' });
     const truncated = await h
@@ -125,7 +152,8 @@ describe.each(Object.keys(TRANSPORTS) as (keyof typeof TRANSPORTS)[])('faults ov
 
   it('rate limit: 429 with Retry-After and X-RateLimit headers, off by default', async () => {
     const url = `${h.sandbox.tenants['acme']?.baseUrl}/api/v1/me`;
-    const get = () => h.sandbox.handle(new Request(url, { headers: { 'x-api-key': 'tm_test_acme_full' } }));
+    const get = () =>
+      h.sandbox.handle(new Request(url, { headers: { accept: 'application/json', 'x-api-key': 'tm_test_acme_full' } }));
     expect((await get()).headers.get('x-ratelimit-limit')).toBeNull();
     h.sandbox.setRateLimit(2);
     const first = await get();

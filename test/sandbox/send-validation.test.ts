@@ -12,7 +12,11 @@ async function postForm(fields: Record<string, string | Blob>, filename = 'file.
     if (typeof value === 'string') form.append(name, value);
     else form.append(name, value, filename);
   }
-  const res = await sandbox.fetch(url, { method: 'POST', headers: { 'x-api-key': 'tm_test_acme_full' }, body: form });
+  const res = await sandbox.fetch(url, {
+    method: 'POST',
+    headers: { accept: 'application/json', 'x-api-key': 'tm_test_acme_full' },
+    body: form,
+  });
   return [res.status, await res.json()] as const;
 }
 
@@ -65,7 +69,7 @@ describe('POST /messages validation (multipart)', () => {
   it('reads a body that is not JSON as no fields at all', async () => {
     const res = await sandbox.fetch(url, {
       method: 'POST',
-      headers: { 'x-api-key': 'tm_test_acme_full', 'content-type': 'application/json' },
+      headers: { accept: 'application/json', 'x-api-key': 'tm_test_acme_full', 'content-type': 'application/json' },
       body: '{"to_phone":',
     });
     expect(res.status).toBe(422);

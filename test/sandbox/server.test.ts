@@ -67,17 +67,22 @@ describe('startSandbox', () => {
   it('serves HEAD-less 404s for unknown media and refuses a declared body far over the limit', async () => {
     const sandbox = await startSandbox({ maxMediaBytes: 1024 });
     try {
-      const media = await fetch(`${sandbox.url}/t/acme/media/not-a-token`);
+      const json = { accept: 'application/json' };
+      const media = await fetch(`${sandbox.url}/t/acme/media/not-a-token`, { headers: json });
       expect([media.status, await media.json()]).toEqual([404, { message: 'Not found.' }]);
+      // A browser following a media URL gets Laravel's HTML 404 page.
+      const page = await fetch(`${sandbox.url}/t/acme/media/not-a-token`);
+      expect([page.status, page.headers.get('content-type')]).toEqual([404, 'text/html; charset=UTF-8']);
+      await page.body?.cancel();
       const unknownTenant = await fetch(`${sandbox.url}/t/initech/api/v1/me`);
       expect(unknownTenant.status).toBe(404);
       const big = await fetch(`${sandbox.url}/t/acme/api/v1/messages`, {
         method: 'POST',
-        headers: { 'x-api-key': 'tm_test_acme_full', 'content-type': 'application/octet-stream' },
+        headers: { ...json, 'x-api-key': 'tm_test_acme_full', 'content-type': 'application/octet-stream' },
         body: new Uint8Array(3 * 1024 * 1024),
       });
       expect([big.status, await big.json()]).toEqual([413, { message: 'The POST data is too large.' }]);
-      expect(sandbox.counters.requests).toMatchObject({ 'GET /media/{token}': 1, unmatched: 1, 'POST /messages': 1 });
+      expect(sandbox.counters.requests).toMatchObject({ 'GET /media/{token}': 2, unmatched: 1, 'POST /messages': 1 });
     } finally {
       await sandbox.close();
     }
