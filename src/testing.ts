@@ -24,6 +24,8 @@ import type { Sandbox } from './sandbox/sandbox.js';
 export type { FaultKind, FaultRule } from './sandbox/faults.js';
 export type { KeyRole, SandboxOptions } from './sandbox/options.js';
 export { SANDBOX_PHONES } from './sandbox/phones.js';
+export type { RateLimit } from './sandbox/rate-limit.js';
+export type { RequestLog, RequestLogFilter } from './sandbox/request-log.js';
 export { createSandbox, type Sandbox, type SandboxTenant } from './sandbox/sandbox.js';
 export type { UploadRecord } from './sandbox/state.js';
 
