@@ -26,7 +26,7 @@ function explain(error: unknown): string {
   if (error instanceof ValidationError)
     return `fix the input (nothing was sent): ${error.issues.map((i) => `${i.path} ${i.message}`).join('; ')}`;
   if (error instanceof SendOutcomeUnknownError)
-    return 'the message may have gone out: check messages.list() before resending';
+    return 'the message may have gone out: reconcile with messages.reconcile(error.params, { since: error.startedAt }) before resending';
   if (error instanceof UnprocessableEntityError) return `the service rejected fields: ${JSON.stringify(error.errors)}`;
   if (error instanceof AuthenticationError) return `check the API key (${error.message})`;
   if (error instanceof PermissionDeniedError) return `the key lacks a scope (${error.message})`;

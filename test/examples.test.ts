@@ -43,6 +43,20 @@ describe('examples run against the sandbox', () => {
     ]);
   });
 
+  it('campaign.ts sends every order once, tracks them as they are sent, and prints a summary', async () => {
+    const before = sandbox.messages('acme').length;
+    const { stdout } = await runExample('campaign.ts', ['30']);
+    expect(stdout).toMatch(
+      /^campaign: 30 orders, 30 sent \(0 reconciled\), 0 failed, 0 unknown; \d+ read, \d+ delivered, \d+ not confirmed in time$/m,
+    );
+    const stored = sandbox
+      .messages('acme')
+      .slice(before)
+      .map((log) => log.content);
+    expect(stored).toHaveLength(30);
+    expect(new Set(stored).size).toBe(30);
+  });
+
   it('wait-for-delivery.ts', async () => {
     const { stdout } = await runExample('wait-for-delivery.ts');
     expect(stdout).toMatch(/: sent\n(.*: delivered\n)?(.*: read\n)?confirmed: (delivered|read)$/m);
