@@ -80,6 +80,42 @@ describe('sendMany against the sandbox with faults', () => {
   });
 });
 
+describe('sendMany under the sandbox rate limit', () => {
+  it('2,000 messages at 100 per second: none failed, none twice, few 429s, and the limit is used', async () => {
+    const { sandbox, client } = await start({ rateLimit: { perSecond: 100 } });
+    sandbox.setMessageLimit('acme', 10_000); // the campaign is bigger than the default plan
+    let refused = 0;
+    const waits: string[] = [];
+    const results: SendResult[] = [];
+    for await (const result of client.messages.sendMany(
+      Array.from({ length: 2_000 }, (_, i) => order(i)),
+      { concurrency: 8 },
+    )) {
+      results.push(result);
+    }
+    const route = { tenant: 'acme', route: 'POST /messages' };
+    const accepted = sandbox.requestLog.acceptedAt(route);
+    refused = (sandbox.counters.requests['POST /messages'] ?? 0) - accepted.length;
+    expect(results.filter((r) => r.status !== 'sent')).toEqual([]);
+    const stored = sandbox.messages('acme').map((log) => log.content);
+    expect(stored).toHaveLength(2_000);
+    expect(new Set(stored).size).toBe(2_000);
+    // The rate, from the sandbox's own clock: accepted sends over the span they took.
+    const span = ((accepted.at(-1) ?? 0) - (accepted[0] ?? 0)) / 1000;
+    const rate = (accepted.length - 1) / span;
+    expect(rate / 100).toBeGreaterThanOrEqual(0.9);
+    // (A sliding second may hold up to twice the limit: Laravel's windows are fixed, as are the sandbox's.)
+    // At most `concurrency` 429s per rate window: the gate learns the window, then paces under it.
+    const windows = Math.ceil(span);
+    expect(refused).toBeLessThanOrEqual(8 * windows);
+    const busiest = sandbox.requestLog.maxInWindow(1000, route);
+    waits.push(
+      `${accepted.length} accepted in ${span.toFixed(2)} s = ${rate.toFixed(1)}/s (${(rate / 100).toFixed(3)} of the limit), ${refused} refused (429) over ${windows} windows, busiest sliding second ${busiest}`,
+    );
+    console.log(`rate test: ${waits[0]}`);
+  }, 60_000);
+});
+
 describe('trackDeliveries against the sandbox', () => {
   it('1,000 ids with mixed schedules (read, never read, never confirmed, missing) all settle', async () => {
     const { client } = await start();
