@@ -2,19 +2,15 @@ import { inspect } from 'node:util';
 import { Executor } from './core/executor.js';
 import { FetchTransport } from './core/fetch-transport.js';
 import { openObject } from './core/parse.js';
-import { pollDelivery, type ReadLog } from './core/poll.js';
-import { PollScheduler } from './core/poll-scheduler.js';
+import type { PollScheduler } from './core/poll-scheduler.js';
 import { RateGate } from './core/rate-gate.js';
 import { DEFAULT_RETRY_POLICY } from './core/retry.js';
-import { trackDeliveries } from './core/track-deliveries.js';
 import type { Transport } from './core/transport.js';
 import { UndiciTransport } from './core/undici-transport.js';
 import { resolveClientConfig } from './internal/client-config.js';
 import { readFields } from './internal/input.js';
-import type { Log } from './internal/log.js';
-import { checkTrackOptions, type PollSettings, resolvePollSettings } from './internal/poll-options.js';
-import { checkPathParams } from './internal/route.js';
 import { Contacts } from './resources/contacts.js';
+import { Deliveries } from './resources/deliveries.js';
 import { Messages } from './resources/messages.js';
 import { RawRequests } from './resources/raw-requests.js';
 import { SenderNumbers } from './resources/sender-numbers.js';
@@ -24,7 +20,7 @@ import type { MessageLog } from './types/message-log.js';
 import type { ClientOptions, RequestOptions } from './types/options.js';
 import type { WaitForDeliveryOptions } from './types/polling.js';
 import type { RawRequest } from './types/request.js';
-import type { APIPromise, ResponseInfo, WithResponse } from './types/response.js';
+import type { APIPromise } from './types/response.js';
 
 /** What a client made by `withOptions` takes over from its parent (see there). */
 interface Inherited {
@@ -84,8 +80,7 @@ export class MessagingClient {
   readonly #options: ClientOptions;
   /** False for a client from `withOptions` that uses its parent's connection pool. */
   readonly #ownsTransport: boolean;
-  readonly #polling: { maxConcurrent: number; maxPerSecond: number };
-  readonly #log: Log;
+  readonly #deliveries: Deliveries;
   /** Shared by every waitForDelivery of this client (and of clients derived from it); made on first use. */
   readonly #scheduler: { current?: PollScheduler };
   /** Every request of this client passes it; shared with `withOptions` children (see there). */
@@ -105,8 +100,6 @@ export class MessagingClient {
     this.baseUrl = config.apiBase;
     this.timeout = config.timeout;
     this.maxRetries = config.maxRetries;
-    this.#polling = config.polling;
-    this.#log = config.log;
     this.#ownsTransport = inherited === undefined;
     this.#transport =
       inherited?.transport ??
@@ -126,6 +119,13 @@ export class MessagingClient {
     this.contacts = new Contacts(this.#executor);
     this.senderNumbers = new SenderNumbers(this.#executor);
     this.#raw = new RawRequests(this.#executor);
+    this.#deliveries = new Deliveries({
+      messages: this.messages,
+      requestTimeout: config.timeout,
+      polling: config.polling,
+      scheduler: this.#scheduler,
+      log: config.log,
+    });
   }
 
   /**
@@ -213,32 +213,7 @@ export class MessagingClient {
    * ```
    */
   waitForDelivery(id: number, options?: WaitForDeliveryOptions): APIPromise<MessageLog> {
-    let last: WithResponse<MessageLog>['response'] | undefined;
-    const result = this.#waitForDelivery(id, options).then(({ data, response }) => {
-      last = response;
-      return data;
-    }) as APIPromise<MessageLog>;
-    // The answer of the read that saw the status reached.
-    result.withResponse = () => result.then((data) => ({ data, response: last as ResponseInfo }));
-    return result;
-  }
-
-  async #waitForDelivery(id: number, options: WaitForDeliveryOptions | undefined): Promise<WithResponse<MessageLog>> {
-    checkPathParams('getMessage', { messageLog: id });
-    return this.#poll(id, resolvePollSettings(options));
-  }
-
-  /** One wait on the client's shared scheduler: what waitForDelivery and trackDeliveries run. */
-  #poll(id: number, settings: PollSettings): Promise<WithResponse<MessageLog>> {
-    // One attempt per poll: the poller is the retry loop, and it knows the overall deadline.
-    const readLog: ReadLog = ({ signal, timeout }) =>
-      this.messages.get(id, { signal, timeout, maxRetries: 0 }).withResponse();
-    this.#scheduler.current ??= new PollScheduler(this.#polling);
-    return pollDelivery(id, readLog, settings, {
-      requestTimeout: this.timeout,
-      scheduler: this.#scheduler.current,
-      warn: this.#log.warn,
-    });
+    return this.#deliveries.wait(id, options);
   }
 
   /**
@@ -260,11 +235,7 @@ export class MessagingClient {
     ids: Iterable<number> | AsyncIterable<number>,
     options?: TrackDeliveriesOptions,
   ): AsyncGenerator<DeliveryUpdate> {
-    const settings = checkTrackOptions(ids, options);
-    return trackDeliveries(ids, settings, {
-      checkId: (id) => checkPathParams('getMessage', { messageLog: id }),
-      wait: (id, each) => this.#poll(id, each),
-    });
+    return this.#deliveries.track(ids, options);
   }
 
   /**
