@@ -4,6 +4,8 @@ import { FetchTransport } from './core/fetch-transport.js';
 import { openObject } from './core/parse.js';
 import { pollDelivery, type ReadLog } from './core/poll.js';
 import { PollScheduler } from './core/poll-scheduler.js';
+import { RateGate } from './core/rate-gate.js';
+import { DEFAULT_RETRY_POLICY } from './core/retry.js';
 import { trackDeliveries } from './core/track-deliveries.js';
 import type { Transport } from './core/transport.js';
 import { UndiciTransport } from './core/undici-transport.js';
@@ -28,6 +30,8 @@ import type { APIPromise, ResponseInfo, WithResponse } from './types/response.js
 interface Inherited {
   readonly transport: Transport;
   readonly scheduler: { current?: PollScheduler } | undefined;
+  /** The parent's rate gate, unless the tenant (`baseUrl`, `apiKey`) or `rateLimit` changes. */
+  readonly rateGate: RateGate | undefined;
 }
 
 /**
@@ -84,6 +88,8 @@ export class MessagingClient {
   readonly #log: Log;
   /** Shared by every waitForDelivery of this client (and of clients derived from it); made on first use. */
   readonly #scheduler: { current?: PollScheduler };
+  /** Every request of this client passes it; shared with `withOptions` children (see there). */
+  readonly #rateGate: RateGate;
 
   /**
    * @param options see {@link ClientOptions}; `baseUrl` and `apiKey` default to the
@@ -107,7 +113,15 @@ export class MessagingClient {
       (options.fetch ? new FetchTransport(options.fetch) : new UndiciTransport(options.dispatcher, config.proxy));
     this.#scheduler = inherited?.scheduler ?? {};
     const serverAddress = config.origin ? new URL(config.origin).host : '';
-    this.#executor = new Executor({ ...config, serverAddress, transport: this.#transport });
+    const rateGate =
+      inherited?.rateGate ??
+      new RateGate({
+        spacingMs: config.rateLimit.requestsPerSecond && 1000 / config.rateLimit.requestsPerSecond,
+        adaptive: config.rateLimit.adaptive,
+        maxPauseMs: DEFAULT_RETRY_POLICY.maxRetryAfterMs,
+      });
+    this.#rateGate = rateGate;
+    this.#executor = new Executor({ ...config, serverAddress, transport: this.#transport, rateGate });
     this.messages = new Messages(this.#executor);
     this.contacts = new Contacts(this.#executor);
     this.senderNumbers = new SenderNumbers(this.#executor);
@@ -118,7 +132,8 @@ export class MessagingClient {
    * A new client with some options changed; the rest are this client's. Unless `fetch` or
    * `dispatcher` changes, it uses this client's connection pool (no new sockets), and unless
    * `baseUrl`, `apiKey` or `polling` changes, its `waitForDelivery` calls share this client's
-   * poll rate cap. Closing this client closes the shared pool (a later call from either opens it
+   * poll rate cap, and unless `baseUrl`, `apiKey` or `rateLimit` changes, its requests pass this
+   * client's rate gate (one 429 pauses both). Closing this client closes the shared pool (a later call from either opens it
    * again); `close()` on the derived one leaves it open. Options given as `undefined` keep this
    * client's values.
    *
@@ -140,6 +155,7 @@ export class MessagingClient {
         : {
             transport: this.#transport,
             scheduler: changes('baseUrl') || changes('apiKey') || changes('polling') ? undefined : this.#scheduler,
+            rateGate: changes('baseUrl') || changes('apiKey') || changes('rateLimit') ? undefined : this.#rateGate,
           };
     const merged: ConstructorOptions = { ...this.#options, ...changed, ...(inherited ? { [INHERIT]: inherited } : {}) };
     return new MessagingClient(merged);

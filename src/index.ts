@@ -61,7 +61,14 @@ export {
   type MessageType,
   type ResponsePayload,
 } from './types/message-log.js';
-export type { ClientOptions, FetchLike, RequestOptions, SendOptions, UploadProgress } from './types/options.js';
+export type {
+  ClientOptions,
+  FetchLike,
+  RateLimitOptions,
+  RequestOptions,
+  SendOptions,
+  UploadProgress,
+} from './types/options.js';
 export type { PollingOptions, WaitForDeliveryOptions } from './types/polling.js';
 export type { ContactLookupParams, ListQuery, PageLinks, PageMeta, QueryValue } from './types/query.js';
 export type { HttpMethod, RawRequest, ResultSchema } from './types/request.js';

@@ -24,7 +24,8 @@ let reply: (res: import('node:http').ServerResponse) => void;
 
 beforeAll(async () => {
   server = await startServer((_req, res) => reply(res));
-  client = new MessagingClient({ baseUrl: server.url, apiKey: KEY, maxRetries: 0 });
+  // adaptive: false: one 429's Retry-After would otherwise hold this shared client's later tests at its rate gate.
+  client = new MessagingClient({ baseUrl: server.url, apiKey: KEY, maxRetries: 0, rateLimit: { adaptive: false } });
 });
 afterAll(() => server.close());
 

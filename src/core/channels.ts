@@ -37,13 +37,23 @@ interface TypedChannel<Message> {
   publish(message: Message): void;
 }
 
-/** Publishes a retry, and a rate-limited wait when the service asked for one. */
-export function publishRetry(route: Route, attempt: number, delayMs: number, reason: string, error: unknown): void {
+/**
+ * Publishes a retry, and a rate-limited wait when the service asked for one, unless the rate gate
+ * holds that wait (`heldByGate`): the gate publishes it then, once per waiting request.
+ */
+export function publishRetry(
+  route: Route,
+  attempt: number,
+  delayMs: number,
+  reason: string,
+  error: unknown,
+  heldByGate = false,
+): void {
   const { name: endpoint, method, template: urlTemplate } = route;
   if (channels.retry.hasSubscribers) {
     channels.retry.publish({ endpoint, method, urlTemplate, attempt, delayMs, reason, error });
   }
-  if (channels.rateLimited.hasSubscribers && error instanceof APIError && error.status === 429) {
+  if (!heldByGate && channels.rateLimited.hasSubscribers && error instanceof APIError && error.status === 429) {
     const source = error.headers['retry-after']
       ? 'retry-after'
       : error.headers['x-ratelimit-reset']
@@ -51,4 +61,15 @@ export function publishRetry(route: Route, attempt: number, delayMs: number, rea
         : 'backoff';
     channels.rateLimited.publish({ endpoint, urlTemplate, waitMs: delayMs, source });
   }
+}
+
+/** Publishes that the rate gate makes a request wait about `waitMs` before it starts. */
+export function publishRateLimited(route: Route, waitMs: number, source: RateLimitedMessage['source']): void {
+  if (!channels.rateLimited.hasSubscribers) return;
+  channels.rateLimited.publish({
+    endpoint: route.name,
+    urlTemplate: route.template,
+    waitMs: Math.round(waitMs),
+    source,
+  });
 }

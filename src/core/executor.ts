@@ -15,6 +15,7 @@ import type { APIPromise } from '../types/response.js';
 import { apiPromise, type CallRecord, newCallRecord } from './api-promise.js';
 import { channels, publishRetry, requestChannel } from './channels.js';
 import { classifyFailure } from './classify.js';
+import type { RateGate } from './rate-gate.js';
 import { type ApiResult, toResult } from './response.js';
 import { DEFAULT_RETRY_POLICY, decideRetry } from './retry.js';
 import type { Transport } from './transport.js';
@@ -70,6 +71,8 @@ export interface ExecutorConfig {
   readonly timeout: number;
   readonly maxRetries: number;
   readonly log: Log;
+  /** The client-wide rate gate every attempt passes (shared with `withOptions` children). */
+  readonly rateGate: RateGate;
 }
 
 /** One call, resolved: everything each attempt needs. */
@@ -204,8 +207,10 @@ export class Executor {
           attempt: attemptNumber,
           delayMs: decision.delayMs,
         });
-        publishRetry(route, attemptNumber, decision.delayMs, decision.reason, error);
-        await sleep(decision.delayMs, signal);
+        // rate gate: a 429 it paused on is waited for at the gate (every request with it), not here too.
+        const heldByGate = config.rateGate.absorbs(error);
+        publishRetry(route, attemptNumber, decision.delayMs, decision.reason, error, heldByGate);
+        if (!heldByGate) await sleep(decision.delayMs, signal);
         return true;
       },
     });
@@ -226,6 +231,10 @@ export class Executor {
   async #attempt(x: Exchange, attempt: number): Promise<ApiResult> {
     const { log, transport } = this.#config;
     const { route, path, record } = x;
+    // rate gate: wait for this attempt's turn (no await on the fast path); `timeout` starts after.
+    const { rateGate } = this.#config;
+    const turn = rateGate.admit(x.signal, route);
+    if (turn) await turn;
     record.attempts = attempt;
     const started = log.debug ? performance.now() : 0;
     let response: Awaited<ReturnType<Transport['send']>>;
@@ -251,10 +260,12 @@ export class Executor {
         durationMs: Math.round(performance.now() - started),
         error: failure instanceof Error ? failure.message : describeValue(failure),
       });
+      rateGate.settle(0, undefined); // rate gate: no answer
       throw failure;
     }
     record.status = response.status;
     record.headers = response.headers;
+    rateGate.settle(response.status, response.headers); // rate gate: its headers, its 429
     log.debug?.(`${route.method} ${path} ${response.status}`, {
       method: route.method,
       path,

@@ -26,6 +26,12 @@ const CLIENT_OPTIONS: KnownKeys<ClientOptions> = {
   logLevel: true,
   polling: true,
   proxy: true,
+  rateLimit: true,
+};
+
+const RATE_LIMIT_OPTIONS: KnownKeys<NonNullable<ClientOptions['rateLimit']>> = {
+  requestsPerSecond: true,
+  adaptive: true,
 };
 
 const POLLING_OPTIONS: KnownKeys<NonNullable<ClientOptions['polling']>> = { maxConcurrent: true, maxPerSecond: true };
@@ -40,6 +46,8 @@ export interface ClientConfig {
   readonly maxRetries: number;
   readonly log: Log;
   readonly polling: { maxConcurrent: number; maxPerSecond: number };
+  /** The checked `rateLimit` option, defaults applied. */
+  readonly rateLimit: { readonly requestsPerSecond: number | undefined; readonly adaptive: boolean };
   /** The checked `proxy` option (with `'env'`, the variables as read now), for the undici transport. */
   readonly proxy: ProxyConfig | undefined;
   /** The options as read (an own-property copy of the caller's object). */
@@ -119,9 +127,12 @@ export function resolveClientConfig(given: unknown, env: NodeJS.ProcessEnv): Cli
   check.positiveInteger(maxConcurrent, 'polling.maxConcurrent', issues);
   check.positiveNumber(maxPerSecond, 'polling.maxPerSecond', issues);
 
+  const rateLimit = checkRateLimit(options.rateLimit, issues);
+
   if (issues.length > 0) throw new ValidationError(WHAT, issues);
   return {
     options,
+    rateLimit,
     polling: { maxConcurrent: maxConcurrent as number, maxPerSecond: maxPerSecond as number },
     log: createLog(logger, logLevel as LogLevel),
     proxy,
@@ -136,6 +147,17 @@ export function resolveClientConfig(given: unknown, env: NodeJS.ProcessEnv): Cli
     timeout,
     maxRetries,
   };
+}
+
+function checkRateLimit(given: unknown, issues: Issue[]): ClientConfig['rateLimit'] {
+  const fields = given === undefined ? {} : readFields(given, WHAT, '{ rateLimit: { requestsPerSecond: 20 } }');
+  checkKnownKeys(fields, RATE_LIMIT_OPTIONS, ' of rateLimit', issues);
+  const { requestsPerSecond, adaptive = true } = fields as NonNullable<ClientOptions['rateLimit']>;
+  check.positiveNumber(requestsPerSecond, 'rateLimit.requestsPerSecond', issues);
+  if (typeof adaptive !== 'boolean') {
+    issues.push({ path: 'rateLimit.adaptive', message: `must be true or false, got ${describeValue(adaptive)}` });
+  }
+  return { requestsPerSecond, adaptive: adaptive !== false };
 }
 
 function checkBaseUrl(

@@ -56,14 +56,21 @@ export interface RetryMessage {
   readonly error: unknown;
 }
 
-/** `tenant-messaging:rate-limited`: the SDK waits because the service rate-limited a request. */
+/**
+ * `tenant-messaging:rate-limited`: a request waits because of a rate limit: the service's 429
+ * (published by the retry, or by the client's rate gate, which then holds every request), the
+ * gate's pacing from `X-RateLimit-Limit`/`-Remaining`, or the `rateLimit.requestsPerSecond` cap.
+ */
 export interface RateLimitedMessage {
   readonly endpoint: string;
   readonly urlTemplate: string;
-  /** How long it waits. */
+  /** How long it waits (for a request queued at the gate, the expected wait). */
   readonly waitMs: number;
-  /** Where the wait came from: `Retry-After`, `X-RateLimit-Reset`, or the SDK's backoff when the 429 said neither. */
-  readonly source: 'retry-after' | 'x-ratelimit-reset' | 'backoff';
+  /**
+   * Where the wait came from: `Retry-After`, `X-RateLimit-Reset`, the SDK's backoff when a 429
+   * said neither, the gate's `pacing` from the rate limit headers, or the `fixed-rate` cap.
+   */
+  readonly source: 'retry-after' | 'x-ratelimit-reset' | 'backoff' | 'pacing' | 'fixed-rate';
 }
 
 /** `tenant-messaging:outcome-unknown`: a request that changes something may or may not have been processed. */

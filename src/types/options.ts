@@ -100,6 +100,41 @@ export interface ClientOptions {
    * @default { maxConcurrent: 16, maxPerSecond: 100 }
    */
   polling?: PollingOptions | undefined;
+  /**
+   * The client-wide rate gate every request passes (shared with `withOptions` clients that share
+   * the connection pool, unless `baseUrl`, `apiKey` or `rateLimit` changes). See {@link RateLimitOptions}.
+   * @default { adaptive: true } (no fixed rate)
+   * @example
+   * ```ts
+   * new MessagingClient({ baseUrl, apiKey, rateLimit: { requestsPerSecond: 20 } })
+   * ```
+   */
+  rateLimit?: RateLimitOptions | undefined;
+}
+
+/**
+ * How the client paces its requests. A call waiting at the gate can be cancelled by its `signal`;
+ * its `timeout` (one attempt) starts once it passes the gate.
+ *
+ * @example
+ * ```ts
+ * const rateLimit: RateLimitOptions = { requestsPerSecond: 10, adaptive: true }
+ * ```
+ */
+export interface RateLimitOptions {
+  /**
+   * A hard cap: request starts are spaced `1000 / requestsPerSecond` ms apart, so no sliding second
+   * ever holds more. For tenants who know their quota. A positive, finite number (0.5 = one every 2 s).
+   * @default undefined (no fixed cap)
+   */
+  requestsPerSecond?: number | undefined;
+  /**
+   * Follows the service's own signals: a 429 with `Retry-After` (or `X-RateLimit-Reset`) holds
+   * every request of the client until then (60 s at most), and `X-RateLimit-Limit`/`-Remaining`
+   * pace requests so that a long run stays just under the limit.
+   * @default true
+   */
+  adaptive?: boolean | undefined;
 }
 
 /**
