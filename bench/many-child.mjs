@@ -49,10 +49,14 @@ serveRpc(
     /** Section 7: every item through sendMany against the rate-limited sandbox. */
     send: async (/** @type {{ url: string, key: string, messages: number, concurrency: number }} */ arg) => {
       const client = new MessagingClient({ baseUrl: arg.url, apiKey: arg.key });
-      const pauses = { count: 0, waitMs: 0 };
+      // The client's rate-limited waits by source: pacing, retry-after (a 429), fixed-rate...
+      /** @type {Record<string, { count: number, waitMs: number }>} */
+      const pauses = {};
       const onPause = (/** @type {any} */ message) => {
-        pauses.count++;
-        pauses.waitMs += message?.waitMs ?? 0;
+        const source = String(message?.source);
+        const entry = (pauses[source] ??= { count: 0, waitMs: 0 });
+        entry.count++;
+        entry.waitMs += message?.waitMs ?? 0;
       };
       diagnostics.subscribe('tenant-messaging:rate-limited', onPause);
       const started = performance.now();

@@ -37,8 +37,8 @@ export async function benchSendManyRate(config) {
       ratio: round(server.achievedPerSecond / config.perSecond, 3),
       maxAcceptedIn1s: server.maxIn1s,
       rejected429: server.rejected429,
-      clientPauses: run.pauses.count,
-      clientPausedMs: round(run.pauses.waitMs, 0),
+      // What the client's rate gate (and retries) announced on tenant-messaging:rate-limited.
+      clientWaits: run.pauses,
       stored: server.stored,
       duplicates: server.duplicates,
       sent,
