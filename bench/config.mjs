@@ -14,6 +14,19 @@ export const FULL = Object.freeze({
     interval: 1_000,
     timeout: 55_000,
   },
+  many: {
+    rate: { messages: 1_500, perSecond: 100, concurrency: 8 },
+    heap: { inFlight: 2_000, maxHoldMs: 10_000, deadlineMs: 10_000 },
+    track: {
+      ids: 10_000,
+      minDelayMs: 1_000,
+      maxDelayMs: 5_000,
+      maxPerSecond: 500,
+      maxConcurrent: 16,
+      interval: 1_000,
+      timeout: 55_000,
+    },
+  },
 });
 
 export const QUICK = Object.freeze({
@@ -29,6 +42,19 @@ export const QUICK = Object.freeze({
     interval: 300,
     timeout: 15_000,
   },
+  many: {
+    rate: { messages: 200, perSecond: 100, concurrency: 8 },
+    heap: { inFlight: 300, maxHoldMs: 10_000, deadlineMs: 10_000 },
+    track: {
+      ids: 500,
+      minDelayMs: 200,
+      maxDelayMs: 1_000,
+      maxPerSecond: 400,
+      maxConcurrent: 16,
+      interval: 300,
+      timeout: 15_000,
+    },
+  },
 });
 
 /** The targets of issue 5; `at` is where the figure lives in results.json, `max`/`min` its bound. */
@@ -42,5 +68,11 @@ export const TARGETS = Object.freeze([
   { name: 'polling: busiest 1 s window vs cap', at: 'polling.capUsage', max: 1 },
   { name: 'polling: heap per pending wait (bytes)', at: 'polling.heapPerPendingWaitBytes', max: 2048 },
   { name: 'polling: every wait resolved delivered', at: 'polling.allResolved', equals: true },
+  { name: 'sendMany achieved rate vs sandbox limit', at: 'many.rate.ratio', min: 0.95 },
+  { name: 'sendMany: no message stored twice', at: 'many.rate.duplicates', equals: 0 },
+  { name: 'sendMany: no item failed', at: 'many.rate.failed', equals: 0 },
+  { name: 'sendMany: heap per in-flight item (bytes)', at: 'many.heap.heapPerInFlightItemBytes', max: 8192 },
+  { name: 'trackDeliveries: polls per update', at: 'many.track.pollsPerUpdate', max: 1.3 },
+  { name: 'trackDeliveries: every id settled delivered', at: 'many.track.allSettled', equals: true },
   { name: 'connections (SDK) vs limit', at: 'connections.sdkConnections', maxAt: 'connections.limit' },
 ]);

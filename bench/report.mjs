@@ -144,6 +144,38 @@ export function formatTable(r, checks = checkTargets(r)) {
       '',
       `<= ${r.connections.limit} (${r.connections.limitSource}) ${checks.find((c) => c.name.startsWith('connections'))?.pass ? 'PASS' : 'MISS'}`,
     ],
+    [
+      '7',
+      `sendMany rate / limit, req/s (${r.many.rate.messages}, c=${r.many.rate.concurrency}, sandbox clock)`,
+      r.many.rate.achievedPerSecond,
+      `limit ${r.many.rate.limitPerSecond}/s, ${r.many.rate.rejected429} x 429`,
+      r.many.rate.ratio,
+      verdict('sendMany achieved rate vs sandbox limit'),
+    ],
+    [
+      '7',
+      'sendMany: stored twice / failed',
+      `${r.many.rate.duplicates} / ${r.many.rate.failed}`,
+      `${r.many.rate.stored} stored, ${(r.many.rate.totalMs / 1000).toFixed(1)} s`,
+      '',
+      `${verdict('sendMany: no message stored twice')}, ${verdict('sendMany: no item failed')}`,
+    ],
+    [
+      '8',
+      `sendMany heap per in-flight item, bytes (${r.many.heap.inFlight} in flight)`,
+      r.many.heap.heapPerInFlightItemBytes,
+      `${r.many.heap.heldAtServer} at server, ${r.many.heap.heldInClient} in the gate`,
+      '',
+      verdict('sendMany: heap per in-flight item (bytes)'),
+    ],
+    [
+      '9',
+      `trackDeliveries polls per update (${r.many.track.ids} ids)`,
+      r.many.track.polls,
+      `${r.many.track.updates} updates, ${(r.many.track.totalMs / 1000).toFixed(1)} s`,
+      r.many.track.pollsPerUpdate,
+      `${verdict('trackDeliveries: polls per update')}, ${verdict('trackDeliveries: every id settled delivered')}`,
+    ],
   ];
   return table(rows);
 }

@@ -2,7 +2,7 @@
  * `npm run bench`: measures the built package (../dist, as users get it) against hand-written
  * undici in one run, prints a table and writes bench/results.json.
  *
- *   node bench/run.mjs            the full run (about 2 minutes)
+ *   node bench/run.mjs            the full run (about 3 minutes)
  *   node bench/run.mjs --quick    small counts for CI (< 30 s); its figures are too noisy for targets
  *   node bench/run.mjs --out FILE write the results elsewhere than bench/results.json
  */
@@ -11,6 +11,7 @@ import { fileURLToPath } from 'node:url';
 import { parseArgs } from 'node:util';
 import { benchColdStart } from './cold-start.mjs';
 import { FULL, QUICK, TARGETS } from './config.mjs';
+import { benchSendManyHeap, benchSendManyRate, benchTrackDeliveries } from './many.mjs';
 import { benchPolling } from './polling.mjs';
 import { checkTargets, formatTable, writeResults } from './report.mjs';
 import { round } from './stats.mjs';
@@ -31,6 +32,12 @@ log('cold start (section 4)');
 const coldStart = await benchColdStart(config.coldStart);
 log('polling (section 5)');
 const polling = await benchPolling(config.polling);
+log('many messages (sections 7, 8, 9)');
+const many = {
+  rate: await benchSendManyRate(config.many.rate),
+  heap: await benchSendManyHeap(config.many.heap),
+  track: await benchTrackDeliveries(config.many.track),
+};
 
 const results = {
   date: new Date().toISOString(),
@@ -45,6 +52,7 @@ const results = {
   upload,
   coldStart,
   polling: { ...polling, capUsage: round(polling.maxRequestsIn1s / polling.maxPerSecondCap, 3) },
+  many,
   connections: {
     sdkConnections: throughput.get.sdkConnections + throughput.send.sdkConnections,
     rawConnections: throughput.get.rawConnections + throughput.send.rawConnections,

@@ -49,6 +49,20 @@ describe('npm run bench --quick', () => {
       expect(results.polling[key], `polling.${key}`).toSatisfy(numeric);
     }
     expect(results.polling.resolvedDelivered).toBe(results.polling.waits);
+    // Sections 7-9, many messages: correctness figures are exact even in a quick run.
+    for (const key of ['achievedPerSecond', 'ratio', 'accepted', 'rejected429', 'duplicates', 'failed']) {
+      expect(results.many.rate[key], `many.rate.${key}`).toSatisfy(numeric);
+    }
+    expect(results.many.rate.accepted).toBe(results.many.rate.messages);
+    expect(results.many.rate.duplicates).toBe(0);
+    expect(results.many.heap.heapPerInFlightItemBytes, 'many.heap.heapPerInFlightItemBytes').toSatisfy(numeric);
+    expect(results.many.heap.sent).toBe(results.many.heap.inFlight);
+    for (const key of ['polls', 'updates', 'pollsPerUpdate']) {
+      expect(results.many.track[key], `many.track.${key}`).toSatisfy(numeric);
+    }
+    expect(results.many.track.settled).toBe(results.many.track.ids);
+    expect(stdout).toMatch(/sendMany rate \/ limit/);
+    expect(stdout).toMatch(/trackDeliveries polls per update/);
     expect(results.connections.sdkConnections).toSatisfy(numeric);
     expect(results.checks).toHaveLength(results.targets.length);
   }, 120_000);
