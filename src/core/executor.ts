@@ -194,7 +194,16 @@ export class Executor {
       record,
     };
     const replayable = body?.kind !== 'stream' || body.replayable;
-    return pRetry((attempt) => this.#attempt(exchange, attempt), {
+    // Most calls succeed at once: the first attempt runs directly, and p-retry (which owns the
+    // loop and counts the whole budget) is only set up once an attempt has failed. It is then
+    // handed that failure as its own first attempt, so the budget is counted in one place.
+    let first: unknown;
+    try {
+      return await this.#attempt(exchange, 1);
+    } catch (error) {
+      first = error;
+    }
+    return pRetry((attempt) => (attempt === 1 ? Promise.reject(first) : this.#attempt(exchange, attempt)), {
       retries: options.maxRetries ?? config.maxRetries,
       // The delay comes from the policy (it honours Retry-After) and is slept in shouldRetry.
       minTimeout: 0,

@@ -42,15 +42,15 @@ export class Messages extends APIResource {
    */
   send(params: SendMessageParams, options?: SendOptions): APIPromise<MessageLog> {
     let schemas: Schemas;
-    let sent: { params: SentParams; startedAt: Date } | undefined;
+    let sent: { checked: SendMessageParams; startedAt: number } | undefined;
     const request = async () => {
-      const startedAt = new Date();
+      const startedAt = Date.now();
       const fields = readFields(params, SEND_PARAMS, '{ sender_phone, to_phone, type, content }');
       // Before any await: a caller's media stream that fails meanwhile must not end the process.
-      watchMediaSource(fields);
+      if (fields['media'] !== undefined) watchMediaSource(fields);
       schemas = await loadSchemas();
       const checked = checkSendParams(fields, schemas.sendMessageParamsSchema);
-      sent = { params: describeSend(checked), startedAt };
+      sent = { checked, startedAt };
       return { body: await requestBody(checked) };
     };
     const parse = (result: ApiResult) => parseData(schemas.messageLogSchema, result, 'sendMessage');
@@ -205,8 +205,12 @@ async function requestBody(params: SendMessageParams): Promise<RequestBody> {
  * server error: `SendOutcomeUnknownError`. A 2xx whose body cannot be read means the service
  * accepted the message: the error says so, so that nobody sends it again.
  */
-function sendFailure(error: unknown, sent: { params: SentParams; startedAt: Date } | undefined): unknown {
-  if (mayHaveBeenProcessed(error)) return new SendOutcomeUnknownError(error as Error, sent);
+function sendFailure(error: unknown, sent: { checked: SendMessageParams; startedAt: number } | undefined): unknown {
+  if (mayHaveBeenProcessed(error)) {
+    // Described only now: a send that succeeds pays nothing for the record of one that did not.
+    const record = sent && { params: describeSend(sent.checked), startedAt: new Date(sent.startedAt) };
+    return new SendOutcomeUnknownError(error as Error, record);
+  }
   if (error instanceof ResponseValidationError && error.status >= 200 && error.status < 300) {
     error.message += `\nThe service accepted the message (HTTP ${error.status}): it was sent, do not send it again.`;
   }
