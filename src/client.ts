@@ -61,17 +61,35 @@ function inheritanceOf(options: unknown): Inherited | undefined {
  * ```
  */
 export class MessagingClient {
-  /** Send messages, read one log, list logs. */
+  /**
+   * Send messages, read one log, list logs, send many, reconcile.
+   * @example `await client.messages.send(params)`
+   */
   readonly messages: Messages;
-  /** Check recipients. */
+  /**
+   * Check recipients.
+   * @example `await client.contacts.lookup({ phone, sender_phone })`
+   */
   readonly contacts: Contacts;
-  /** List sender numbers. */
+  /**
+   * List sender numbers.
+   * @example `await client.senderNumbers.list()`
+   */
   readonly senderNumbers: SenderNumbers;
-  /** The API root every path is appended to, e.g. `https://acme.example.com/api/v1`. */
+  /**
+   * The API root every path is appended to.
+   * @example `client.baseUrl // 'https://acme.example.com/api/v1'`
+   */
   readonly baseUrl: string;
-  /** The client's own `timeout`, in ms. */
+  /**
+   * The client's own `timeout`, in ms.
+   * @default 30000
+   */
   readonly timeout: number;
-  /** The client's own `maxRetries`. */
+  /**
+   * The client's own `maxRetries`.
+   * @default 2
+   */
   readonly maxRetries: number;
 
   readonly #executor: Executor;

@@ -37,9 +37,18 @@ export class ValidationError extends MessagingError {
    * @param issues every problem found
    * @param options `cause`: the error behind it (a caller's throwing getter, a failed media stream)
    */
-  constructor(what: string, issues: readonly Issue[], options?: ErrorOptions) {
+  /**
+   * True when the request may still have reached the service although the SDK refused what came
+   * back (a `fetch` or `dispatcher` that followed a redirect after a POST): a send then reports an
+   * unknown outcome, with this error as `cause`, not a plain refusal.
+   * @default false
+   */
+  readonly mayHaveBeenSent: boolean;
+
+  constructor(what: string, issues: readonly Issue[], options?: ErrorOptions & { readonly mayHaveBeenSent?: boolean }) {
     super(`${what}:\n${issues.map((i) => `  - ${i.path || '(value)'}: ${i.message}`).join('\n')}`, options);
     this.issues = issues;
+    this.mayHaveBeenSent = options?.mayHaveBeenSent === true;
   }
 
   /**

@@ -1,6 +1,12 @@
 /** Small holes in the contract with the service, each closed for its whole class of answers. */
 import fc from 'fast-check';
-import { APIError, MessagingClient, ResponseValidationError, SendOutcomeUnknownError } from 'tenant-messaging';
+import {
+  APIError,
+  MessagingClient,
+  ResponseValidationError,
+  SendOutcomeUnknownError,
+  ValidationError,
+} from 'tenant-messaging';
 import { afterEach, describe, expect, it } from 'vitest';
 import { json, messageLog, startServer, type TestServer } from './helpers/server.js';
 
@@ -54,6 +60,22 @@ describe('a 3xx answer', () => {
       }),
       { seed: 4, numRuns: 15 },
     );
+  });
+
+  it('to a send, through a fetch that follows it anyway: still an unknown outcome, never "nothing was sent"', async () => {
+    server = await startServer((req, res) => {
+      if (req.method === 'POST') res.writeHead(303, { location: '/api/v1/messages/1' }).end();
+      else json(res, 200, { data: messageLog({ id: 1 }) });
+    });
+    const client = new MessagingClient({
+      baseUrl: server.url,
+      apiKey: 'k',
+      fetch: (input, init) => fetch(input, { ...init, redirect: 'follow' }),
+    });
+    const error = await client.messages.send(TEXT).catch((e: unknown) => e);
+    expect(error).toBeInstanceOf(SendOutcomeUnknownError);
+    expect((error as Error).cause).toBeInstanceOf(ValidationError);
+    expect(server.requests.filter((r) => r.method === 'POST')).toHaveLength(1);
   });
 
   it('to a read is an APIError that says redirects are not followed, and is not retried', async () => {

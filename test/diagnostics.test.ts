@@ -157,6 +157,17 @@ describe('tenant-messaging:request', () => {
   });
 });
 
+describe('client.request() in traces', () => {
+  it('the urlTemplate of a raw path has its numeric segments as {id}: never the filled path', async () => {
+    server = await startServer((_req, res) => json(res, 200, { data: { id: 1 } }));
+    const client = new MessagingClient({ baseUrl: server.url, apiKey: KEY });
+    await client.request({ method: 'GET', path: '/sender-numbers/12345/verifications/67' });
+    const start = events.find(([, event]) => event === 'start') as Event;
+    expect(start[2]).toMatchObject({ endpoint: 'request', urlTemplate: '/sender-numbers/{id}/verifications/{id}' });
+    expect(server.requests[0]?.url).toBe('/api/v1/sender-numbers/12345/verifications/67');
+  });
+});
+
 describe('tenant-messaging:poll', () => {
   it('one message per poll of a wait, with the status read or the error', async () => {
     const answers = [503, 'sent', 'delivered'] as const;

@@ -155,6 +155,24 @@ describe('the proxy option is checked', () => {
     expect(() => new MessagingClient({ ...options, baseUrl: 'https://acme.example.com' })).not.toThrow();
   });
 
+  it("'env' too: plain http to the API through HTTP_PROXY on another host needs allowInsecureHttp", () => {
+    const names = ['HTTP_PROXY', 'http_proxy'] as const;
+    const saved = names.map((name) => process.env[name]);
+    for (const name of names) delete process.env[name];
+    process.env['HTTP_PROXY'] = 'http://proxy.corp.example:3128';
+    try {
+      const options = { baseUrl: 'http://127.0.0.1:8080', apiKey: KEY, proxy: 'env' as const };
+      expect(configError(() => new MessagingClient(options)).message).toMatch(/HTTP_PROXY.*would read the API key/);
+      expect(() => new MessagingClient({ ...options, allowInsecureHttp: true })).not.toThrow();
+      expect(() => new MessagingClient({ ...options, baseUrl: 'https://acme.example.com' })).not.toThrow();
+    } finally {
+      names.forEach((name, i) => {
+        if (saved[i] === undefined) delete process.env[name];
+        else process.env[name] = saved[i];
+      });
+    }
+  });
+
   it("'env' with a variable that is not an http(s) URL names the variable", () => {
     for (const [name, value] of [
       ['HTTP_PROXY', 'proxy.internal:3128'],

@@ -9,7 +9,15 @@ import type {
   RetryMessage,
 } from '../types/diagnostics.js';
 
-/** The channel names, as subscribers write them. */
+/**
+ * The channel names the SDK publishes on, as subscribers write them.
+ *
+ * @example
+ * ```ts
+ * import { subscribe } from 'node:diagnostics_channel'
+ * subscribe(CHANNEL_NAMES.retry, (message) => console.log('retry', message))
+ * ```
+ */
 export const CHANNEL_NAMES = Object.freeze({
   request: 'tenant-messaging:request',
   retry: 'tenant-messaging:retry',

@@ -67,6 +67,7 @@ export function classifyFailure(error: unknown, call: FailureContext): unknown {
  */
 export function mayHaveBeenProcessed(error: unknown): boolean {
   if (error instanceof APIConnectionError) return !error.neverSent;
+  if (error instanceof ValidationError) return error.mayHaveBeenSent;
   if (error instanceof APIError)
     return error.status === 408 || error.status >= 500 || (error.status >= 300 && error.status < 400);
   return false;

@@ -75,12 +75,16 @@ export class Deadline {
 }
 
 function redirectRefused(from: unknown): ValidationError {
-  return new ValidationError('The dispatcher option followed a redirect', [
-    {
-      path: 'dispatcher',
-      message: `it followed a redirect from ${from instanceof URL ? from.origin : String(from)} although the SDK asked for none (maxRedirections: 0). The SDK stopped it before anything was sent to the new address, so your API key only goes to the base URL's origin. Pass a dispatcher that does not follow redirects.`,
-    },
-  ]);
+  return new ValidationError(
+    'The dispatcher option followed a redirect',
+    [
+      {
+        path: 'dispatcher',
+        message: `it followed a redirect from ${from instanceof URL ? from.origin : String(from)} although the SDK asked for none (maxRedirections: 0). The SDK stopped it before anything was sent to the new address, so your API key only goes to the base URL's origin. Pass a dispatcher that does not follow redirects.`,
+      },
+    ],
+    { mayHaveBeenSent: true },
+  );
 }
 
 /** The dispatch option under which a request carries its `Deadline` to the interceptor. */

@@ -63,12 +63,16 @@ export class FetchTransport implements Transport {
     // body is not the tenant's, so it is refused rather than returned as the API's answer.
     if (response.redirected) {
       void response.body?.cancel().catch(() => undefined);
-      throw new ValidationError('The fetch option followed a redirect', [
-        {
-          path: 'fetch',
-          message: `it followed a redirect from ${new URL(req.url).origin} although the SDK asked for none (redirect: 'manual'). Pass a fetch that honours redirect: 'manual', so your API key only goes to the base URL's origin.`,
-        },
-      ]);
+      throw new ValidationError(
+        'The fetch option followed a redirect',
+        [
+          {
+            path: 'fetch',
+            message: `it followed a redirect from ${new URL(req.url).origin} although the SDK asked for none (redirect: 'manual'). Pass a fetch that honours redirect: 'manual', so your API key only goes to the base URL's origin.`,
+          },
+        ],
+        { mayHaveBeenSent: true },
+      );
     }
     const headers: Record<string, string> = {};
     response.headers.forEach((value, name) => {

@@ -42,15 +42,22 @@ export function newestFirst(logs: readonly MessageLog[]): boolean {
  * from the last page (when `meta.last_page` says which) backwards, in the same way, else forwards.
  * `maxPages` bounds the walk either way.
  */
-export async function reconcileSend(search: ReconcileSearch, deps: ReconcileDeps): Promise<ReconcileResult> {
+export async function reconcileSend(
+  search: ReconcileSearch,
+  deps: ReconcileDeps,
+  claimed: ReadonlySet<number> = new Set(),
+): Promise<ReconcileResult> {
   const { params, windowStart, maxPages } = search;
   const senderId =
     params.sender_number_id ??
     (params.sender_phone === undefined ? undefined : await deps.senderNumberId(params.sender_phone));
   const content = params.content === undefined || params.content === '' ? null : params.content;
-  const certain: MessageLog[] = [];
-  const uncertain: MessageLog[] = [];
+  // By id: an offset-paged list shifts while it is read (a send lands between two pages), so
+  // the same log can appear on two pages; and a log another item of a batch owns is not this one.
+  const certain = new Map<number, MessageLog>();
+  const uncertain = new Map<number, MessageLog>();
   const consider = (log: MessageLog) => {
+    if (claimed.has(log.id)) return;
     const at = sentAt(log);
     if (at !== undefined && at < windowStart) return;
     if (!sameType(params.type, log.message_type)) return;
@@ -64,8 +71,8 @@ export async function reconcileSend(search: ReconcileSearch, deps: ReconcileDeps
     ) {
       return;
     }
-    if (payload['to_phone'] === undefined) uncertain.push(log);
-    else if (payload['to_phone'] === params.to_phone) certain.push(log);
+    if (payload['to_phone'] === undefined) uncertain.set(log.id, log);
+    else if (payload['to_phone'] === params.to_phone) certain.set(log.id, log);
   };
   const allOlder = (logs: readonly MessageLog[]) =>
     logs.length > 0 && logs.every((log) => (sentAt(log) ?? Number.POSITIVE_INFINITY) < windowStart);
@@ -90,14 +97,19 @@ export async function reconcileSend(search: ReconcileSearch, deps: ReconcileDeps
     if (pages >= maxPages) break;
     if (backwards) {
       if (--pageNumber < 1) break;
-      page = pageNumber === 1 ? first : await deps.listPage({ page: pageNumber });
+      if (pageNumber === 1) page = first;
+      else {
+        page = await deps.listPage({ page: pageNumber });
+        pages++;
+      }
     } else {
       if (!page.hasNextPage() || page.data.length === 0) break;
       page = await page.getNextPage();
+      pages++;
     }
-    pages++;
   }
-  if (certain.length === 1 && uncertain.length === 0) return { status: 'found', log: certain[0] as MessageLog };
-  if (certain.length + uncertain.length === 0) return { status: 'not-found', searched: { pages, logs } };
-  return { status: 'ambiguous', candidates: [...certain, ...uncertain] };
+  const [only] = certain.values();
+  if (certain.size === 1 && uncertain.size === 0) return { status: 'found', log: only as MessageLog };
+  if (certain.size + uncertain.size === 0) return { status: 'not-found', searched: { pages, logs } };
+  return { status: 'ambiguous', candidates: [...certain.values(), ...uncertain.values()] };
 }

@@ -19,9 +19,10 @@ export interface ApiResult {
 export function toResult(route: Route, path: string, response: TransportResponse): ApiResult {
   const { status, headers, text } = response;
   if (status >= 300 && status < 400) {
-    const location = headers['location'] ?? '(no Location header)';
+    // A server's text in our message: no control characters (log lines stay one line each).
+    const location = (headers['location'] ?? '(no Location header)').slice(0, 200).replace(/\p{Cc}/gu, '?');
     const error = errorFromResponse(status, text, headers);
-    error.message = `The service answered ${route.method} ${path} with HTTP ${status}, redirecting to ${location.slice(0, 200)}. The SDK does not follow redirects, so your API key only goes to the base URL's origin: check that baseUrl is the tenant URL from your dashboard.`;
+    error.message = `The service answered ${route.method} ${path} with HTTP ${status}, redirecting to ${location}. The SDK does not follow redirects, so your API key only goes to the base URL's origin: check that baseUrl is the tenant URL from your dashboard.`;
     throw error;
   }
   if (status < 200 || status >= 300) throw errorFromResponse(status, text, headers);

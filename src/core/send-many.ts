@@ -4,15 +4,25 @@ import type { SendManySettings } from '../internal/many-options.js';
 import type { ReconcileResult, SendResult } from '../types/many.js';
 import type { MessageLog } from '../types/message-log.js';
 import type { SendMessageParams, SentParams } from '../types/send.js';
+import { untilAborted } from './abortable.js';
 
 /** What `sendMany` needs from the client. */
 export interface SendManyDeps {
   readonly send: (params: SendMessageParams) => Promise<MessageLog>;
-  /** Undefined when reconciling is off. */
-  readonly reconcile: ((params: SentParams, since: Date) => Promise<ReconcileResult>) | undefined;
+  /** Undefined when reconciling is off. `claimed`: log ids other results of this batch own. */
+  readonly reconcile:
+    | ((params: SentParams, since: Date, claimed: ReadonlySet<number>) => Promise<ReconcileResult>)
+    | undefined;
 }
 
 type Source = Iterable<SendMessageParams> | AsyncIterable<SendMessageParams>;
+
+/**
+ * How long a log id stays claimed by this batch. A later reconciliation looks only at logs sent
+ * after its own send started (minus the clock skew allowance), so an id claimed before that can no
+ * longer be mistaken for another item's log: forgetting it keeps a long campaign in flat memory.
+ */
+const CLAIM_MS = 15 * 60_000;
 
 /**
  * Sends every item of `source`, `concurrency` at a time, yielding each result as it completes.
@@ -21,7 +31,11 @@ type Source = Iterable<SendMessageParams> | AsyncIterable<SendMessageParams>;
  * a slot is free and the caller asks for the next result, so a slow consumer stops the sending
  * (backpressure) and a 1,000,000-row cursor is read one row at a time. Nothing is sent twice:
  * `send` never retries a send that may have arrived, and an unknown outcome is reconciled against
- * the logs (never sent again) before its result is yielded.
+ * the logs (never sent again) before its result is yielded. A log already reported for another
+ * item of the batch is never taken for this one (two identical rows, one stored, one lost).
+ *
+ * When the source throws, or the signal aborts, reading stops; the sends in flight end and their
+ * results are yielded; then the iteration rejects with the source's error or the signal's reason.
  */
 export async function* sendMany(
   source: Source,
@@ -34,44 +48,89 @@ export async function* sendMany(
       ? source[Symbol.asyncIterator]()
       : (source as Iterable<SendMessageParams>)[Symbol.iterator]();
   const inFlight = new Map<number, Promise<{ key: number; result: SendResult }>>();
+  const claimed = new Map<number, number>(); // log id -> when it was claimed
+  const claim = (id: number) => {
+    const now = Date.now();
+    claimed.set(id, now);
+    for (const [old, at] of claimed) {
+      if (at >= now - CLAIM_MS) break; // insertion order: the rest is newer
+      claimed.delete(old);
+    }
+  };
+  const reconcile = deps.reconcile;
+  const itemDeps = {
+    send: deps.send,
+    reconcile: reconcile && ((params: SentParams, since: Date) => reconcile(params, since, new Set(claimed.keys()))),
+  };
+  type Pulled = { readonly item: SendMessageParams } | { readonly done: true } | { readonly error: unknown };
+  // The source is read while sends are in flight, and whichever comes first is handled: a result
+  // is yielded even while the source is slow (or stuck), so that the caller can always stop.
+  const pull = (): Promise<{ readonly pulled: Pulled }> =>
+    untilAborted(Promise.resolve(iterator.next()), signal).then(
+      (next) => ({ pulled: next.done ? { done: true } : { item: next.value } }),
+      (error: unknown) => ({ pulled: { error } }),
+    );
   let index = 0;
-  let exhausted = false;
-  let stopped = false;
+  let reading = true;
+  let pending: Promise<{ readonly pulled: Pulled }> | undefined;
+  let failure: { error: unknown } | undefined;
+  const halted = () => signal?.aborted === true || (stopOnError && failure !== undefined);
   try {
     for (;;) {
-      while (!exhausted && !stopped && !signal?.aborted && inFlight.size < concurrency) {
-        const next = await iterator.next();
-        if (next.done) exhausted = true;
-        else {
+      if (halted()) {
+        reading = false;
+        pending = undefined; // abandoned: its item, if one comes, is never sent
+      } else if (reading && inFlight.size < concurrency) pending ??= pull();
+      if (pending === undefined && inFlight.size === 0) break;
+      type Settled = { readonly pulled: Pulled } | { readonly key: number; readonly result: SendResult };
+      const racers: Promise<Settled>[] = [...inFlight.values()];
+      if (pending) racers.push(pending);
+      const next = await Promise.race(racers);
+      if ('pulled' in next) {
+        pending = undefined;
+        const { pulled } = next;
+        if ('item' in pulled) {
           const key = index++;
           inFlight.set(
             key,
-            sendOne(key, next.value, deps).then((result) => ({ key, result })),
+            sendOne(key, pulled.item, itemDeps).then((result) => ({ key, result })),
           );
+        } else {
+          reading = false;
+          if ('error' in pulled && !signal?.aborted) failure = { error: pulled.error };
         }
+        continue;
       }
-      if (inFlight.size === 0) break;
-      const { key, result } = await Promise.race(inFlight.values());
-      inFlight.delete(key);
-      if (stopOnError && result.status !== 'sent') stopped = true;
-      yield result;
+      inFlight.delete(next.key);
+      if (next.result.status === 'sent') claim(next.result.log.id);
+      else if (stopOnError) failure ??= { error: undefined };
+      yield next.result;
     }
+    if (failure?.error !== undefined) throw failure.error;
     signal?.throwIfAborted();
   } finally {
-    // An early `break` (or an abort): stop reading the source, and let the sends in flight end
-    // (they are bounded by their deadlines), so that nothing is left running behind the caller.
-    if (!exhausted) await iterator.return?.();
+    // An early `break` (or an abort, or a failed source): stop reading the source without waiting
+    // on it (its pending `next()` may never settle), and let the sends in flight end (each within
+    // its deadline), so that nothing is left running behind the caller.
+    if (reading) Promise.resolve(iterator.return?.()).catch(() => undefined);
     await Promise.allSettled(inFlight.values());
   }
 }
 
 /** One item: `send` checks it as it checks any call; every failure becomes a result, never a throw. */
-async function sendOne(index: number, params: SendMessageParams, deps: SendManyDeps): Promise<SendResult> {
+async function sendOne(
+  index: number,
+  params: SendMessageParams,
+  deps: {
+    send: SendManyDeps['send'];
+    reconcile: ((params: SentParams, since: Date) => Promise<ReconcileResult>) | undefined;
+  },
+): Promise<SendResult> {
   try {
     return { index, params, status: 'sent', log: await deps.send(params), reconciled: false };
   } catch (error) {
     if (error instanceof SendOutcomeUnknownError) {
-      const found = await reconcileUnknown(error, deps);
+      const found = await reconcileUnknown(error, deps.reconcile);
       if (found) return { index, params, status: 'sent', log: found, reconciled: true };
       return { index, params, status: 'unknown', error };
     }
@@ -79,10 +138,13 @@ async function sendOne(index: number, params: SendMessageParams, deps: SendManyD
   }
 }
 
-async function reconcileUnknown(error: SendOutcomeUnknownError, deps: SendManyDeps): Promise<MessageLog | undefined> {
-  if (!deps.reconcile || !error.params) return undefined;
+async function reconcileUnknown(
+  error: SendOutcomeUnknownError,
+  reconcile: ((params: SentParams, since: Date) => Promise<ReconcileResult>) | undefined,
+): Promise<MessageLog | undefined> {
+  if (!reconcile || !error.params) return undefined;
   try {
-    const outcome = await deps.reconcile(error.params, error.startedAt);
+    const outcome = await reconcile(error.params, error.startedAt);
     return outcome.status === 'found' ? outcome.log : undefined;
   } catch {
     // The search failed (the network again): the outcome stays unknown, which is what it is.

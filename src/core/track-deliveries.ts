@@ -2,6 +2,7 @@ import { DeliveryTimeoutError } from '../errors.js';
 import type { PollSettings } from '../internal/poll-options.js';
 import type { DeliveryUpdate } from '../types/many.js';
 import type { MessageLog } from '../types/message-log.js';
+import { untilAborted } from './abortable.js';
 
 /** What tracking needs from the client: one wait per id, on the client's shared poll scheduler. */
 export interface TrackDeps {
@@ -12,13 +13,21 @@ export interface TrackDeps {
 
 type Ids = Iterable<number> | AsyncIterable<number>;
 
+/** The reader gives the event loop a turn after this many ids. */
+const YIELD_EVERY = 256;
+/** Ids followed at once at most; the reader waits for some to settle before reading more. */
+const MAX_FOLLOWED = 100_000;
+
 /**
  * Follows many message logs at once, yielding an update whenever one's `delivery_status` changes
  * and a final one for an id that times out or cannot be tracked; ends when every id is settled.
  * `ids` is read as it grows (the ids coming out of `sendMany`, say), while updates are yielded.
+ * An id given twice while it is followed is followed once.
  *
  * Every wait goes through the client's poll scheduler, so 10,000 ids are polled within
- * `polling.maxPerSecond` exactly as 10,000 `waitForDelivery` calls would be.
+ * `polling.maxPerSecond` exactly as 10,000 `waitForDelivery` calls would be. An abort, an early
+ * `break` or a source that throws stops every wait at once (a source that throws rejects the
+ * iteration with its error; an abort with the signal's reason).
  */
 export async function* trackDeliveries(
   ids: Ids,
@@ -29,11 +38,12 @@ export async function* trackDeliveries(
   const signal = settings.signal ? AbortSignal.any([settings.signal, stop.signal]) : stop.signal;
   const queue: DeliveryUpdate[] = [];
   let wake: (() => void) | undefined;
+  let roomForMore: (() => void) | undefined;
   const push = (update: DeliveryUpdate) => {
     queue.push(update);
     wake?.();
   };
-  let active = 0;
+  const following = new Set<number>();
   let reading = true;
   let sourceError: { error: unknown } | undefined;
 
@@ -44,7 +54,8 @@ export async function* trackDeliveries(
       push({ id, status: 'failed', error });
       return;
     }
-    active++;
+    if (following.has(id)) return;
+    following.add(id);
     let last: MessageLog | undefined;
     const onUpdate = (log: MessageLog) => {
       last = log;
@@ -58,19 +69,32 @@ export async function* trackDeliveries(
         else push({ id, status: 'failed', error });
       })
       .finally(() => {
-        active--;
+        following.delete(id);
         wake?.();
+        roomForMore?.();
       });
   };
 
   const iterator =
     Symbol.asyncIterator in ids ? ids[Symbol.asyncIterator]() : (ids as Iterable<number>)[Symbol.iterator]();
-  const read = (async () => {
+  // Why the reader yields and pauses: a synchronous source only ever awaits microtasks, so an
+  // endless (or just huge) one would hold the event loop; and every id followed holds a wait.
+  void (async () => {
     try {
-      for (let next = await iterator.next(); !next.done && !signal.aborted; next = await iterator.next())
+      for (let count = 1; !signal.aborted; count++) {
+        const next = await untilAborted(Promise.resolve(iterator.next()), signal);
+        if (next.done) break;
         follow(next.value);
+        if (count % YIELD_EVERY === 0) await new Promise((resolve) => setImmediate(resolve));
+        while (following.size >= MAX_FOLLOWED && !signal.aborted) {
+          await new Promise<void>((resolve) => {
+            roomForMore = resolve;
+          });
+          roomForMore = undefined;
+        }
+      }
     } catch (error) {
-      sourceError = { error };
+      if (!signal.aborted) sourceError = { error };
     } finally {
       reading = false;
       wake?.();
@@ -85,17 +109,18 @@ export async function* trackDeliveries(
       while (queue.length > 0) yield queue.shift() as DeliveryUpdate;
       if (sourceError) throw sourceError.error;
       settings.signal?.throwIfAborted();
-      if (!reading && active === 0) return;
+      if (!reading && following.size === 0) return;
       await new Promise<void>((resolve) => {
         wake = resolve;
       });
       wake = undefined;
     }
   } finally {
-    // An early `break`, an abort or a failed source: stop every wait and stop reading ids.
+    // An early `break`, an abort or a failed source: stop every wait and stop reading ids, without
+    // waiting on the source (its pending `next()` may never settle).
     signal.removeEventListener('abort', onAbort);
     stop.abort(new Error('trackDeliveries ended'));
-    if (reading) await iterator.return?.();
-    await read;
+    roomForMore?.();
+    if (reading) Promise.resolve(iterator.return?.()).catch(() => undefined);
   }
 }

@@ -1,5 +1,5 @@
 import type { DecoratorHandler, Dispatcher } from 'undici';
-import { MessagingError } from '../errors.js';
+import { APIConnectionError, MessagingError } from '../errors.js';
 import type { ProxyConfig } from '../internal/proxy.js';
 import { ConnectionGates, type GateWaiter } from './connection-gate.js';
 import { DEADLINE, Deadline, deadlineInterceptor } from './deadline.js';
@@ -20,6 +20,18 @@ import {
  * should not pay.
  */
 let undici: typeof import('undici') | undefined;
+
+/** undici itself, or a connection error that says nothing left (the HTTP client could not even load). */
+async function loadUndici(): Promise<typeof import('undici')> {
+  try {
+    return await import('undici');
+  } catch (error) {
+    throw new APIConnectionError(
+      `Could not load undici, the HTTP client (${error instanceof Error ? error.message : 'unknown error'}): check that it is installed and that this Node version is supported (>= 22.19)`,
+      { cause: error, neverSent: true },
+    );
+  }
+}
 
 /** Sockets the client's own Agent keeps per origin; more concurrent calls queue for a free one. */
 export const MAX_CONNECTIONS = 16;
@@ -64,7 +76,7 @@ export class UndiciTransport implements Transport {
   }
 
   async send(req: TransportRequest): Promise<TransportResponse> {
-    undici ??= await import('undici');
+    undici ??= await loadUndici();
     const { request } = undici;
     let own: OwnPool | undefined;
     let dispatcher: Dispatcher;

@@ -16,8 +16,13 @@ export interface SendManySettings {
   readonly stopOnError: boolean;
 }
 
-function isIterable(value: unknown): boolean {
-  return typeof value === 'object' && value !== null && (Symbol.iterator in value || Symbol.asyncIterator in value);
+/** True for an iterable or async iterable; false (never a throw) for anything else, hostile Proxies included. */
+export function isIterable(value: unknown): boolean {
+  try {
+    return typeof value === 'object' && value !== null && (Symbol.iterator in value || Symbol.asyncIterator in value);
+  } catch {
+    return false;
+  }
 }
 
 /** Checks `sendMany`'s source and options before anything is read or sent. */

@@ -6,6 +6,7 @@ import type { WaitForDeliveryOptions } from '../types/polling.js';
 import { check, checkKnownKeys, type KnownKeys } from './checks.js';
 import { describeValue } from './describe-value.js';
 import { readFields } from './input.js';
+import { isIterable } from './many-options.js';
 
 const POLL_OPTIONS: KnownKeys<WaitForDeliveryOptions> = {
   interval: true,
@@ -61,7 +62,7 @@ const TRACK_OPTIONS: KnownKeys<TrackDeliveriesOptions> = { interval: true, timeo
  * options are `waitForDelivery`'s without `onUpdate` (the updates are what it yields).
  */
 export function checkTrackOptions(ids: unknown, given: unknown): PollSettings {
-  const iterable = typeof ids === 'object' && ids !== null && (Symbol.iterator in ids || Symbol.asyncIterator in ids);
+  const iterable = isIterable(ids);
   if (!iterable) {
     throw new ValidationError('Invalid trackDeliveries ids', [
       { path: 'ids', message: `must be an iterable or async iterable of message log ids, got ${describeValue(ids)}` },

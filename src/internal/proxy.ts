@@ -78,6 +78,16 @@ export function checkProxy(
       if (problem) issues.push({ path: 'proxy', message: `is 'env', and the ${found.name} variable ${problem}` });
       else read[name] = found.value;
     }
+    // An http:// base URL goes through HTTP_PROXY as a readable request: the same rule as an
+    // explicit proxy URL on another host (NO_PROXY may exempt the host, but the key must not
+    // depend on a variable being right).
+    const httpProxyHost = read.HTTP_PROXY ? new URL(read.HTTP_PROXY).hostname : undefined;
+    if (insecure.baseProtocol === 'http:' && httpProxyHost && !isLoopback(httpProxyHost) && !insecure.allowed) {
+      issues.push({
+        path: 'proxy',
+        message: `is 'env', HTTP_PROXY names another host (${httpProxyHost}) and the base URL is plain http://: the proxy would read the API key. Use an https:// base URL, or pass allowInsecureHttp: true for a network you trust`,
+      });
+    }
     return {
       kind: 'env',
       httpProxy: read.HTTP_PROXY,

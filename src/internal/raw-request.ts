@@ -65,15 +65,17 @@ export function checkRawRequest<T>(given: unknown, apiBase: string): CheckedRawR
   }
   if (issues.length > 0) throw new ValidationError(what, issues);
   const verb = method as HttpMethod;
-  const template = path as string;
+  const filled = path as string;
   return {
     route: {
       name: 'request',
       method: verb,
-      label: `${verb} ${template}`,
-      template,
+      label: `${verb} ${filled}`,
+      // For traces and metrics, never the filled path: numeric segments become `{id}`, so that
+      // `/sender-numbers/1` and `/sender-numbers/2` are one series.
+      template: filled.replace(/\/\d+(?=\/|$)/g, '/{id}'),
       idempotent: verb === 'GET' || verb === 'HEAD',
-      literals: [template],
+      literals: [filled],
       params: [],
       ids: {},
     },

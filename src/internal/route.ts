@@ -67,7 +67,7 @@ export function checkId(value: unknown, param: string, id: IdDescription): asser
 /** Fills a route's path template, checking every id parameter first. */
 export function fillPath(route: Route, params: Readonly<Record<string, unknown>> | undefined): string {
   const { literals, params: names } = route;
-  if (names.length === 0) return route.template;
+  if (names.length === 0) return literals[0] as string;
   let path = literals[0] as string;
   for (let i = 0; i < names.length; i++) {
     const name = names[i] as string;

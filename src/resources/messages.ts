@@ -1,4 +1,5 @@
 import { ReadStream } from 'node:fs';
+import { untilAborted } from '../core/abortable.js';
 import { mayHaveBeenProcessed } from '../core/classify.js';
 import type { ApiResult, RequestBody } from '../core/executor.js';
 import { mediaLabel } from '../core/media-label.js';
@@ -127,7 +128,7 @@ export class Messages extends APIResource {
   ): AsyncGenerator<SendResult> {
     const settings = checkSendManyOptions(source, options);
     const reconcile = settings.reconcile
-      ? (params: SentParams, since: Date) => this.reconcile(params, { since })
+      ? (params: SentParams, since: Date, claimed: ReadonlySet<number>) => this.#reconcile(params, { since }, claimed)
       : undefined;
     return sendMany(source, settings, { send: (params) => this.send(params), reconcile });
   }
@@ -150,30 +151,40 @@ export class Messages extends APIResource {
    * }
    * ```
    */
-  async reconcile(params: SentParams | SendMessageParams, options: ReconcileOptions): Promise<ReconcileResult> {
+  reconcile(params: SentParams | SendMessageParams, options: ReconcileOptions): Promise<ReconcileResult> {
+    return this.#reconcile(params, options, undefined);
+  }
+
+  /** `reconcile`, skipping the logs other items of a `sendMany` batch already own. */
+  async #reconcile(
+    params: unknown,
+    options: unknown,
+    claimed: ReadonlySet<number> | undefined,
+  ): Promise<ReconcileResult> {
     const search = checkReconcile(params, options);
-    const { signal } = options;
-    return reconcileSend(search, {
-      listPage: (query) => this.list(query, signal ? { signal } : undefined).then((page) => page),
-      senderNumberId: (phone) => this.#senderNumberId(phone, signal),
-    });
+    const { signal } = options as ReconcileOptions;
+    const deps = {
+      listPage: (query: ListQuery) => this.list(query, signal ? { signal } : undefined).then((page) => page),
+      senderNumberId: async (phone: string) => (await untilAborted(this.#senderIdsOnce(), signal)).get(phone),
+    };
+    return reconcileSend(search, deps, claimed);
   }
 
   /** Sender phones to ids, read once per client (the list is small and rarely changes). */
   #senderIds: Promise<Map<string, number>> | undefined;
 
-  async #senderNumberId(phone: string, signal: AbortSignal | undefined): Promise<number | undefined> {
+  /**
+   * The shared read, made without any caller's signal (each caller races its own against it):
+   * one caller giving up must not fail the others waiting on the same read.
+   */
+  #senderIdsOnce(): Promise<Map<string, number>> {
     this.#senderIds ??= this.executor
-      .run(
-        'listSenderNumbers',
-        { request: {}, parse: (r) => senderIdsOf(openList(r, 'listSenderNumbers')) },
-        signal ? { signal } : undefined,
-      )
+      .run('listSenderNumbers', { request: {}, parse: (r) => senderIdsOf(openList(r, 'listSenderNumbers')) })
       .catch((error: unknown) => {
         this.#senderIds = undefined; // a failed read is not cached
         throw error;
       });
-    return (await this.#senderIds).get(phone);
+    return this.#senderIds;
   }
 }
 

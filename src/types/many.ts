@@ -29,7 +29,15 @@ export interface ReconcileOptions {
   clockSkewMs?: number | undefined;
 }
 
-/** What `messages.reconcile` found. */
+/**
+ * What `messages.reconcile` found.
+ *
+ * @example
+ * ```ts
+ * const outcome = await client.messages.reconcile(error.params, { since: error.startedAt })
+ * if (outcome.status === 'found') console.log(outcome.log.id)
+ * ```
+ */
 export type ReconcileResult =
   /** Exactly one log matches, its recipient confirmed by `request_payload.to_phone`. */
   | { readonly status: 'found'; readonly log: MessageLog }
@@ -70,7 +78,16 @@ export interface SendManyOptions {
   stopOnError?: boolean | undefined;
 }
 
-/** One result of `sendMany`, in completion order; `index` is the item's position in the source. */
+/**
+ * One result of `sendMany`, in completion order; `index` is the item's position in the source.
+ *
+ * @example
+ * ```ts
+ * for await (const result of client.messages.sendMany(rows)) {
+ *   if (result.status === 'sent') console.log(result.index, result.log.id, result.reconciled)
+ * }
+ * ```
+ */
 export type SendResult =
   | {
       readonly index: number;
@@ -120,7 +137,16 @@ export interface TrackDeliveriesOptions {
   signal?: AbortSignal | undefined;
 }
 
-/** One update of `trackDeliveries`. */
+/**
+ * One update of `trackDeliveries`.
+ *
+ * @example
+ * ```ts
+ * for await (const update of client.trackDeliveries(ids)) {
+ *   if (update.status === 'failed') console.warn(update.id, update.error)
+ * }
+ * ```
+ */
 export type DeliveryUpdate =
   /** The id's `delivery_status` changed (the first read included); `status` is the new one. */
   | { readonly id: number; readonly log: MessageLog; readonly status: string }
