@@ -61,7 +61,7 @@ export class MessagingWorker {
       // A job that stalls again after its re-run is still reconciled, never failed by BullMQ for it.
       maxStalledCount: 10,
     });
-    // BullMQ reports a failed job (422, unknown...) here too; those are already published to updates().
+    // Connection trouble with Redis: BullMQ reconnects by itself; without a listener it would be an unhandled 'error' event.
     this.#worker.on('error', (error) => options.logger?.error('bullmq worker error', { error: String(error) }));
   }
 

@@ -1,4 +1,5 @@
 /** What the BullMQ tests share: a throwaway Redis per file, the sandbox, and small helpers. */
+import type { Queue } from 'bullmq';
 import { MessagingClient, type SendMessageParams } from 'tenant-messaging';
 import type { MessagingUpdate, MessagingWorkerOptions } from 'tenant-messaging/bullmq';
 import { type RunningSandbox, SANDBOX_PHONES, startSandbox } from 'tenant-messaging/sandbox';
@@ -81,4 +82,15 @@ export async function collectUpdates(
     await iterator.return?.();
   }
   return seen;
+}
+
+/** Waits until a job has finished (updates are published just before BullMQ records the end). */
+export async function finishedJob(raw: Queue, id: string, timeoutMs = 5_000) {
+  const deadline = Date.now() + timeoutMs;
+  for (;;) {
+    const job = await raw.getJob(id);
+    if (job?.finishedOn !== undefined) return job;
+    if (Date.now() > deadline) throw new Error(`job ${id} did not finish`);
+    await new Promise((resolve) => setTimeout(resolve, 20));
+  }
 }

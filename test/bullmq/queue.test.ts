@@ -9,7 +9,7 @@ import { mediaFromPath, type SendMessageParams, ValidationError } from 'tenant-m
 import { MessagingQueue, MessagingWorker, RETENTION_DEFAULTS } from 'tenant-messaging/bullmq';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { uniqueName } from '../helpers/redis.js';
-import { collectUpdates, type Fixture, fastWorker, runs, SENDER, startFixture, text } from './fixture.js';
+import { collectUpdates, type Fixture, fastWorker, finishedJob, runs, SENDER, startFixture, text } from './fixture.js';
 
 let f: Fixture;
 beforeAll(async () => {
@@ -140,6 +140,9 @@ describe.runIf(runs)('MessagingWorker: sending', () => {
       expect(new Set(seen.map((u) => u.id))).toEqual(new Set(ids));
       expect(seen.every((u) => typeof u.log?.id === 'number' && typeof u.eventId === 'string')).toBe(true);
       expect(f.sandbox.counters.sendsStored - stored).toBe(20);
+      const raw = new Queue(name, { connection: f.redis.connection });
+      await Promise.all(ids.map((id) => finishedJob(raw, id)));
+      await raw.close();
       expect(await queue.counts()).toEqual({ waiting: 0, active: 0, sent: 20, failed: 0, unknown: 0, tracking: 0 });
     } finally {
       await worker.close();

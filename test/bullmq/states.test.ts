@@ -18,7 +18,7 @@ import {
 import { SANDBOX_PHONES } from 'tenant-messaging/sandbox';
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
 import { uniqueName } from '../helpers/redis.js';
-import { collectUpdates, type Fixture, fastWorker, runs, startFixture, text } from './fixture.js';
+import { collectUpdates, type Fixture, fastWorker, finishedJob, runs, startFixture, text } from './fixture.js';
 
 describe('the state table as data', () => {
   it('a POST starts only from queued; every other phase reconciles, polls or is finished', () => {
@@ -111,6 +111,7 @@ describe.runIf(runs)('each transition, for real', () => {
       const [first] = await collectUpdates(t.updates, (s) => s.length >= 1);
       expect(first).toMatchObject({ id: 'unsure', status: 'unknown', error: { name: 'SendOutcomeUnknownError' } });
       expect(first?.error?.message).toMatch(/queue\.resend\(id\)/);
+      await finishedJob(t.raw, 'unsure');
       expect(await t.queue.counts()).toMatchObject({ unknown: 1, failed: 0, sent: 0 });
       expect(stored('Queued message 102')).toBe(0);
       const again = t.queue.updates();
@@ -118,7 +119,7 @@ describe.runIf(runs)('each transition, for real', () => {
       const [second] = await collectUpdates(again, (s) => s.length >= 1);
       expect(second).toMatchObject({ id: 'unsure', status: 'sent' });
       expect(stored('Queued message 102')).toBe(1);
-      const job = await t.raw.getJob('unsure');
+      const job = await finishedJob(t.raw, 'unsure');
       expect(job?.data.resends).toBe(1);
       expect((await t.raw.getJobLogs('unsure')).logs.join('\n')).toMatch(/resend #1 at .* after 'unknown'/);
       await expect(t.queue.resend('unsure')).rejects.toThrow(/is 'sent', not 'unknown'/);
@@ -154,7 +155,10 @@ describe.runIf(runs)('each transition, for real', () => {
   });
 
   it('in-flight --rate-limited--> queued: a 429 pauses the queue, is not a failure, and the send goes later', async () => {
-    const t = await setUp({ concurrency: 4 });
+    // Not adaptive: the client would otherwise pace itself from X-RateLimit-Remaining and avoid the 429s.
+    const { baseUrl, keys } = f.sandbox.tenants['acme'] as (typeof f.sandbox.tenants)[string];
+    const client = new MessagingClient({ baseUrl, apiKey: keys.full, rateLimit: { adaptive: false } });
+    const t = await setUp({ concurrency: 4, client });
     try {
       f.sandbox.setRateLimit({ perSecond: 3 });
       const ids = await t.queue.sendMany(Array.from({ length: 6 }, (_, i) => text(200 + i)));
@@ -167,7 +171,7 @@ describe.runIf(runs)('each transition, for real', () => {
       for (let i = 0; i < 6; i++) expect(stored(`Queued message ${200 + i}`)).toBe(1);
       // One finished attempt each (BullMQ counts the completion), no failure recorded, and at least
       // one job was started again after its 429.
-      const jobs = await Promise.all(ids.map((id) => t.raw.getJob(id)));
+      const jobs = await Promise.all(ids.map((id) => finishedJob(t.raw, id)));
       for (const job of jobs)
         expect([job?.attemptsMade, job?.failedReason, job?.stacktrace]).toEqual([1, undefined, []]);
       expect(jobs.some((job) => (job?.attemptsStarted ?? 0) > 1)).toBe(true);
@@ -193,7 +197,7 @@ describe.runIf(runs)('each transition, for real', () => {
       await queue.send(text(300), { id: 'offline' });
       const [update] = await collectUpdates(updates, (s) => s.length >= 1);
       expect(update).toMatchObject({ id: 'offline', status: 'failed', error: { name: 'APIConnectionError' } });
-      expect((await raw.getJob('offline'))?.attemptsMade).toBe(2);
+      expect((await finishedJob(raw, 'offline')).attemptsMade).toBe(2);
     } finally {
       await worker.close();
       await raw.close();
@@ -212,7 +216,7 @@ describe.runIf(runs)('each transition, for real', () => {
         ['tracked', 'delivered'],
       ]);
       expect(seen[1]?.log?.delivery_status).toBe('delivered');
-      const job = await t.raw.getJob('tracked');
+      const job = await finishedJob(t.raw, 'tracked');
       expect(job?.returnvalue).toMatchObject({ status: 'sent', delivery: 'delivered' });
       expect(job?.data.track?.polls).toBeGreaterThanOrEqual(0);
     } finally {
@@ -236,7 +240,7 @@ describe.runIf(runs)('each transition, for real', () => {
       const seen = await collectUpdates(t.updates, (s) => s.some((u) => u.status === 'delivery-timeout'));
       expect(seen.filter((u) => u.id === 'slow').map((u) => u.status)).toEqual(['sent', 'delivery-timeout']);
       expect(seen.filter((u) => u.id === 'gone')).toEqual([]);
-      expect((await t.raw.getJob('gone'))?.returnvalue).toMatchObject({ delivery: 'not-found' });
+      expect((await finishedJob(t.raw, 'gone')).returnvalue).toMatchObject({ delivery: 'not-found' });
       expect(stored('Queued message 402')).toBe(0);
     } finally {
       await t.close();
