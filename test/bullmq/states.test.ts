@@ -163,8 +163,14 @@ describe.runIf(runs)('each transition, for real', () => {
       f.sandbox.setRateLimit({ perSecond: 3 });
       const ids = await t.queue.sendMany(Array.from({ length: 6 }, (_, i) => text(200 + i)));
       const before = f.sandbox.counters.requests['POST /messages'] ?? 0;
+      // The pause is the queue's, in Redis (every worker of the fleet sees it): watch for it.
+      let paused = 0;
+      const watch = setInterval(async () => {
+        paused = Math.max(paused, await t.raw.getRateLimitTtl().catch(() => 0));
+      }, 25);
       t.start();
-      const seen = await collectUpdates(t.updates, (s) => s.length >= 6);
+      const seen = await collectUpdates(t.updates, (s) => s.length >= 6).finally(() => clearInterval(watch));
+      expect(paused).toBeGreaterThan(0);
       expect(seen.map((u) => u.status)).toEqual(Array(6).fill('sent'));
       // Some requests were refused with 429 (more requests than sends), yet nothing failed or went twice.
       expect((f.sandbox.counters.requests['POST /messages'] ?? 0) - before).toBeGreaterThan(6);
