@@ -40,12 +40,15 @@ export function checkJobId(id: unknown, path = 'id'): string | undefined {
 }
 
 /** Checks `retention` and applies its defaults. */
-export function checkRetention(retention: RetentionOptions | undefined): Required<RetentionOptions> {
+export function checkRetention(
+  retention: RetentionOptions | undefined,
+  what = 'Invalid MessagingQueue options',
+): Required<RetentionOptions> {
   const settings = { ...RETENTION_DEFAULTS, ...retention };
   for (const key of Object.keys(RETENTION_DEFAULTS) as (keyof RetentionOptions)[]) {
     const value = settings[key];
     if (!Number.isFinite(value) || value < 0) {
-      throw new ValidationError('Invalid MessagingQueue options', [
+      throw new ValidationError(what, [
         { path: `retention.${key}`, message: `must be a number of seconds >= 0, got ${String(value)}` },
       ]);
     }

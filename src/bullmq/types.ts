@@ -186,6 +186,15 @@ export interface MessagingWorkerOptions {
    * @default 30000
    */
   stalledInterval?: number;
-  /** Where the worker logs `unknown` outcomes and resends. @default the client has none: silent */
+  /**
+   * Retention for jobs that carry none of their own (every `MessagingQueue` job carries its
+   * producer's `retention`, which wins): BullMQ's worker-level `removeOnComplete`/`removeOnFail`.
+   * @default RETENTION_DEFAULTS
+   */
+  retention?: RetentionOptions;
+  /**
+   * Where the worker logs `unknown` outcomes and Redis connection errors.
+   * @default none: silent
+   */
   logger?: Logger;
 }

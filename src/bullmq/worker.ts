@@ -1,7 +1,7 @@
 import type { Queue, QueueEventsProducer, Worker } from 'bullmq';
 import { MessagingClient } from '../client.js';
 import { ValidationError } from '../errors.js';
-import { checkName } from './checks.js';
+import { checkName, checkRetention } from './checks.js';
 import type { SendJobData, SendJobResult } from './job-data.js';
 import { limiterFor } from './limiter.js';
 import { loadBullmq } from './load.js';
@@ -36,6 +36,7 @@ export class MessagingWorker {
 
   constructor(options: MessagingWorkerOptions) {
     checkWorkerOptions(options);
+    const retention = checkRetention(options.retention, WHAT);
     const bull = loadBullmq();
     const { connection, name } = options;
     this.name = name;
@@ -58,6 +59,8 @@ export class MessagingWorker {
       ...(options.rateLimit ? { limiter: limiterFor(options.rateLimit.requestsPerSecond) } : {}),
       ...(options.lockDuration === undefined ? {} : { lockDuration: options.lockDuration }),
       ...(options.stalledInterval === undefined ? {} : { stalledInterval: options.stalledInterval }),
+      removeOnComplete: { age: retention.sentSeconds },
+      removeOnFail: { age: Math.max(retention.failedSeconds, retention.unknownSeconds) },
       // A job that stalls again after its re-run is still reconciled, never failed by BullMQ for it.
       maxStalledCount: 10,
     });

@@ -118,6 +118,9 @@ describe.runIf(runs)('MessagingQueue: enqueue', () => {
       expect(
         () => new MessagingQueue({ connection: f.redis.connection, name, retention: { sentSeconds: -1 } }),
       ).toThrow(ValidationError);
+      expect(() => new MessagingWorker(fastWorker(f, name, { retention: { failedSeconds: Number.NaN } }))).toThrow(
+        /Invalid MessagingWorker options[\s\S]*retention\.failedSeconds/,
+      );
       expect(JSON.stringify(job?.data)).not.toContain(f.sandbox.tenants['acme']?.keys.full);
     } finally {
       await raw.close();
