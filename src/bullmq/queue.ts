@@ -36,6 +36,8 @@ export class MessagingQueue {
   readonly #queue: Queue<SendJobData, SendJobResult>;
   readonly #options: MessagingQueueOptions;
   readonly #jobOptions: JobsOptions;
+  /** The readers `updates()` opened: `close()` closes those still open (an iteration never started never closes its own). */
+  readonly #readers = new Set<{ close(): Promise<void> }>();
 
   constructor(options: MessagingQueueOptions) {
     checkQueueOptions(options);
@@ -138,7 +140,18 @@ export class MessagingQueue {
       connection: this.#options.connection,
       lastEventId: startId(options.from),
     });
-    return readUpdates(events, options.signal);
+    this.#readers.add(events);
+    const reader = readUpdates(events, options.signal);
+    const readers = this.#readers;
+    return {
+      async *[Symbol.asyncIterator]() {
+        try {
+          yield* reader;
+        } finally {
+          readers.delete(events);
+        }
+      },
+    };
   }
 
   /**
@@ -198,7 +211,7 @@ export class MessagingQueue {
   }
 
   /**
-   * Closes the queue's Redis connection. Jobs stay stored.
+   * Closes the queue's Redis connections, and the `updates()` readers still open. Jobs stay stored.
    *
    * @example
    * ```ts
@@ -206,6 +219,8 @@ export class MessagingQueue {
    * ```
    */
   async close(): Promise<void> {
+    await Promise.all([...this.#readers].map((events) => events.close()));
+    this.#readers.clear();
     await this.#queue.close();
   }
 }

@@ -5,6 +5,7 @@
 import { Readable } from 'node:stream';
 import { Queue } from 'bullmq';
 import fc from 'fast-check';
+import { Redis } from 'ioredis';
 import { mediaFromPath, type SendMessageParams, ValidationError } from 'tenant-messaging';
 import { MessagingQueue, MessagingWorker, RETENTION_DEFAULTS } from 'tenant-messaging/bullmq';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
@@ -126,6 +127,27 @@ describe.runIf(runs)('MessagingQueue: enqueue', () => {
       await raw.close();
       await queue.close();
     }
+  });
+});
+
+describe.runIf(runs)('MessagingQueue: connections', () => {
+  it('close() also closes updates() readers that were never iterated: no connection is left behind', async () => {
+    const admin = new Redis(f.redis.connection);
+    const clients = async () =>
+      String(await admin.call('CLIENT', 'LIST'))
+        .trim()
+        .split('\n').length;
+    const before = await clients();
+    const queue = new MessagingQueue({ connection: f.redis.connection, name: uniqueName() });
+    queue.updates();
+    queue.updates({ from: 'start' });
+    await queue.counts();
+    await new Promise((resolve) => setTimeout(resolve, 200));
+    expect(await clients()).toBeGreaterThan(before);
+    await queue.close();
+    await new Promise((resolve) => setTimeout(resolve, 200));
+    expect(await clients()).toBe(before);
+    admin.disconnect();
   });
 });
 
