@@ -7,6 +7,7 @@ export default defineConfig({
     'sandbox/cli': 'src/sandbox/cli.ts',
     testing: 'src/testing.ts',
     'otel/index': 'src/otel/index.ts',
+    'bullmq/index': 'src/bullmq/index.ts',
   },
   format: ['esm', 'cjs'],
   // Declarations come from `tsc` (scripts/build-types.mjs): tsup 9 needs the TypeScript compiler API, which TypeScript 7 no longer ships.

@@ -65,7 +65,7 @@ describe('the published package', () => {
     const { size } = await stat(tarball);
     // About half is source maps (kept: stack traces map to src/*.ts); the bound catches accidental
     // bundling (undici alone would add ~1.5 MB), not the growth of the SDK's own code.
-    expect(size).toBeLessThan(750_000);
+    expect(size).toBeLessThan(800_000);
     const { stdout } = await run('tar', ['-tzf', tarball]);
     const top = new Set(
       stdout
@@ -184,6 +184,32 @@ describe('the published package', () => {
     expect((await run(node, ['-e', cjs], { cwd: project })).stdout.trim()).toBe('true');
   });
 
+  it('tenant-messaging/bullmq without bullmq: importing it says what to install, through import and require', async () => {
+    const check = (load: string) =>
+      `${load}.then(() => console.log('loaded'), (e) => console.log(e instanceof MessagingError && e.message.includes('npm install bullmq ioredis')))`;
+    const esm = `import { MessagingError } from 'tenant-messaging'; ${check("import('tenant-messaging/bullmq')")}`;
+    expect((await run(node, ['--input-type=module', '-e', esm], { cwd: project })).stdout.trim()).toBe('true');
+    const cjs = `const { MessagingError } = require('tenant-messaging'); ${check("Promise.resolve().then(() => require('tenant-messaging/bullmq'))")}`;
+    expect((await run(node, ['-e', cjs], { cwd: project })).stdout.trim()).toBe('true');
+  });
+
+  it('the main entry never loads bullmq or ioredis, even when installed; tenant-messaging/bullmq does', async () => {
+    await withLinked(['bullmq', 'ioredis'], async () => {
+      const script = `import { registerHooks, createRequire } from 'node:module';
+        const seen = [];
+        registerHooks({ resolve(specifier, context, next) { if (/^(bullmq|ioredis)$/.test(specifier)) seen.push(specifier); return next(specifier, context) } });
+        await import('tenant-messaging');
+        await import('tenant-messaging/sandbox');
+        createRequire(import.meta.url)('tenant-messaging');
+        const before = seen.length;
+        const esm = await import('tenant-messaging/bullmq');
+        const cjs = createRequire(import.meta.url)('tenant-messaging/bullmq');
+        console.log(before, seen.includes('bullmq'), typeof esm.MessagingQueue, typeof cjs.MessagingWorker)`;
+      const { stdout } = await run(node, ['--input-type=module', '-e', script], { cwd: project });
+      expect(stdout.trim()).toBe('0 true function function');
+    });
+  });
+
   it('tenant-messaging/otel records a span per call through import and require', async () => {
     await withLinked(['@opentelemetry/api', '@opentelemetry/sdk-trace'], async () => {
       const example = (load: string) => `${load}
@@ -268,6 +294,12 @@ client.messages.send({ sender_phone: '+1', to_phone: '+2', type: 'text' });
     // zod/mini is bundled (tree-shaken) into the lazily loaded schema chunk: no runtime zod install.
     expect(Object.keys(pkg.dependencies).sort()).toEqual(['form-data-encoder', 'formdata-node', 'p-retry', 'undici']);
     // Optional peers: each is loaded only by the entry that needs it, and only when it is used.
-    expect(pkg.peerDependenciesMeta).toEqual({ '@opentelemetry/api': { optional: true }, msw: { optional: true } });
+    expect(pkg.peerDependenciesMeta).toEqual({
+      '@opentelemetry/api': { optional: true },
+      bullmq: { optional: true },
+      ioredis: { optional: true },
+      msw: { optional: true },
+    });
+    expect(pkg.peerDependencies).toMatchObject({ bullmq: '^6.0.0', ioredis: '^5.0.0' });
   });
 });

@@ -1,0 +1,81 @@
+import { ValidationError } from '../errors.js';
+import type { MessagingQueueOptions, RetentionOptions } from './types.js';
+
+const DAY = 86_400;
+
+/** The retention defaults (see `RetentionOptions` for why). */
+export const RETENTION_DEFAULTS = Object.freeze({ sentSeconds: DAY, failedSeconds: 7 * DAY, unknownSeconds: 7 * DAY });
+
+/** Checks a queue name: BullMQ keys are `bull:<name>:...`, so a `:` would break them. */
+export function checkName(name: unknown, what: string): string {
+  if (typeof name !== 'string' || !/^[\w.-]{1,100}$/.test(name)) {
+    throw new ValidationError(what, [
+      {
+        path: 'name',
+        message: `must be 1 to 100 letters, digits, '-', '_' or '.', e.g. 'sms-outbox', got ${JSON.stringify(name) ?? String(name)}`,
+      },
+    ]);
+  }
+  return name;
+}
+
+/** Checks an enqueue id: BullMQ refuses integer-like ids and `:`. */
+export function checkJobId(id: unknown, path = 'id'): string | undefined {
+  if (id === undefined) return undefined;
+  if (
+    typeof id !== 'string' ||
+    id === '' ||
+    id.length > 256 ||
+    id.includes(':') ||
+    `${Number.parseInt(id, 10)}` === id
+  ) {
+    throw new ValidationError('Invalid enqueue options', [
+      {
+        path,
+        message: `must be a non-empty string of up to 256 characters, without ':' and not an integer (BullMQ's own ids are integers), e.g. 'order-1234', got ${JSON.stringify(id) ?? String(id)}`,
+      },
+    ]);
+  }
+  return id;
+}
+
+/** Checks `retention` and applies its defaults. */
+export function checkRetention(
+  retention: RetentionOptions | undefined,
+  what = 'Invalid MessagingQueue options',
+): Required<RetentionOptions> {
+  const settings = { ...RETENTION_DEFAULTS, ...retention };
+  for (const key of Object.keys(RETENTION_DEFAULTS) as (keyof RetentionOptions)[]) {
+    const value = settings[key];
+    if (!Number.isFinite(value) || value < 0) {
+      throw new ValidationError(what, [
+        { path: `retention.${key}`, message: `must be a number of seconds >= 0, got ${String(value)}` },
+      ]);
+    }
+  }
+  return settings;
+}
+
+/** Checks the producer's options. */
+export function checkQueueOptions(options: MessagingQueueOptions): void {
+  if (typeof options !== 'object' || options === null) {
+    throw new ValidationError('Invalid MessagingQueue options', [
+      { path: '', message: "must be an object such as { connection: { host: '127.0.0.1', port: 6379 }, name: 'sms' }" },
+    ]);
+  }
+  if (typeof options.connection !== 'object' || options.connection === null) {
+    throw new ValidationError('Invalid MessagingQueue options', [
+      {
+        path: 'connection',
+        message: "must be ioredis options such as { host: '127.0.0.1', port: 6379 } or an ioredis instance",
+      },
+    ]);
+  }
+  checkName(options.name, 'Invalid MessagingQueue options');
+  const { attempts } = options;
+  if (attempts !== undefined && !(Number.isInteger(attempts) && attempts >= 1)) {
+    throw new ValidationError('Invalid MessagingQueue options', [
+      { path: 'attempts', message: `must be an integer >= 1, got ${String(attempts)}` },
+    ]);
+  }
+}

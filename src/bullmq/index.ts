@@ -1,0 +1,39 @@
+/**
+ * tenant-messaging/bullmq: a crash-safe outbox on BullMQ (Redis), for a fleet of processes:
+ * producers enqueue with `MessagingQueue`, workers send with `MessagingWorker` within one
+ * fleet-wide rate limit, and never send a message twice after a crash. `bullmq` and `ioredis` are
+ * optional peer dependencies; the main entry never loads them.
+ *
+ * @example
+ * ```ts
+ * import { MessagingQueue, MessagingWorker } from 'tenant-messaging/bullmq'
+ * ```
+ */
+import { loadBullmq } from './load.js';
+
+// Loaded on import, so that a missing install fails here with our message (what to install),
+// not later inside a constructor.
+loadBullmq();
+
+export { RETENTION_DEFAULTS } from './checks.js';
+export type { SendJobData, SendJobResult, TrackState } from './job-data.js';
+export { type LimiterSettings, limiterFor, peakPerSecond } from './limiter.js';
+export { MAX_STORED_MEDIA_BYTES, type StoredMedia, type StoredParams } from './params.js';
+export { MessagingQueue } from './queue.js';
+export { next, type Phase, type SendEvent, stepOf, TRANSITIONS } from './states.js';
+export type {
+  EnqueueItem,
+  EnqueueOptions,
+  MessagingCounts,
+  MessagingQueueOptions,
+  MessagingUpdate,
+  MessagingWorkerOptions,
+  QueueConnection,
+  RetentionOptions,
+  TrackDeliveryOptions,
+  UpdateError,
+  UpdateStatus,
+  UpdatesOptions,
+  WorkerRateLimit,
+} from './types.js';
+export { MessagingWorker, TRACK_DEFAULTS } from './worker.js';

@@ -1,0 +1,47 @@
+import type { StoredParams } from './params.js';
+import type { Phase } from './states.js';
+import type { UpdateError } from './types.js';
+
+/**
+ * What a job holds in Redis (its `data`), and nothing else: the checked send parameters (phone
+ * numbers, content, media path or up to 1 MB of media), where the send stands, and when it began.
+ * Never the API key: workers bring their own client.
+ */
+export interface SendJobData {
+  /** The format's version, for workers of a later release. */
+  readonly v: 1;
+  readonly params: StoredParams;
+  readonly phase: Phase;
+  /** When the last POST began (ms since the epoch): reconciling searches the logs from then. */
+  readonly startedAt?: number;
+  /** The message log's id once sent. */
+  readonly logId?: number;
+  /** Delivery tracking's progress. */
+  readonly track?: TrackState;
+  /** Why it ended `failed` or `unknown`. */
+  readonly error?: UpdateError;
+  /** How many times `queue.resend(id)` sent it again. */
+  readonly resends?: number;
+}
+
+/** Delivery tracking's progress, kept in the job so that any worker can take the next poll. */
+export interface TrackState {
+  /** When tracking gives up (ms since the epoch). */
+  readonly deadline: number;
+  /** Polls in a row that saw no change (the backoff grows with it). */
+  readonly unchanged: number;
+  /** The last `delivery_status` seen. */
+  readonly status?: string;
+  readonly polls: number;
+}
+
+/** A finished job's `returnvalue`. */
+export interface SendJobResult {
+  readonly status: 'sent';
+  readonly logId: number | undefined;
+  /** How tracking ended, when it ran. */
+  readonly delivery?: 'delivered' | 'read' | 'delivery-timeout' | 'not-found';
+}
+
+/** The job name of every send (polls are the same job, later). */
+export const SEND_JOB = 'send';

@@ -1,0 +1,39 @@
+import { createRequire } from 'node:module';
+import type * as BullMQ from 'bullmq';
+import { MessagingError } from '../errors.js';
+
+/** The `bullmq` module. */
+export type BullMQModule = typeof BullMQ;
+
+/** What to install, said once for every way the load can fail. */
+export const INSTALL_HINT =
+  'tenant-messaging/bullmq needs bullmq (^6) and ioredis (^5), optional peer dependencies that are not installed: run `npm install bullmq ioredis`, and start a Redis server (e.g. `apt-get install -y redis-server`).';
+
+let loaded: BullMQModule | undefined;
+
+/**
+ * Loads `bullmq` the first time this entry needs it. It is an optional peer dependency, and the
+ * main entry never loads it (importing it costs a cold start a few hundred ms), so it is resolved
+ * from this file, as a peer dependency must be, and a missing install becomes our own error that
+ * says what to install instead of Node's "Cannot find package". `load` is injectable for tests.
+ */
+export function loadBullmq(load: (name: string) => unknown = requireHere): BullMQModule {
+  if (loaded) return loaded;
+  try {
+    load('ioredis');
+    const module = load('bullmq') as BullMQModule;
+    if (load === requireHere) loaded = module;
+    return module;
+  } catch (error) {
+    const code = (error as { code?: unknown } | null)?.code;
+    if (code !== 'MODULE_NOT_FOUND' && code !== 'ERR_MODULE_NOT_FOUND') throw error;
+    throw new MessagingError(INSTALL_HINT, { cause: error });
+  }
+}
+
+function requireHere(name: string): unknown {
+  // The CommonJS build has `__filename`; the ES module build has `import.meta.url` (which the
+  // CommonJS build empties, so it is read only when `__filename` is missing).
+  const here = typeof __filename === 'string' ? __filename : import.meta.url;
+  return createRequire(here)(name);
+}

@@ -1,0 +1,222 @@
+import type { DelayedError as DelayedErrorType, Job, Queue, QueueEventsProducer } from 'bullmq';
+import { APIError, NotFoundError, RateLimitError } from '../api-error.js';
+import type { MessagingClient } from '../client.js';
+import { nextPollDelay } from '../core/poll.js';
+import { APIConnectionError, SendOutcomeUnknownError, ValidationError } from '../errors.js';
+import type { Logger } from '../types/logger.js';
+import type { MessageLog } from '../types/message-log.js';
+import type { SendJobData, SendJobResult } from './job-data.js';
+import type { BullMQModule } from './load.js';
+import { reconcileParamsOf, sendParamsOf } from './params.js';
+import { next, type Phase, type SendEvent, stepOf } from './states.js';
+import type { UpdateError } from './types.js';
+import { publish, type Unpublished } from './updates.js';
+
+/** Tracking settings with their defaults applied. */
+export interface TrackSettings {
+  readonly until: 'delivered' | 'read';
+  readonly timeout: number;
+  readonly interval: number;
+}
+
+/** What the processor needs: all of it shared by the worker's jobs. */
+export interface ProcessDeps {
+  readonly bull: BullMQModule;
+  /** The worker's client, with `maxRetries: 0`. */
+  readonly client: MessagingClient;
+  /** For `queue.rateLimit(ms)`: pauses every worker of the queue. */
+  readonly queue: Queue;
+  readonly producer: QueueEventsProducer;
+  readonly track: TrackSettings | undefined;
+  readonly logger: Logger | undefined;
+  readonly random?: () => number;
+}
+
+type SendJob = Job<SendJobData, SendJobResult>;
+
+/** BullMQ's processor for send jobs: one step of the state table per run (see states.ts). */
+export function createProcessor(deps: ProcessDeps) {
+  const { bull, client, queue, producer } = deps;
+
+  const move = async (job: SendJob, event: SendEvent, patch: Partial<SendJobData> = {}): Promise<SendJobData> => {
+    const data: SendJobData = { ...job.data, ...patch, phase: next(job.data.phase, event) };
+    await job.updateData(data);
+    return data;
+  };
+  const announce = (update: Unpublished) => publish(producer, update);
+
+  /** A 429: the whole queue waits out Retry-After; BullMQ puts the job back, not counted as a failure. */
+  const pauseQueue = async (error: RateLimitError): Promise<never> => {
+    await queue.rateLimit(Math.max(1, error.retryAfter ?? 1000));
+    throw bull.Worker.RateLimitError();
+  };
+
+  /** `failed` or `unknown`: terminal, published, kept in BullMQ's failed set, never retried. */
+  const end = async (job: SendJob, event: SendEvent, error: UpdateError, log?: MessageLog): Promise<never> => {
+    const data = await move(job, event, { error });
+    const status = data.phase as 'failed' | 'unknown';
+    if (status === 'unknown') deps.logger?.warn('queued send ended unknown', { id: job.id, error: error.message });
+    await announce({ id: String(job.id), status, error, ...(log ? { log } : {}) });
+    throw new bull.UnrecoverableError(`${status}: ${error.message}`);
+  };
+
+  const isLastAttempt = (job: SendJob) => job.attemptsMade + 1 >= (job.opts.attempts ?? 1);
+
+  const delay = async (job: SendJob, token: string | undefined, ms: number): Promise<never> => {
+    await job.moveToDelayed(Date.now() + ms, token);
+    throw new bull.DelayedError() as DelayedErrorType;
+  };
+
+  const accepted = async (job: SendJob, token: string | undefined, event: SendEvent, log: MessageLog) => {
+    await move(job, event, { logId: log.id });
+    await announce({ id: String(job.id), status: 'sent', log });
+    return startTracking(job, token, log.id);
+  };
+
+  const startTracking = async (job: SendJob, token: string | undefined, logId: number): Promise<SendJobResult> => {
+    const { track } = deps;
+    if (!track) return { status: 'sent', logId };
+    await move(job, 'track', { track: { deadline: Date.now() + track.timeout, unchanged: 0, polls: 0 } });
+    return delay(job, token, track.interval);
+  };
+
+  const send = async (job: SendJob, token: string | undefined): Promise<SendJobResult> => {
+    const startedAt = Date.now();
+    // The mark is in Redis before the POST starts: a crash from here on leaves `in-flight`.
+    await move(job, 'start', { startedAt });
+    let log: MessageLog;
+    try {
+      log = await client.messages.send(sendParamsOf(job.data.params));
+    } catch (error) {
+      return sendFailed(job, token, error);
+    }
+    return accepted(job, token, 'accepted', log);
+  };
+
+  const sendFailed = async (job: SendJob, token: string | undefined, error: unknown): Promise<SendJobResult> => {
+    if (error instanceof RateLimitError) {
+      await move(job, 'rate-limited');
+      return pauseQueue(error);
+    }
+    if (error instanceof APIConnectionError && error.neverSent) {
+      await move(job, 'never-sent');
+      if (isLastAttempt(job)) return endQueued(job, error);
+      throw error; // BullMQ retries it with backoff
+    }
+    if (error instanceof SendOutcomeUnknownError) return reconcile(job, token, 'outcome-unknown');
+    if (error instanceof ValidationError || (error instanceof APIError && error.status < 500)) {
+      return end(job, 'refused', errorFields(error));
+    }
+    throw error; // anything else: still `in-flight`, so the next attempt reconciles
+  };
+
+  /** A never-sent send out of attempts: refused by the network, certainly not sent. */
+  const endQueued = async (job: SendJob, error: Error): Promise<never> => {
+    await job.updateData({ ...job.data, phase: 'in-flight' satisfies Phase });
+    return end(job, 'refused', errorFields(error));
+  };
+
+  const reconcile = async (
+    job: SendJob,
+    token: string | undefined,
+    event: 'outcome-unknown' | 'rerun',
+  ): Promise<SendJobResult> => {
+    await move(job, event);
+    const { params, startedAt = job.timestamp } = job.data;
+    try {
+      const outcome = await client.messages.reconcile(reconcileParamsOf(params), { since: new Date(startedAt) });
+      if (outcome.status === 'found') return accepted(job, token, 'found', outcome.log);
+      const why =
+        outcome.status === 'ambiguous'
+          ? `${outcome.candidates.length} message logs match it: only you can tell whether one of them is this send`
+          : 'no message log matches it';
+      return end(job, outcome.status, {
+        name: 'SendOutcomeUnknownError',
+        message: `The send may have reached the service, but ${why}. It was not sent again: queue.resend(id) sends it again if you decide to.`,
+      });
+    } catch (error) {
+      if (error instanceof bull.UnrecoverableError) throw error;
+      if (error instanceof RateLimitError) return pauseQueue(error);
+      if (isLastAttempt(job)) {
+        return end(job, 'not-found', {
+          ...errorFields(error),
+          message: `Reconciling failed: ${errorFields(error).message}`,
+        });
+      }
+      throw error; // still `in-flight`: the next attempt reconciles again
+    }
+  };
+
+  const poll = async (job: SendJob, token: string | undefined): Promise<SendJobResult> => {
+    const track = deps.track;
+    const { logId, track: state } = job.data;
+    if (!track || !state || logId === undefined) return { status: 'sent', logId };
+    const id = String(job.id);
+    let status = state.status;
+    let unchanged = state.unchanged + 1;
+    try {
+      const log = await client.messages.get(logId);
+      if (log.delivery_status !== state.status) {
+        unchanged = 0;
+        status = log.delivery_status;
+        if (status === 'delivered' || status === 'read') await announce({ id, status, log });
+      }
+      if (status === 'read' || (track.until === 'delivered' && status === 'delivered')) {
+        await move(job, 'reached');
+        return { status: 'sent', logId, delivery: status };
+      }
+    } catch (error) {
+      if (error instanceof RateLimitError) return pauseQueue(error);
+      if (error instanceof NotFoundError || !transient(error)) {
+        await move(job, 'gone');
+        deps.logger?.warn('delivery tracking ended: the message log cannot be read', { id, logId });
+        return { status: 'sent', logId, delivery: 'not-found' };
+      }
+    }
+    const wait = nextPollDelay(track.interval, unchanged, deps.random ?? Math.random);
+    if (Date.now() + wait >= state.deadline) {
+      await move(job, 'expired');
+      await announce({ id, status: 'delivery-timeout' });
+      return { status: 'sent', logId, delivery: 'delivery-timeout' };
+    }
+    await move(job, unchanged === 0 ? 'changed' : 'unchanged', {
+      track: { ...state, unchanged, polls: state.polls + 1, ...(status === undefined ? {} : { status }) },
+    });
+    return delay(job, token, wait);
+  };
+
+  return async (job: SendJob, token?: string): Promise<SendJobResult> => {
+    switch (stepOf(job.data.phase)) {
+      case 'send':
+        return send(job, token);
+      case 'reconcile':
+        // A re-run that finds the mark: a POST may have gone out. Never send blindly.
+        return reconcile(job, token, 'rerun');
+      case 'poll':
+        return poll(job, token);
+      default:
+        // Crashed after recording `sent` but before finishing: finish (and track) without sending.
+        return job.data.phase === 'sent' && job.data.logId !== undefined
+          ? startTracking(job, token, job.data.logId)
+          : { status: 'sent', logId: job.data.logId };
+    }
+  };
+}
+
+/** Failures worth another poll later. */
+function transient(error: unknown): boolean {
+  if (error instanceof APIConnectionError) return true;
+  return error instanceof APIError && (error.status === 408 || error.status >= 500);
+}
+
+/** A typed error as plain data for Redis and updates(): name, message, HTTP status, 422 field errors. */
+export function errorFields(error: unknown): UpdateError {
+  if (!(error instanceof Error)) return { name: 'Error', message: String(error) };
+  const { status, errors } = error as { status?: unknown; errors?: unknown };
+  return {
+    name: error.name,
+    message: error.message,
+    ...(typeof status === 'number' ? { status } : {}),
+    ...(errors && typeof errors === 'object' ? { errors: errors as UpdateError['errors'] & object } : {}),
+  };
+}

@@ -1,0 +1,234 @@
+import type { JobsOptions, Queue } from 'bullmq';
+import { ValidationError } from '../errors.js';
+import type { SendMessageParams } from '../types/send.js';
+import { checkJobId, checkQueueOptions, checkRetention } from './checks.js';
+import { SEND_JOB, type SendJobData, type SendJobResult } from './job-data.js';
+import { type BullMQModule, loadBullmq } from './load.js';
+import { storedParams } from './params.js';
+import { next } from './states.js';
+import type {
+  EnqueueItem,
+  EnqueueOptions,
+  MessagingCounts,
+  MessagingQueueOptions,
+  MessagingUpdate,
+  UpdatesOptions,
+} from './types.js';
+import { EVENTS_KEPT, readUpdates, startId } from './updates.js';
+
+/** Jobs per `addBulk` call in `sendMany`: one round trip each, and a bounded Redis command. */
+const BULK_CHUNK = 500;
+
+/**
+ * The producer side of the outbox (web servers): stores sends durably in Redis for the workers.
+ *
+ * @example
+ * ```ts
+ * const queue = new MessagingQueue({ connection: { host: '127.0.0.1', port: 6379 }, name: 'sms' })
+ * await queue.send({ sender_phone: '+15550000001', to_phone: '+15550000002', type: 'text', content: 'Hi' }, { id: 'order-42' })
+ * for await (const update of queue.updates()) console.log(update.id, update.status)
+ * ```
+ */
+export class MessagingQueue {
+  /** The queue's name. */
+  readonly name: string;
+  readonly #bull: BullMQModule;
+  readonly #queue: Queue<SendJobData, SendJobResult>;
+  readonly #options: MessagingQueueOptions;
+  readonly #jobOptions: JobsOptions;
+  /** The readers `updates()` opened: `close()` closes those still open (an iteration never started never closes its own). */
+  readonly #readers = new Set<{ close(): Promise<void> }>();
+
+  constructor(options: MessagingQueueOptions) {
+    checkQueueOptions(options);
+    const retention = checkRetention(options.retention);
+    this.#bull = loadBullmq();
+    this.#options = options;
+    this.name = options.name;
+    this.#queue = new this.#bull.Queue(options.name, {
+      connection: options.connection,
+      streams: { events: { maxLen: EVENTS_KEPT } },
+    });
+    this.#jobOptions = {
+      attempts: options.attempts ?? 5,
+      backoff: { type: 'exponential', delay: 1000 },
+      removeOnComplete: { age: retention.sentSeconds },
+      // `failed` and `unknown` share BullMQ's failed set, which has one age.
+      removeOnFail: { age: Math.max(retention.failedSeconds, retention.unknownSeconds) },
+    };
+  }
+
+  /**
+   * Checks `params` exactly as `messages.send` does and stores the send; resolves with its job id.
+   * With `id`, enqueueing is idempotent: the same id enqueued again (while its job is kept) is not
+   * stored again and sends once.
+   *
+   * @example
+   * ```ts
+   * const id = await queue.send({ sender_phone, to_phone, type: 'text', content: 'Hi' }, { id: 'order-42' })
+   * ```
+   */
+  async send(params: SendMessageParams, options: EnqueueOptions = {}): Promise<string> {
+    const jobId = checkJobId(options?.id);
+    const data = await jobData(params);
+    const job = await this.#queue.add(SEND_JOB, data, { ...this.#jobOptions, ...(jobId ? { jobId } : {}) });
+    return String(job.id);
+  }
+
+  /**
+   * Enqueues many sends with `addBulk`, in chunks of 500. Every item of a chunk is checked
+   * before the chunk is stored; a bad item throws a `ValidationError` naming its index, and the
+   * chunks before it stay enqueued. Items are send parameters, or `{ params, id }`.
+   *
+   * @example
+   * ```ts
+   * const ids = await queue.sendMany(orders.map((o) => ({ params: smsFor(o), id: `order-${o.id}` })))
+   * ```
+   */
+  async sendMany(
+    items: Iterable<SendMessageParams | EnqueueItem> | AsyncIterable<SendMessageParams | EnqueueItem>,
+  ): Promise<string[]> {
+    const ids: string[] = [];
+    let chunk: { name: string; data: SendJobData; opts: JobsOptions }[] = [];
+    const flush = async () => {
+      const jobs = await this.#queue.addBulk(chunk);
+      for (const job of jobs) ids.push(String(job.id));
+      chunk = [];
+    };
+    let index = 0;
+    for await (const item of items) {
+      const { params, id } = isEnqueueItem(item) ? item : { params: item, id: undefined };
+      try {
+        const jobId = checkJobId(id, 'id');
+        chunk.push({
+          name: SEND_JOB,
+          data: await jobData(params),
+          opts: { ...this.#jobOptions, ...(jobId ? { jobId } : {}) },
+        });
+      } catch (error) {
+        if (!(error instanceof ValidationError)) throw error;
+        throw new ValidationError(
+          `Invalid item ${index} of sendMany (${ids.length} sends before it were enqueued)`,
+          error.issues,
+          {
+            cause: error,
+          },
+        );
+      }
+      index++;
+      if (chunk.length >= BULK_CHUNK) await flush();
+    }
+    if (chunk.length > 0) await flush();
+    return ids;
+  }
+
+  /**
+   * What happens to the sends, from any worker on any machine: `sent`, `failed`, `unknown`, then
+   * `delivered`/`read`/`delivery-timeout` when workers track delivery. Reads the queue's event log
+   * in Redis (a blocking read on its own connection, closed when the iteration ends). Delivery is
+   * at least once: resume after a restart with `{ from: lastUpdate.eventId }`.
+   *
+   * @example
+   * ```ts
+   * for await (const update of queue.updates({ signal })) {
+   *   if (update.status === 'unknown') await reviewLater(update.id)
+   * }
+   * ```
+   */
+  updates(options: UpdatesOptions = {}): AsyncIterable<MessagingUpdate> {
+    const events = new this.#bull.QueueEvents(this.name, {
+      connection: this.#options.connection,
+      lastEventId: startId(options.from),
+    });
+    this.#readers.add(events);
+    const reader = readUpdates(events, options.signal);
+    const readers = this.#readers;
+    return {
+      async *[Symbol.asyncIterator]() {
+        try {
+          yield* reader;
+        } finally {
+          readers.delete(events);
+        }
+      },
+    };
+  }
+
+  /**
+   * Sends by state across the fleet. Reads BullMQ's counts, plus the data of the delayed and
+   * failed jobs to tell tracking from retrying and `unknown` from `failed`: its cost grows with those.
+   *
+   * @example
+   * ```ts
+   * const { waiting, unknown } = await queue.counts()
+   * ```
+   */
+  async counts(): Promise<MessagingCounts> {
+    const counts = await this.#queue.getJobCounts('wait', 'prioritized', 'active', 'completed');
+    const delayed = await this.#queue.getJobs(['delayed']);
+    const failed = await this.#queue.getJobs(['failed']);
+    const tracking = delayed.filter((job) => job.data.phase === 'tracking').length;
+    const unknown = failed.filter((job) => job.data.phase === 'unknown').length;
+    return {
+      waiting: (counts['wait'] ?? 0) + (counts['prioritized'] ?? 0) + delayed.length - tracking,
+      active: counts['active'] ?? 0,
+      sent: counts['completed'] ?? 0,
+      failed: failed.length - unknown,
+      unknown,
+      tracking,
+    };
+  }
+
+  /**
+   * Sends a send that ended `unknown` (or `failed`) again: the explicit decision the queue never
+   * takes alone, because the first send may have reached the recipient. Logged on the job
+   * (BullMQ job log) with the time and count.
+   *
+   * @example
+   * ```ts
+   * for await (const u of queue.updates()) if (u.status === 'unknown' && (await notInCrm(u.id))) await queue.resend(u.id)
+   * ```
+   */
+  async resend(id: string): Promise<void> {
+    const jobId = checkJobId(id, 'id') as string;
+    const job = await this.#queue.getJob(jobId);
+    const phase = job?.data.phase;
+    if (!job || (phase !== 'unknown' && phase !== 'failed')) {
+      throw new ValidationError('Invalid resend', [
+        {
+          path: 'id',
+          message: job
+            ? `send '${jobId}' is '${phase}', not 'unknown' or 'failed': only a send that ended may be sent again`
+            : `no send '${jobId}' is kept in queue '${this.name}' (it never existed, or its retention passed)`,
+        },
+      ]);
+    }
+    const resends = (job.data.resends ?? 0) + 1;
+    const { error: _previous, ...data } = job.data;
+    await job.updateData({ ...data, phase: next(phase, 'resend'), resends });
+    await job.log(`resend #${resends} at ${new Date().toISOString()} after '${phase}'`);
+    await job.retry('failed');
+  }
+
+  /**
+   * Closes the queue's Redis connections, and the `updates()` readers still open. Jobs stay stored.
+   *
+   * @example
+   * ```ts
+   * await queue.close()
+   * ```
+   */
+  async close(): Promise<void> {
+    await Promise.all([...this.#readers].map((events) => events.close()));
+    this.#readers.clear();
+    await this.#queue.close();
+  }
+}
+
+function isEnqueueItem(item: SendMessageParams | EnqueueItem): item is EnqueueItem {
+  return typeof item === 'object' && item !== null && 'params' in item;
+}
+
+async function jobData(params: SendMessageParams): Promise<SendJobData> {
+  return { v: 1, params: await storedParams(params), phase: 'queued' };
+}

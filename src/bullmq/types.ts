@@ -1,0 +1,200 @@
+/**
+ * The public types of `tenant-messaging/bullmq`. Like every file of types, this imports no
+ * implementation module.
+ */
+import type { ConnectionOptions } from 'bullmq';
+import type { MessagingClient } from '../client.js';
+import type { Logger } from '../types/logger.js';
+import type { MessageLog } from '../types/message-log.js';
+
+/** The Redis connection: ioredis options (`{ host, port }`) or an ioredis instance, as BullMQ takes it. */
+export type QueueConnection = ConnectionOptions;
+
+/**
+ * How long Redis keeps a finished send (its job holds phone numbers and message contents, which are
+ * personal data). BullMQ removes a finished job once it is older than this, when another job of the
+ * same kind finishes after that moment.
+ *
+ * @example
+ * ```ts
+ * new MessagingQueue({ connection, name: 'sms', retention: { sentSeconds: 3600 } })
+ * ```
+ */
+export interface RetentionOptions {
+  /**
+   * Seconds a send that ended `sent` is kept: long enough to answer "did it go?" and for `id`
+   * to keep enqueueing idempotent for a day of retries by the producer, short enough to hold little.
+   * @default 86400 (1 day)
+   */
+  sentSeconds?: number;
+  /**
+   * Seconds a send that ended `failed` (refused by the service: a 422...) is kept, for a person to look at.
+   * @default 604800 (7 days)
+   */
+  failedSeconds?: number;
+  /**
+   * Seconds a send that ended `unknown` is kept: someone must decide whether to `resend(id)` it.
+   * `failed` and `unknown` sends share BullMQ's failed set, which has one age: the longer of the two applies to both.
+   * @default 604800 (7 days)
+   */
+  unknownSeconds?: number;
+}
+
+/** Options of `new MessagingQueue()`. */
+export interface MessagingQueueOptions {
+  /** The Redis connection (shared by every producer and worker of the queue). */
+  connection: QueueConnection;
+  /** The queue's name: producers and workers of one outbox use the same name. Letters, digits, `-`, `_`, `.`. */
+  name: string;
+  /** How long finished sends stay in Redis. */
+  retention?: RetentionOptions;
+  /**
+   * Enqueue attempts a send may use for failures where the request certainly never left (the
+   * connection was never made): those are retried with exponential backoff from 1 s.
+   * @default 5
+   */
+  attempts?: number;
+}
+
+/** Options of `queue.send()`. */
+export interface EnqueueOptions {
+  /**
+   * Your business id for this send (an order id...): the same id enqueued twice sends once, as
+   * long as the first job is kept (see `retention`). A non-empty string without `:`, not all digits.
+   * @default a new id from BullMQ
+   */
+  id?: string;
+}
+
+/** One item of `queue.sendMany()`: the send parameters, and optionally an id. */
+export interface EnqueueItem {
+  params: import('../types/send.js').SendMessageParams;
+  id?: string;
+}
+
+/** What `updates()` reports: every outcome of every send, from any worker. */
+export type UpdateStatus = 'sent' | 'failed' | 'unknown' | 'delivered' | 'read' | 'delivery-timeout';
+
+/**
+ * One change of a queued send.
+ *
+ * @example
+ * ```ts
+ * for await (const update of queue.updates()) if (update.status === 'unknown') alert(update.id)
+ * ```
+ */
+export interface MessagingUpdate {
+  /** The job id (`send`'s answer, your `id` when you gave one). */
+  readonly id: string;
+  readonly status: UpdateStatus;
+  /** The message log, when the service returned or showed one. */
+  readonly log?: MessageLog | undefined;
+  /** What went wrong, for `failed` and `unknown`: the typed error's name, message and HTTP fields. */
+  readonly error?: UpdateError | undefined;
+  /** The event's id in the queue's event log: pass it as `updates({ from })` to resume after it. */
+  readonly eventId: string;
+}
+
+/** A failure as an update carries it (plain data: it went through Redis). */
+export interface UpdateError {
+  readonly name: string;
+  readonly message: string;
+  readonly status?: number | undefined;
+  /** A 422's field errors. */
+  readonly errors?: Readonly<Record<string, readonly string[]>> | undefined;
+}
+
+/** Options of `queue.updates()`. */
+export interface UpdatesOptions {
+  /**
+   * Where to start: `'now'` (updates published from this call on), `'start'` (everything the
+   * event log still holds) or an `eventId` of an update already handled (resume after it).
+   * @default 'now'
+   */
+  from?: string;
+  /** Stops the iteration (it also stops when you `break`). */
+  signal?: AbortSignal;
+}
+
+/** `queue.counts()`: sends by state, across the fleet. */
+export interface MessagingCounts {
+  /** Enqueued and not started (including sends waiting out a 429 or a retry delay). */
+  readonly waiting: number;
+  /** Being sent, reconciled or polled now. */
+  readonly active: number;
+  /** Ended `sent` and kept. */
+  readonly sent: number;
+  /** Ended `failed` and kept. */
+  readonly failed: number;
+  /** Ended `unknown` and kept: each waits for a person (`resend(id)`). */
+  readonly unknown: number;
+  /** Sent, and waiting for their next delivery poll. */
+  readonly tracking: number;
+}
+
+/** The tenant's rate limit, for the whole fleet. */
+export interface WorkerRateLimit {
+  /** Requests per second the service allows this key: sends and delivery polls together. */
+  requestsPerSecond: number;
+}
+
+/** Delivery tracking of sent messages (polling, within the same rate limit). */
+export interface TrackDeliveryOptions {
+  /**
+   * The status that ends tracking: `delivered` (or `read`), or `read` only.
+   * @default 'delivered'
+   */
+  until?: 'delivered' | 'read';
+  /**
+   * Ms after the send after which tracking ends with `delivery-timeout`.
+   * @default 3600000 (1 hour)
+   */
+  timeout?: number;
+  /**
+   * Ms before the first poll; later polls back off while nothing changes (up to 8 times this).
+   * @default 2000
+   */
+  interval?: number;
+}
+
+/** Options of `new MessagingWorker()`. */
+export interface MessagingWorkerOptions {
+  connection: QueueConnection;
+  /** The queue's name, as the producers give it. */
+  name: string;
+  /**
+   * The client that sends. The worker uses `client.withOptions({ maxRetries: 0 })`: a 429 must
+   * reach the worker, which pauses the whole queue (every worker) for its Retry-After.
+   */
+  client: MessagingClient;
+  /**
+   * Jobs this process works on at once.
+   * @default 1
+   */
+  concurrency?: number;
+  /** The tenant's limit for the whole fleet; every worker of the queue must give the same. */
+  rateLimit?: WorkerRateLimit;
+  /** Poll each sent message until it is delivered or read. */
+  trackDelivery?: TrackDeliveryOptions;
+  /**
+   * Ms a worker's lock on a job lasts; a crashed worker's job is re-run after about this plus `stalledInterval`.
+   * @default 30000
+   */
+  lockDuration?: number;
+  /**
+   * Ms between checks for jobs whose worker died.
+   * @default 30000
+   */
+  stalledInterval?: number;
+  /**
+   * Retention for jobs that carry none of their own (every `MessagingQueue` job carries its
+   * producer's `retention`, which wins): BullMQ's worker-level `removeOnComplete`/`removeOnFail`.
+   * @default RETENTION_DEFAULTS
+   */
+  retention?: RetentionOptions;
+  /**
+   * Where the worker logs `unknown` outcomes and Redis connection errors.
+   * @default none: silent
+   */
+  logger?: Logger;
+}

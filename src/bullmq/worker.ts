@@ -1,0 +1,134 @@
+import type { Queue, QueueEventsProducer, Worker } from 'bullmq';
+import { MessagingClient } from '../client.js';
+import { ValidationError } from '../errors.js';
+import { checkName, checkRetention } from './checks.js';
+import type { SendJobData, SendJobResult } from './job-data.js';
+import { limiterFor } from './limiter.js';
+import { loadBullmq } from './load.js';
+import { createProcessor, type TrackSettings } from './process.js';
+import type { MessagingWorkerOptions, TrackDeliveryOptions } from './types.js';
+
+const WHAT = 'Invalid MessagingWorker options';
+
+/** Tracking defaults (see `TrackDeliveryOptions`). */
+export const TRACK_DEFAULTS: TrackSettings = Object.freeze({ until: 'delivered', timeout: 3_600_000, interval: 2_000 });
+
+/**
+ * The worker side of the outbox: any number of processes on any number of machines take sends
+ * from the queue, within one fleet-wide rate limit, and never send one twice after a crash
+ * (see states.ts for the state table).
+ *
+ * @example
+ * ```ts
+ * const worker = new MessagingWorker({
+ *   connection, name: 'sms', client: new MessagingClient({ baseUrl, apiKey }),
+ *   concurrency: 8, rateLimit: { requestsPerSecond: 50 }, trackDelivery: { until: 'delivered' },
+ * })
+ * process.on('SIGTERM', () => worker.close())
+ * ```
+ */
+export class MessagingWorker {
+  /** The queue's name. */
+  readonly name: string;
+  readonly #worker: Worker<SendJobData, SendJobResult>;
+  readonly #queue: Queue<SendJobData, SendJobResult>;
+  readonly #producer: QueueEventsProducer;
+
+  constructor(options: MessagingWorkerOptions) {
+    checkWorkerOptions(options);
+    const retention = checkRetention(options.retention, WHAT);
+    const bull = loadBullmq();
+    const { connection, name } = options;
+    this.name = name;
+    this.#queue = new bull.Queue(name, { connection });
+    this.#producer = new bull.QueueEventsProducer(name, { connection });
+    // No SDK retries: a 429 must reach the processor, which pauses the whole queue (every worker)
+    // for its Retry-After; a send whose connection was never made is retried by BullMQ (attempts).
+    const client = options.client.withOptions({ maxRetries: 0 });
+    const processor = createProcessor({
+      bull,
+      client,
+      queue: this.#queue,
+      producer: this.#producer,
+      track: options.trackDelivery ? { ...TRACK_DEFAULTS, ...options.trackDelivery } : undefined,
+      logger: options.logger,
+    });
+    this.#worker = new bull.Worker<SendJobData, SendJobResult>(name, processor, {
+      connection,
+      concurrency: options.concurrency ?? 1,
+      ...(options.rateLimit ? { limiter: limiterFor(options.rateLimit.requestsPerSecond) } : {}),
+      ...(options.lockDuration === undefined ? {} : { lockDuration: options.lockDuration }),
+      ...(options.stalledInterval === undefined ? {} : { stalledInterval: options.stalledInterval }),
+      removeOnComplete: { age: retention.sentSeconds },
+      removeOnFail: { age: Math.max(retention.failedSeconds, retention.unknownSeconds) },
+      // A job that stalls again after its re-run is still reconciled, never failed by BullMQ for it.
+      maxStalledCount: 10,
+    });
+    // Connection trouble with Redis: BullMQ reconnects by itself; without a listener it would be an unhandled 'error' event.
+    this.#worker.on('error', (error) => options.logger?.error('bullmq worker error', { error: String(error) }));
+  }
+
+  /**
+   * Resolves when the worker is connected and taking jobs.
+   *
+   * @example
+   * ```ts
+   * await worker.ready()
+   * ```
+   */
+  async ready(): Promise<void> {
+    await this.#worker.waitUntilReady();
+  }
+
+  /**
+   * Stops taking jobs and waits for the jobs in progress to end (their sends finish and are
+   * recorded), then closes the connections. Jobs not started stay queued for other workers.
+   *
+   * @example
+   * ```ts
+   * process.on('SIGTERM', async () => { await worker.close(); process.exit(0) })
+   * ```
+   */
+  async close(): Promise<void> {
+    await this.#worker.close();
+    await Promise.all([this.#producer.close(), this.#queue.close()]);
+  }
+}
+
+function checkWorkerOptions(options: MessagingWorkerOptions): void {
+  if (typeof options !== 'object' || options === null) {
+    throw new ValidationError(WHAT, [
+      { path: '', message: "must be an object such as { connection, name: 'sms', client }" },
+    ]);
+  }
+  checkName(options.name, WHAT);
+  const issues: { path: string; message: string }[] = [];
+  if (!(options.client instanceof MessagingClient)) {
+    issues.push({ path: 'client', message: 'must be a MessagingClient (new MessagingClient({ baseUrl, apiKey }))' });
+  }
+  const positive = (path: string, value: unknown, integer: boolean) => {
+    if (value === undefined) return;
+    if (typeof value !== 'number' || !(value > 0) || !Number.isFinite(value) || (integer && !Number.isInteger(value))) {
+      issues.push({ path, message: `must be a ${integer ? 'whole ' : ''}number > 0, got ${String(value)}` });
+    }
+  };
+  positive('concurrency', options.concurrency, true);
+  positive('lockDuration', options.lockDuration, true);
+  positive('stalledInterval', options.stalledInterval, true);
+  const rps = options.rateLimit?.requestsPerSecond;
+  if (options.rateLimit !== undefined && !(typeof rps === 'number' && rps >= 1 && Number.isFinite(rps))) {
+    issues.push({ path: 'rateLimit.requestsPerSecond', message: `must be a number >= 1, got ${String(rps)}` });
+  }
+  const track: TrackDeliveryOptions | undefined = options.trackDelivery;
+  if (track !== undefined) {
+    if (track.until !== undefined && track.until !== 'delivered' && track.until !== 'read') {
+      issues.push({
+        path: 'trackDelivery.until',
+        message: `must be 'delivered' or 'read', got ${String(track.until)}`,
+      });
+    }
+    positive('trackDelivery.timeout', track.timeout, false);
+    positive('trackDelivery.interval', track.interval, false);
+  }
+  if (issues.length > 0) throw new ValidationError(WHAT, issues);
+}
