@@ -54,7 +54,8 @@ serveRpc(
       const pauses = {};
       const onPause = (/** @type {any} */ message) => {
         const source = String(message?.source);
-        const entry = (pauses[source] ??= { count: 0, waitMs: 0 });
+        pauses[source] ??= { count: 0, waitMs: 0 };
+        const entry = pauses[source];
         entry.count++;
         entry.waitMs += message?.waitMs ?? 0;
       };
