@@ -124,7 +124,9 @@ export class Executor {
       try {
         const request = typeof spec.request === 'function' ? await spec.request() : spec.request;
         const result = await this.#call(route, request, options, record);
-        return await spec.parse(result);
+        const value = spec.parse(result);
+        // A parse that needs nothing loaded answers synchronously: no extra turn of the loop.
+        return value instanceof Promise ? await value : value;
       } catch (error) {
         const failure = spec.mapError ? spec.mapError(error) : error;
         if (failure instanceof OutcomeUnknownError && channels.outcomeUnknown.hasSubscribers) {

@@ -12,7 +12,7 @@ import { endpointLabel } from '../endpoints.js';
 import { issuesFromZod, ResponseValidationError, SendOutcomeUnknownError, ValidationError } from '../errors.js';
 import { readFields } from '../internal/input.js';
 import { checkReconcile, checkSendManyOptions } from '../internal/many-options.js';
-import { loadSchemas } from '../schemas/load.js';
+import { loadedSchemas, loadSchemas } from '../schemas/load.js';
 import type { JsonObject } from '../types/json.js';
 import type { ReconcileOptions, ReconcileResult, SendManyOptions, SendResult } from '../types/many.js';
 import { type MediaInput, PathMedia } from '../types/media.js';
@@ -70,10 +70,8 @@ export class Messages extends APIResource {
    * ```
    */
   get(id: number, options?: RequestOptions): APIPromise<MessageLog> {
-    // Loading starts now, while the request is in flight: a cold start pays for it once, in parallel.
-    const schemas = loadSchemas();
-    const parse = async (result: ApiResult) => {
-      const log = parseData((await schemas).messageLogSchema, result, 'getMessage');
+    const check = (schemas: Schemas, result: ApiResult) => {
+      const log = parseData(schemas.messageLogSchema, result, 'getMessage');
       if (log.id === id) return log;
       throw new ResponseValidationError(endpointLabel('getMessage'), result.status, result.body, [
         {
@@ -82,6 +80,12 @@ export class Messages extends APIResource {
         },
       ]);
     };
+    const ready = loadedSchemas();
+    // Until the schemas are loaded (the first call), loading runs while the request is in flight.
+    const loading = ready ? undefined : loadSchemas();
+    const parse = ready
+      ? (result: ApiResult) => check(ready, result)
+      : async (result: ApiResult) => check(await (loading as Promise<Schemas>), result);
     return this.executor.run('getMessage', { request: { params: { messageLog: id } }, parse }, options);
   }
 
