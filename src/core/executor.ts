@@ -86,6 +86,7 @@ interface Exchange {
   readonly signal: AbortSignal | undefined;
   readonly onUploadProgress: CallOptions['onUploadProgress'];
   readonly record: CallRecord;
+  readonly maxRetries: number;
 }
 
 /**
@@ -123,7 +124,15 @@ export class Executor {
     const work = async (): Promise<T> => {
       try {
         const request = typeof spec.request === 'function' ? await spec.request() : spec.request;
-        const result = await this.#call(route, request, options, record);
+        const exchange = this.#exchange(route, request, options, record);
+        // Most calls succeed at once: the first attempt runs directly, and p-retry (which owns the
+        // loop and counts the whole budget) is only set up once an attempt has failed.
+        let result: ApiResult;
+        try {
+          result = await this.#attempt(exchange, 1);
+        } catch (error) {
+          result = await this.#retry(exchange, error);
+        }
         const value = spec.parse(result);
         // A parse that needs nothing loaded answers synchronously: no extra turn of the loop.
         return value instanceof Promise ? await value : value;
@@ -165,26 +174,19 @@ export class Executor {
     return requestChannel.tracePromise(traced, trace);
   }
 
-  /**
-   * One call with its retries. Ids, query and options are checked before any I/O.
-   *
-   * Retries: p-retry owns the loop and counts the budget (`maxRetries`); for each failure it
-   * still allows, `decideRetry` says whether to retry and after how long (it honours
-   * `Retry-After`, and never repeats a request that may have reached the service unless
-   * repeating it is harmless).
-   */
-  async #call(
+  /** One call, resolved once for all its attempts. Ids, query and options are checked before any I/O. */
+  #exchange(
     route: Route,
     request: AnyCallRequest,
     given: RequestOptions | SendOptions | undefined,
     record: CallRecord,
-  ): Promise<ApiResult> {
+  ): Exchange {
     const path = fillPath(route, request.params);
     const options = checkCallOptions(given, request.body !== undefined);
     const config = this.#config;
     const { body } = request;
     const { signal } = options;
-    const exchange: Exchange = {
+    return {
       route,
       path,
       url: config.apiBase + path + toQueryString(request.query),
@@ -194,19 +196,23 @@ export class Executor {
       signal,
       onUploadProgress: options.onUploadProgress,
       record,
+      maxRetries: options.maxRetries ?? config.maxRetries,
     };
+  }
+
+  /**
+   * The attempts after a first one failed with `first`. p-retry owns the loop and counts the
+   * budget (`maxRetries`), and is handed `first` as its own first attempt, so the budget is counted
+   * in one place; for each failure it still allows, `decideRetry` says whether to retry and after
+   * how long (it honours `Retry-After`, and never repeats a request that may have reached the
+   * service unless repeating it is harmless).
+   */
+  #retry(exchange: Exchange, first: unknown): Promise<ApiResult> {
+    const config = this.#config;
+    const { route, path, body, signal, maxRetries } = exchange;
     const replayable = body?.kind !== 'stream' || body.replayable;
-    // Most calls succeed at once: the first attempt runs directly, and p-retry (which owns the
-    // loop and counts the whole budget) is only set up once an attempt has failed. It is then
-    // handed that failure as its own first attempt, so the budget is counted in one place.
-    let first: unknown;
-    try {
-      return await this.#attempt(exchange, 1);
-    } catch (error) {
-      first = error;
-    }
     return pRetry((attempt) => (attempt === 1 ? Promise.reject(first) : this.#attempt(exchange, attempt)), {
-      retries: options.maxRetries ?? config.maxRetries,
+      retries: maxRetries,
       // The delay comes from the policy (it honours Retry-After) and is slept in shouldRetry.
       minTimeout: 0,
       ...(signal ? { signal } : {}),
