@@ -11,6 +11,7 @@ import { fileURLToPath } from 'node:url';
 import { parseArgs } from 'node:util';
 import { benchColdStart } from './cold-start.mjs';
 import { FULL, QUICK, TARGETS } from './config.mjs';
+import { benchFleet } from './fleet.mjs';
 import { benchSendManyHeap, benchSendManyRate, benchTrackDeliveries } from './many.mjs';
 import { benchPolling } from './polling.mjs';
 import { checkTargets, formatTable, writeResults } from './report.mjs';
@@ -38,6 +39,8 @@ const many = {
   heap: await benchSendManyHeap(config.many.heap),
   track: await benchTrackDeliveries(config.many.track),
 };
+log('fleet (section 10: BullMQ workers, reported only)');
+const fleet = await benchFleet(config.fleet);
 
 const results = {
   date: new Date().toISOString(),
@@ -53,6 +56,7 @@ const results = {
   coldStart,
   polling: { ...polling, capUsage: round(polling.maxRequestsIn1s / polling.maxPerSecondCap, 3) },
   many,
+  fleet,
   connections: {
     sdkConnections: throughput.get.sdkConnections + throughput.send.sdkConnections,
     rawConnections: throughput.get.rawConnections + throughput.send.rawConnections,

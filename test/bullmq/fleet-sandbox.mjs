@@ -1,11 +1,13 @@
 // The sandbox as a service of its own, for the fleet test and the fleet bench: the built package
 // (`npm run build` first), one tenant `fleet` limited to RPS requests per second per key, short
 // delivery delays, and LOST answers sends whose answer is lost (stored, then the connection drops).
+// `node fleet-sandbox.mjs [RPS] [MESSAGES]` (the arguments win over the environment).
 // It announces { url, key, sender } over IPC, then answers { id, cmd } with { id, result }.
 import diagnostics from 'node:diagnostics_channel';
 import { startSandbox } from '../../dist/sandbox/index.js';
 
-const env = process.env;
+const [rpsArg, messagesArg] = process.argv.slice(2);
+const env = { ...process.env, ...(rpsArg ? { RPS: rpsArg } : {}), ...(messagesArg ? { MESSAGES: messagesArg } : {}) };
 const SENDER = '+15550001001';
 const TENANT = 'fleet';
 const sandbox = await startSandbox({
@@ -32,7 +34,8 @@ diagnostics.subscribe('http.server.response.finish', (message) => {
 const handlers = {
   stats: () => {
     const sends = sandbox.requestLog.acceptedAt({ tenant: TENANT, route: 'POST /messages' }).sort((a, b) => a - b);
-    const all = sandbox.requestLog.acceptedAt({ tenant: TENANT });
+    const all = sandbox.requestLog.acceptedAt({ tenant: TENANT }).sort((a, b) => a - b);
+    const span = (all.at(-1) ?? 0) - (all[0] ?? 0);
     const first = sends[0] ?? 0;
     const last = sends.at(-1) ?? 0;
     /** @type {Record<string, number>} stored logs by content */
@@ -44,6 +47,8 @@ const handlers = {
       polls: sandbox.requestLog.acceptedAt({ tenant: TENANT, route: 'GET /messages/{messageLog}' }).length,
       // On the service's clock, between its first and last accepted send.
       sendsPerSecond: sends.length > 1 && last > first ? ((sends.length - 1) / (last - first)) * 1000 : 0,
+      // Every request of the key (sends, polls, reconciliation), between its first and last one.
+      requestsPerSecond: all.length > 1 && span > 0 ? ((all.length - 1) / span) * 1000 : 0,
       busiestSecond: sandbox.requestLog.maxInWindow(1_000, { tenant: TENANT }),
       rejected,
       stored,
