@@ -2,7 +2,7 @@
  * `npm run bench`: measures the built package (../dist, as users get it) against hand-written
  * undici in one run, prints a table and writes bench/results.json.
  *
- *   node bench/run.mjs            the full run (about 3 minutes)
+ *   node bench/run.mjs            the full run (about 4 minutes, the fleet section about 75 s of it)
  *   node bench/run.mjs --quick    small counts for CI (< 30 s); its figures are too noisy for targets
  *   node bench/run.mjs --out FILE write the results elsewhere than bench/results.json
  */
