@@ -27,6 +27,15 @@ export const FULL = Object.freeze({
       timeout: 55_000,
     },
   },
+  // Section 10, reported and not a target: 3 runs of 500 messages (a send and a poll each, about
+  // 21 s at the 50/s limit), then the memory runs. About 75 s in all.
+  fleet: {
+    messages: 500,
+    limit: 50,
+    deadlineMs: 40_000,
+    workers: [1, 2, 4],
+    memory: { waiting: 5_000, tracked: 1_000, deadlineMs: 30_000 },
+  },
 });
 
 export const QUICK = Object.freeze({
@@ -54,6 +63,13 @@ export const QUICK = Object.freeze({
       interval: 300,
       timeout: 15_000,
     },
+  },
+  fleet: {
+    messages: 40,
+    limit: 50,
+    deadlineMs: 15_000,
+    workers: [1, 2, 4],
+    memory: { waiting: 300, tracked: 100, deadlineMs: 15_000 },
   },
 });
 

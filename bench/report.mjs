@@ -176,8 +176,34 @@ export function formatTable(r, checks = checkTargets(r)) {
       r.many.track.pollsPerUpdate,
       `${verdict('trackDeliveries: polls per update')}, ${verdict('trackDeliveries: every id settled delivered')}`,
     ],
+    ...fleetRows(r.fleet),
   ];
   return table(rows);
+}
+
+/** Section 10 (reported, not a target): the fleet runs, or why they were skipped. @param {any} fleet */
+function fleetRows(fleet) {
+  if (!fleet || fleet.skipped)
+    return [['10', 'fleet (BullMQ workers)', 'skipped', fleet?.skipped ?? 'not run', '', 'info']];
+  const rows = fleet.runs.map((/** @type {any} */ run) => [
+    '10',
+    `fleet, ${run.workers} worker process(es): sends/s, req/s (${run.messages} tracked, sandbox clock)`,
+    `${run.sendsPerSecond}, ${run.requestsPerSecond}`,
+    `limit ${run.limitPerSecond}/s, busiest 1 s ${run.busiestSlidingSecond}, ${run.rejected429} x 429`,
+    `${run.ratio}, ${run.requestRatio}`,
+    'info',
+  ]);
+  const polls = fleet.runs.map((/** @type {any} */ run) => run.pollsPerSettled).join(' / ');
+  rows.push(['10', 'fleet: polls per settled message (1 / 2 / 4 workers)', polls, '', '', 'info']);
+  rows.push([
+    '10',
+    `fleet: Redis bytes per waiting send / tracked message (${fleet.memory.waiting} / ${fleet.memory.tracked})`,
+    `${fleet.memory.bytesPerWaitingSend} / ${fleet.memory.bytesPerTrackedMessage}`,
+    'INFO memory used_memory',
+    '',
+    'info',
+  ]);
+  return rows;
 }
 
 /** @param {string} path @param {any} results */

@@ -2,7 +2,7 @@
  * `npm run bench`: measures the built package (../dist, as users get it) against hand-written
  * undici in one run, prints a table and writes bench/results.json.
  *
- *   node bench/run.mjs            the full run (about 3 minutes)
+ *   node bench/run.mjs            the full run (about 4 minutes, the fleet section about 75 s of it)
  *   node bench/run.mjs --quick    small counts for CI (< 30 s); its figures are too noisy for targets
  *   node bench/run.mjs --out FILE write the results elsewhere than bench/results.json
  */
@@ -11,6 +11,7 @@ import { fileURLToPath } from 'node:url';
 import { parseArgs } from 'node:util';
 import { benchColdStart } from './cold-start.mjs';
 import { FULL, QUICK, TARGETS } from './config.mjs';
+import { benchFleet } from './fleet.mjs';
 import { benchSendManyHeap, benchSendManyRate, benchTrackDeliveries } from './many.mjs';
 import { benchPolling } from './polling.mjs';
 import { checkTargets, formatTable, writeResults } from './report.mjs';
@@ -38,6 +39,8 @@ const many = {
   heap: await benchSendManyHeap(config.many.heap),
   track: await benchTrackDeliveries(config.many.track),
 };
+log('fleet (section 10: BullMQ workers, reported only)');
+const fleet = await benchFleet(config.fleet);
 
 const results = {
   date: new Date().toISOString(),
@@ -53,6 +56,7 @@ const results = {
   coldStart,
   polling: { ...polling, capUsage: round(polling.maxRequestsIn1s / polling.maxPerSecondCap, 3) },
   many,
+  fleet,
   connections: {
     sdkConnections: throughput.get.sdkConnections + throughput.send.sdkConnections,
     rawConnections: throughput.get.rawConnections + throughput.send.rawConnections,

@@ -1,0 +1,241 @@
+/**
+ * Section 10, "fleet" (reported, not a target): `tenant-messaging/bullmq` workers in processes of
+ * their own against the sandbox in its own process, limited per key. For 1, 2 and 4 worker
+ * processes: the achieved send rate / limit and the busiest sliding second (sends and polls), and
+ * the polls spent per settled (delivered) message. Then the Redis memory a waiting send and a
+ * tracked message hold (`INFO memory` used_memory, before and after).
+ * Needs `redis-server` on the PATH; without it the section reports itself skipped.
+ */
+import { fork, spawn, spawnSync } from 'node:child_process';
+import { mkdtempSync, rmSync } from 'node:fs';
+import { createServer } from 'node:net';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { setTimeout as sleep } from 'node:timers/promises';
+import { forkChild } from './ipc.mjs';
+import { round } from './stats.mjs';
+
+// Shared with the fleet test (test/bullmq/fleet.test.ts): the same worker and sandbox processes.
+const SANDBOX = new URL('../test/bullmq/fleet-sandbox.mjs', import.meta.url);
+const WORKER = new URL('../test/bullmq/crash-worker.mjs', import.meta.url);
+const SENDER = '+15550001001';
+const TO = '+15557654321';
+
+/** @param {number} i @param {string} tag */
+const item = (i, tag) => ({
+  id: `${tag}-${i}`,
+  params: { sender_phone: SENDER, to_phone: TO, type: /** @type {const} */ ('text'), content: `Fleet ${tag} ${i}` },
+});
+
+async function freePort() {
+  return new Promise((resolve, reject) => {
+    const server = createServer();
+    server.once('error', reject);
+    server.listen(0, '127.0.0.1', () => {
+      const address = server.address();
+      server.close(() => resolve(typeof address === 'object' && address ? address.port : 0));
+    });
+  });
+}
+
+/** A throwaway redis-server on a free loopback port, no persistence; `stop()` kills it by PID. */
+async function startRedis() {
+  const dir = mkdtempSync(join(tmpdir(), 'tm-bench-redis-'));
+  const port = /** @type {number} */ (await freePort());
+  const child = spawn(
+    'redis-server',
+    ['--port', String(port), '--bind', '127.0.0.1', '--save', '', '--appendonly', 'no', '--dir', dir],
+    {
+      stdio: 'ignore',
+    },
+  );
+  const { Redis } = await import('ioredis');
+  const client = new Redis({
+    host: '127.0.0.1',
+    port,
+    lazyConnect: true,
+    maxRetriesPerRequest: null,
+    retryStrategy: () => 50,
+  });
+  const deadline = Date.now() + 10_000;
+  for (;;) {
+    try {
+      await client.connect();
+      await client.ping();
+      break;
+    } catch (error) {
+      if (Date.now() > deadline || child.exitCode !== null) {
+        child.kill('SIGKILL');
+        throw error;
+      }
+      client.disconnect();
+      await sleep(20);
+    }
+  }
+  return {
+    port,
+    /** used_memory of `INFO memory`, in bytes */
+    usedMemory: async () => Number(/used_memory:(\d+)/.exec(await client.info('memory'))?.[1]),
+    stop: async () => {
+      client.disconnect();
+      const exited = new Promise((resolve) => child.once('exit', resolve));
+      child.kill('SIGKILL');
+      await exited;
+      rmSync(dir, { recursive: true, force: true });
+    },
+  };
+}
+
+/**
+ * Worker processes (crash-worker.mjs), ready when each says so.
+ * @param {number} count @param {Record<string, string>} env
+ */
+async function startWorkers(count, env) {
+  return Promise.all(
+    Array.from({ length: count }, async () => {
+      const child = fork(WORKER, { env: { ...process.env, ...env }, stdio: ['ignore', 'ignore', 'inherit', 'ipc'] });
+      await new Promise((resolve, reject) => {
+        child.once('message', resolve);
+        child.once('exit', (code) => reject(new Error(`a fleet worker exited (${code}) before it was ready`)));
+      });
+      return child;
+    }),
+  );
+}
+
+/** @param {import('node:child_process').ChildProcess[]} workers */
+async function stopWorkers(workers) {
+  await Promise.all(
+    workers.map(async (child) => {
+      if (child.exitCode !== null || child.signalCode !== null) return;
+      const exited = new Promise((resolve) => child.once('exit', resolve));
+      const killer = setTimeout(() => child.kill('SIGKILL'), 5_000);
+      child.kill('SIGTERM');
+      await exited;
+      clearTimeout(killer);
+    }),
+  );
+}
+
+/**
+ * One run: `workers` processes send and track `messages` through a sandbox limited to `limit`/s.
+ * @param {{ port: number }} redis @param {number} workers @param {{ messages: number, limit: number, deadlineMs: number }} config
+ */
+async function rateRun(redis, workers, config) {
+  const { MessagingQueue } = await import('../dist/bullmq/index.js');
+  const sandbox = await forkChild(SANDBOX, [String(config.limit), String(config.messages)]);
+  const name = `bench-fleet-${workers}-${process.pid}`;
+  const connection = { host: '127.0.0.1', port: redis.port, maxRetriesPerRequest: null };
+  const queue = new MessagingQueue({ connection, name });
+  const abort = new AbortController();
+  /** @type {import('node:child_process').ChildProcess[]} */
+  let fleet = [];
+  try {
+    fleet = await startWorkers(workers, {
+      REDIS_PORT: String(redis.port),
+      QUEUE: name,
+      BASE_URL: sandbox.ready.url,
+      API_KEY: sandbox.ready.key,
+      RPS: String(config.limit),
+      TRACK: JSON.stringify({ until: 'delivered', interval: 500, timeout: 60_000 }),
+    });
+    let settled = 0;
+    const started = performance.now();
+    const reading = (async () => {
+      for await (const update of queue.updates({ from: 'start', signal: abort.signal })) {
+        if (update.status !== 'sent' && ++settled >= config.messages) return;
+      }
+    })().catch(() => {});
+    await queue.sendMany(Array.from({ length: config.messages }, (_, i) => item(i, `r${workers}`)));
+    await Promise.race([reading, sleep(config.deadlineMs, undefined, { ref: false })]);
+    const totalMs = performance.now() - started;
+    const stats = await sandbox.call('stats');
+    return {
+      workers,
+      messages: config.messages,
+      limitPerSecond: config.limit,
+      sendsPerSecond: round(stats.sendsPerSecond, 1),
+      ratio: round(stats.sendsPerSecond / config.limit, 3),
+      // Sends and polls share the limit: this is the share of it the fleet used.
+      requestsPerSecond: round(stats.requestsPerSecond, 1),
+      requestRatio: round(stats.requestsPerSecond / config.limit, 3),
+      busiestSlidingSecond: stats.busiestSecond,
+      rejected429: stats.rejected,
+      settled,
+      polls: stats.polls,
+      pollsPerSettled: settled > 0 ? round(stats.polls / settled, 2) : null,
+      duplicates: Object.values(stats.stored).filter((n) => n > 1).length,
+      totalMs: round(totalMs, 0),
+    };
+  } finally {
+    abort.abort();
+    await stopWorkers(fleet);
+    await queue.close();
+    await sandbox.close();
+  }
+}
+
+/**
+ * Redis memory: `waiting` sends enqueued and left waiting, then `tracked` messages sent (no limit)
+ * and left waiting for a poll an hour away.
+ * @param {Awaited<ReturnType<typeof startRedis>>} redis @param {{ waiting: number, tracked: number, deadlineMs: number }} config
+ */
+async function memoryRun(redis, config) {
+  const { MessagingQueue } = await import('../dist/bullmq/index.js');
+  const connection = { host: '127.0.0.1', port: redis.port, maxRetriesPerRequest: null };
+  const waitingQueue = new MessagingQueue({ connection, name: `bench-mem-waiting-${process.pid}` });
+  const before = await redis.usedMemory();
+  await waitingQueue.sendMany(Array.from({ length: config.waiting }, (_, i) => item(i, 'w')));
+  const afterWaiting = await redis.usedMemory();
+  await waitingQueue.close();
+
+  // No limit that matters: the tracked messages are sent as fast as one worker can.
+  const sandbox = await forkChild(SANDBOX, ['100000', String(config.tracked)]);
+  const name = `bench-mem-tracked-${process.pid}`;
+  const queue = new MessagingQueue({ connection, name });
+  /** @type {import('node:child_process').ChildProcess[]} */
+  let fleet = [];
+  try {
+    const start = await redis.usedMemory();
+    fleet = await startWorkers(1, {
+      REDIS_PORT: String(redis.port),
+      QUEUE: name,
+      BASE_URL: sandbox.ready.url,
+      API_KEY: sandbox.ready.key,
+      CONCURRENCY: '16',
+      TRACK: JSON.stringify({ until: 'read', interval: 3_600_000, timeout: 7_200_000 }),
+    });
+    await queue.sendMany(Array.from({ length: config.tracked }, (_, i) => item(i, 't')));
+    const deadline = Date.now() + config.deadlineMs;
+    while ((await queue.counts()).tracking < config.tracked && Date.now() < deadline) await sleep(100);
+    const { tracking } = await queue.counts();
+    const afterTracked = await redis.usedMemory();
+    return {
+      waiting: config.waiting,
+      bytesPerWaitingSend: round((afterWaiting - before) / config.waiting, 0),
+      tracked: tracking,
+      bytesPerTrackedMessage: tracking > 0 ? round((afterTracked - start) / tracking, 0) : null,
+    };
+  } finally {
+    await stopWorkers(fleet);
+    await queue.close();
+    await sandbox.close();
+  }
+}
+
+/**
+ * @param {{ messages: number, limit: number, deadlineMs: number, workers: number[], memory: { waiting: number, tracked: number, deadlineMs: number } }} config
+ */
+export async function benchFleet(config) {
+  if (spawnSync('redis-server', ['--version'], { stdio: 'ignore' }).status !== 0) {
+    return { skipped: 'redis-server not installed (apt-get install -y redis-server)' };
+  }
+  const redis = await startRedis();
+  try {
+    const runs = [];
+    for (const workers of config.workers) runs.push(await rateRun(redis, workers, config));
+    return { runs, memory: await memoryRun(redis, config.memory) };
+  } finally {
+    await redis.stop();
+  }
+}
