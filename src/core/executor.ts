@@ -123,7 +123,8 @@ export class Executor {
     const record = newCallRecord();
     const work = async (): Promise<T> => {
       try {
-        const request = typeof spec.request === 'function' ? await spec.request() : spec.request;
+        const pending = typeof spec.request === 'function' ? spec.request() : spec.request;
+        const request = pending instanceof Promise ? await pending : pending;
         const exchange = this.#exchange(route, request, options, record);
         // Most calls succeed at once: the first attempt runs directly, and p-retry (which owns the
         // loop and counts the whole budget) is only set up once an attempt has failed.

@@ -44,15 +44,21 @@ export class Messages extends APIResource {
   send(params: SendMessageParams, options?: SendOptions): APIPromise<MessageLog> {
     let schemas: Schemas;
     let sent: { checked: SendMessageParams; startedAt: number } | undefined;
-    const request = async () => {
+    const build = (loaded: Schemas, fields: Record<string, unknown>, startedAt: number) => {
+      schemas = loaded;
+      const checked = checkSendParams(fields, loaded.sendMessageParamsSchema);
+      sent = { checked, startedAt };
+      return requestOf(checked);
+    };
+    // Synchronous for a text send once the schemas are loaded (the usual case): no promise to
+    // wait for before the request goes out. The first send, and a media send, wait.
+    const request = () => {
       const startedAt = Date.now();
       const fields = readFields(params, SEND_PARAMS, '{ sender_phone, to_phone, type, content }');
       // Before any await: a caller's media stream that fails meanwhile must not end the process.
       if (fields['media'] !== undefined) watchMediaSource(fields);
-      schemas = await loadSchemas();
-      const checked = checkSendParams(fields, schemas.sendMessageParamsSchema);
-      sent = { checked, startedAt };
-      return { body: await requestBody(checked) };
+      const ready = loadedSchemas();
+      return ready ? build(ready, fields, startedAt) : loadSchemas().then((loaded) => build(loaded, fields, startedAt));
     };
     const parse = (result: ApiResult) => parseData(schemas.messageLogSchema, result, 'sendMessage');
     const mapError = (error: unknown) => sendFailure(error, sent);
@@ -210,9 +216,9 @@ function checkSendParams(
 }
 
 /** A text message is a JSON body; the multipart stack loads on the first media send only. */
-async function requestBody(params: SendMessageParams): Promise<RequestBody> {
-  if (params.type === 'text') return { kind: 'json', text: JSON.stringify(params) };
-  return (await import('../core/media-part.js')).mediaSendBody(params);
+function requestOf(params: SendMessageParams): { body: RequestBody } | Promise<{ body: RequestBody }> {
+  if (params.type === 'text') return { body: { kind: 'json', text: JSON.stringify(params) } };
+  return import('../core/media-part.js').then(async ({ mediaSendBody }) => ({ body: await mediaSendBody(params) }));
 }
 
 /**
