@@ -1,5 +1,5 @@
 import type { Queue, QueueEventsProducer, Worker } from 'bullmq';
-import { MessagingClient } from '../client.js';
+import type { MessagingClient } from '../client.js';
 import { ValidationError } from '../errors.js';
 import { checkName, checkRetention } from './checks.js';
 import type { SendJobData, SendJobResult } from './job-data.js';
@@ -103,7 +103,9 @@ function checkWorkerOptions(options: MessagingWorkerOptions): void {
   }
   checkName(options.name, WHAT);
   const issues: { path: string; message: string }[] = [];
-  if (!(options.client instanceof MessagingClient)) {
+  // Checked by shape, not `instanceof`: importing the client's class here would pull the whole
+  // SDK into a chunk shared with this entry, and the main entry would load it through that chunk.
+  if (!isMessagingClient(options.client)) {
     issues.push({ path: 'client', message: 'must be a MessagingClient (new MessagingClient({ baseUrl, apiKey }))' });
   }
   const positive = (path: string, value: unknown, integer: boolean) => {
@@ -131,4 +133,14 @@ function checkWorkerOptions(options: MessagingWorkerOptions): void {
     positive('trackDelivery.interval', track.interval, false);
   }
   if (issues.length > 0) throw new ValidationError(WHAT, issues);
+}
+
+/** A `MessagingClient` as the worker uses it: `withOptions` and `messages.send`/`reconcile`. */
+function isMessagingClient(value: unknown): value is MessagingClient {
+  const client = value as { withOptions?: unknown; messages?: { send?: unknown; reconcile?: unknown } } | null;
+  return (
+    typeof client?.withOptions === 'function' &&
+    typeof client.messages?.send === 'function' &&
+    typeof client.messages.reconcile === 'function'
+  );
 }

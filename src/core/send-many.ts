@@ -47,7 +47,7 @@ export async function* sendMany(
     Symbol.asyncIterator in source
       ? source[Symbol.asyncIterator]()
       : (source as Iterable<SendMessageParams>)[Symbol.iterator]();
-  const inFlight = new Map<number, Promise<{ key: number; result: SendResult }>>();
+  const inFlight = new Map<number, Promise<void>>();
   const claimed = new Map<number, number>(); // log id -> when it was claimed
   const claim = (id: number) => {
     const now = Date.now();
@@ -65,46 +65,78 @@ export async function* sendMany(
   type Pulled = { readonly item: SendMessageParams } | { readonly done: true } | { readonly error: unknown };
   // The source is read while sends are in flight, and whichever comes first is handled: a result
   // is yielded even while the source is slow (or stuck), so that the caller can always stop.
-  const pull = (): Promise<{ readonly pulled: Pulled }> =>
-    untilAborted(Promise.resolve(iterator.next()), signal).then(
-      (next) => ({ pulled: next.done ? { done: true } : { item: next.value } }),
-      (error: unknown) => ({ pulled: { error } }),
-    );
+  // Completions land in a queue and wake the loop once: no promise is raced again and again (at
+  // high concurrency, racing every in-flight send on each turn piles reactions onto each of them).
+  const done: SendResult[] = [];
+  let pulled: Pulled | undefined;
+  let pulling = false;
+  let wake: (() => void) | undefined;
+  const notify = () => {
+    const resume = wake;
+    wake = undefined;
+    resume?.();
+  };
+  const pull = () => {
+    pulling = true;
+    untilAborted(Promise.resolve(iterator.next()), signal)
+      .then(
+        (next) => {
+          pulled = next.done ? { done: true } : { item: next.value };
+        },
+        (error: unknown) => {
+          pulled = { error };
+        },
+      )
+      .finally(() => {
+        pulling = false;
+        notify();
+      });
+  };
   let index = 0;
   let reading = true;
-  let pending: Promise<{ readonly pulled: Pulled }> | undefined;
   let failure: { error: unknown } | undefined;
   const halted = () => signal?.aborted === true || (stopOnError && failure !== undefined);
   try {
     for (;;) {
-      if (halted()) {
-        reading = false;
-        pending = undefined; // abandoned: its item, if one comes, is never sent
-      } else if (reading && inFlight.size < concurrency) pending ??= pull();
-      if (pending === undefined && inFlight.size === 0) break;
-      type Settled = { readonly pulled: Pulled } | { readonly key: number; readonly result: SendResult };
-      const racers: Promise<Settled>[] = [...inFlight.values()];
-      if (pending) racers.push(pending);
-      const next = await Promise.race(racers);
-      if ('pulled' in next) {
-        pending = undefined;
-        const { pulled } = next;
-        if ('item' in pulled) {
-          const key = index++;
-          inFlight.set(
-            key,
-            sendOne(key, pulled.item, itemDeps).then((result) => ({ key, result })),
-          );
+      if (halted()) reading = false;
+      if (pulled !== undefined) {
+        const item = pulled;
+        pulled = undefined;
+        if ('item' in item) {
+          // An item that arrives once the batch is halted is never sent.
+          if (reading) {
+            const key = index++;
+            inFlight.set(
+              key,
+              sendOne(key, item.item, itemDeps).then((result) => {
+                inFlight.delete(key);
+                done.push(result);
+                notify();
+              }),
+            );
+          }
         } else {
           reading = false;
-          if ('error' in pulled && !signal?.aborted) failure = { error: pulled.error };
+          if ('error' in item && !signal?.aborted) failure = { error: item.error };
         }
         continue;
       }
-      inFlight.delete(next.key);
-      if (next.result.status === 'sent') claim(next.result.log.id);
-      else if (stopOnError) failure ??= { error: undefined };
-      yield next.result;
+      const result = done.shift();
+      if (result !== undefined) {
+        if (result.status === 'sent') claim(result.log.id);
+        else if (stopOnError) failure ??= { error: undefined };
+        yield result;
+        continue;
+      }
+      if (reading && !pulling && inFlight.size < concurrency) {
+        pull();
+        continue;
+      }
+      // Nothing left to send or read (a pull still pending once halted is abandoned).
+      if (inFlight.size === 0 && (!reading || !pulling)) break;
+      await new Promise<void>((resolve) => {
+        wake = resolve;
+      });
     }
     if (failure?.error !== undefined) throw failure.error;
     signal?.throwIfAborted();
