@@ -52,7 +52,7 @@ serveRpc(
       // The client's rate-limited waits by source: pacing, retry-after (a 429), fixed-rate...
       /** @type {Record<string, { count: number, waitMs: number }>} */
       const pauses = {};
-      const onPause = (/** @type {any} */ message) => {
+      const onPause = (/** @type {{ source?: unknown, waitMs?: number } | undefined} */ message) => {
         const source = String(message?.source);
         pauses[source] ??= { count: 0, waitMs: 0 };
         const entry = pauses[source];

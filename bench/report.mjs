@@ -181,11 +181,22 @@ export function formatTable(r, checks = checkTargets(r)) {
   return table(rows);
 }
 
-/** Section 10 (reported, not a target): the fleet runs, or why they were skipped. @param {any} fleet */
+/**
+ * @typedef {{ workers: number, messages: number, limitPerSecond: number, sendsPerSecond: number,
+ *   requestsPerSecond: number, ratio: number, requestRatio: number, busiestSlidingSecond: number,
+ *   rejected429: number, pollsPerSettled: number | null }} FleetRun
+ * @typedef {{ waiting: number, tracked: number, bytesPerWaitingSend: number,
+ *   bytesPerTrackedMessage: number | null }} FleetMemory
+ */
+
+/**
+ * Section 10 (reported, not a target): the fleet runs, or why they were skipped.
+ * @param {{ skipped?: string, runs: FleetRun[], memory: FleetMemory } | undefined} fleet
+ */
 function fleetRows(fleet) {
   if (!fleet || fleet.skipped)
     return [['10', 'fleet (BullMQ workers)', 'skipped', fleet?.skipped ?? 'not run', '', 'info']];
-  const rows = fleet.runs.map((/** @type {any} */ run) => [
+  const rows = fleet.runs.map((run) => [
     '10',
     `fleet, ${run.workers} worker process(es): sends/s, req/s (${run.messages} tracked, sandbox clock)`,
     `${run.sendsPerSecond}, ${run.requestsPerSecond}`,
@@ -193,7 +204,7 @@ function fleetRows(fleet) {
     `${run.ratio}, ${run.requestRatio}`,
     'info',
   ]);
-  const polls = fleet.runs.map((/** @type {any} */ run) => run.pollsPerSettled).join(' / ');
+  const polls = fleet.runs.map((run) => run.pollsPerSettled).join(' / ');
   rows.push(['10', 'fleet: polls per settled message (1 / 2 / 4 workers)', polls, '', '', 'info']);
   rows.push([
     '10',

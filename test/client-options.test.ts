@@ -2,19 +2,10 @@ import { inspect } from 'node:util';
 import { MessagingClient, ValidationError, VERSION } from 'tenant-messaging';
 import { afterEach, describe, expect, it, vi } from 'vitest';
 import pkg from '../package.json' with { type: 'json' };
+import { configError } from './helpers/errors.js';
 import { json, messageLog, startServer } from './helpers/server.js';
 
 const KEY = 'tm_live_SECRET_key_123';
-
-function configError(make: () => unknown): ValidationError {
-  try {
-    make();
-  } catch (error) {
-    expect(error).toBeInstanceOf(ValidationError);
-    return error as ValidationError;
-  }
-  throw new Error('expected a ValidationError');
-}
 
 describe('baseUrl', () => {
   it.each([

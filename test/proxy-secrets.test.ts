@@ -1,22 +1,13 @@
 import { inspect } from 'node:util';
 import fc from 'fast-check';
-import { APIConnectionError, MessagingClient, ValidationError } from 'tenant-messaging';
+import { APIConnectionError, MessagingClient } from 'tenant-messaging';
 import { Agent } from 'undici';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { configError } from './helpers/errors.js';
 import { type ForwardProxy, startForwardProxy } from './helpers/forward-proxy.js';
 import { refusedUrl } from './helpers/server.js';
 
 const KEY = 'tm_live_PROXY_key_123';
-
-function configError(make: () => unknown): ValidationError {
-  try {
-    make();
-  } catch (error) {
-    expect(error).toBeInstanceOf(ValidationError);
-    return error as ValidationError;
-  }
-  throw new Error('expected a ValidationError');
-}
 
 /** Credentials distinctive enough that finding them in a text cannot be a coincidence. */
 const credentials = fc.record({

@@ -7,6 +7,7 @@ import { createReadStream, promises as fsp } from 'node:fs';
 import { Readable } from 'node:stream';
 import { ValidationError } from '../errors.js';
 import { type MediaInput, PathMedia } from '../types/media.js';
+import type { SentParams } from '../types/send.js';
 import type { RequestBody } from './executor.js';
 import { guessContentType, mediaLabel, mediaLabelProblem } from './media-label.js';
 import { failureOf, readSource, watchStream, webStreamChunks } from './media-source.js';
@@ -20,14 +21,7 @@ import { type MediaPart, type MultipartFields, multipartBody } from './multipart
 const FILE_CHUNK_BYTES = 48 * 1024;
 
 /** The parameters of a media send after `messages.send` checked them: read from here only. */
-export interface CheckedMediaSend {
-  readonly sender_phone?: string | undefined;
-  readonly sender_number_id?: number | undefined;
-  readonly to_phone: string;
-  readonly type: string;
-  readonly content?: string | undefined;
-  readonly media: MediaInput;
-}
+export type CheckedMediaSend = Omit<SentParams, 'media'> & { readonly media: MediaInput };
 
 /**
  * Builds the streamed multipart body of a media send from its checked parameters. A path is
