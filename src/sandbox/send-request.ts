@@ -167,6 +167,8 @@ function assertSdkAgrees(send: ValidSend): void {
   if (send.media) params['media'] = send.media;
   const checked = sendMessageParamsSchema.safeParse(params);
   if (!checked.success) {
-    throw new SandboxDriftError(`The sandbox accepted a send the SDK's schema rejects: ${checked.error.message}`);
+    throw new SandboxDriftError(
+      `The sandbox accepted a send the SDK's schema rejects: ${checked.error.issues.map((i) => `${i.path.join('.')}: ${i.message}`).join('; ')}`,
+    );
   }
 }

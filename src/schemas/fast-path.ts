@@ -54,8 +54,21 @@ export function fastSchema<S extends z.ZodMiniType, Out = z.output<S>>(
   schema: S,
   options: FastSchemaOptions<z.output<S>, Out> = {},
 ): FastSchema<Out> {
+  return withPrecheck(schema, precheck(schema), options);
+}
+
+/**
+ * `fastSchema` with a hand-written precheck, for a schema whose constructs precheck.ts cannot
+ * derive one from (a discriminated union, a refinement across fields). `isValidAsIs` must return
+ * true only for values the schema accepts unchanged; its property test compares it with the schema.
+ * @example export const sendSchema = withPrecheck(sendZod, isPlainTextSend)
+ */
+export function withPrecheck<S extends z.ZodMiniType, Out = z.output<S>>(
+  schema: S,
+  isValidAsIs: ((value: unknown) => boolean) | undefined,
+  options: FastSchemaOptions<z.output<S>, Out> = {},
+): FastSchema<Out> {
   const after = options.afterParse ?? ((value: z.output<S>) => value as unknown as Out);
-  const isValidAsIs = precheck(schema);
   const slow = (data: unknown): ReturnType<Schema<Out>['safeParse']> => {
     const result = schema.safeParse(data);
     return result.success ? { success: true, data: after(result.data) } : result;

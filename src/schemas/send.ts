@@ -3,7 +3,7 @@ import { Readable } from 'node:stream';
 import { mediaLabel, mediaLabelProblem } from '../core/media-label.js';
 import { type MediaInput, PathMedia } from '../types/media.js';
 import { MEDIA_TYPES } from '../types/send.js';
-import { compiledStrictObject } from './fast-path.js';
+import { compiledStrictObject, type FastSchema, withPrecheck } from './fast-path.js';
 import * as z from './zod.js';
 
 const phone = (field: string) =>
@@ -70,8 +70,11 @@ const common = {
   to_phone: phone('to_phone'),
 };
 
-/** Runtime check of `SendMessageParams`, for JavaScript callers and values built at run time. */
-export const sendMessageParamsSchema = z
+/**
+ * The plain-Zod check of `SendMessageParams`: the rules and the words of every issue. Callers use
+ * `sendMessageParamsSchema`, which answers the commonest valid send without running it.
+ */
+export const sendMessageParamsZod = z
   .discriminatedUnion(
     'type',
     [
@@ -111,3 +114,40 @@ export const sendMessageParamsSchema = z
       { when: (payload) => typeof payload.value === 'object' && payload.value !== null },
     ),
   );
+
+const TEXT_SEND_KEYS = new Set(['sender_phone', 'sender_number_id', 'to_phone', 'type', 'content', 'media']);
+
+/** A string with something other than whitespace in it: the `phone` rule above. */
+const isNonBlank = (value: unknown): boolean => typeof value === 'string' && value.trim().length > 0;
+
+/**
+ * True only for a text send that `sendMessageParamsZod` accepts unchanged: `type: 'text'`, a
+ * non-empty `content`, a non-blank `to_phone`, exactly one of a non-blank `sender_phone` and an
+ * integer `sender_number_id` >= 1, no `media`, and no other key. Anything else (false) goes
+ * through Zod, which gives the verdict and the issues. test/core/schema-fast-paths.test.ts checks
+ * over arbitrary inputs that it never accepts what Zod rejects, and that Zod returns the same value.
+ */
+export function isPlainTextSend(value: unknown): boolean {
+  if (typeof value !== 'object' || value === null || Object.getPrototypeOf(value) !== Object.prototype) return false;
+  const send = value as Record<string, unknown>;
+  if (send['type'] !== 'text' || send['media'] !== undefined) return false;
+  const content = send['content'];
+  if (typeof content !== 'string' || content.length === 0 || !isNonBlank(send['to_phone'])) return false;
+  const phone = send['sender_phone'];
+  const id = send['sender_number_id'];
+  if (phone === undefined) {
+    if (!(Number.isSafeInteger(id) && (id as number) >= 1)) return false;
+  } else if (id !== undefined || !isNonBlank(phone)) return false;
+  for (const key of Object.keys(send)) if (!TEXT_SEND_KEYS.has(key)) return false;
+  return true;
+}
+
+/**
+ * Runtime check of `SendMessageParams`, for JavaScript callers and values built at run time.
+ * Only for values the SDK owns (its own checked copy of the caller's fields): a plain text send
+ * is handed back as given.
+ */
+export const sendMessageParamsSchema: FastSchema<z.output<typeof sendMessageParamsZod>> = withPrecheck(
+  sendMessageParamsZod,
+  isPlainTextSend,
+);

@@ -13,6 +13,7 @@ import { describe, expect, it } from 'vitest';
 import { compiledLooseObject, compiledStrictObject } from '../../src/schemas/fast-path.js';
 import { emptyPayloadAsObject, messageLogSchema, messageLogShape } from '../../src/schemas/message-log.js';
 import { precheck } from '../../src/schemas/precheck.js';
+import { isPlainTextSend, sendMessageParamsSchema, sendMessageParamsZod } from '../../src/schemas/send.js';
 import '../../src/schemas/validators.js'; // loads zod's English messages, as the SDK does
 import * as z from '../../src/schemas/zod.js';
 import type { MessageLog } from '../../src/types/message-log.js';
@@ -222,5 +223,49 @@ describe('precheck', () => {
       z.nullable(z.enum(['a'])),
     ];
     for (const schema of unknown) expect(precheck(schema)).toBeUndefined();
+  });
+});
+
+describe('sendMessageParamsSchema', () => {
+  const textSend = { sender_phone: '+15550000001', to_phone: '+15550000002', type: 'text', content: 'Hello' };
+  /** Text sends, usually valid, with the sender given either way (or both, or neither), broken fields and extra keys. */
+  const validSends = fc
+    .tuple(fc.string({ minLength: 1 }), fc.string({ minLength: 1 }), fc.oneof(fc.string(), fc.integer({ min: -2 })))
+    .map(([content, to_phone, sender]) => ({
+      ...(typeof sender === 'string' ? { sender_phone: sender } : { sender_number_id: sender }),
+      to_phone,
+      type: 'text',
+      content,
+    }));
+  const sendInputs = fc.oneof(
+    validSends,
+    objectsLike(textSend, 8),
+    objectsLike({ sender_number_id: 1, to_phone: '+15550000002', type: 'text', content: 'Hi' }, 8),
+    objectsLike({ ...textSend, sender_number_id: 2 }, 8),
+    objectsLike({ ...textSend, content: ' ', to_phone: ' ', sender_phone: '\t' }, 8),
+    objectsLike({ ...textSend, type: 'image', media: new Blob(['x']) }, 8),
+    fc.tuple(objectsLike(textSend, 8), fc.anything()).map(([send, proto]) => withOwnProto(send, proto)),
+    fc.tuple(objectsLike(textSend, 8), fc.constantFrom(...holders)).map(([send, hold]) => hold(send)),
+    fc.anything(),
+  );
+
+  it('takes the fast path only for sends plain Zod accepts unchanged, and agrees with it on everything', () => {
+    let asIs = 0;
+    fc.assert(
+      fc.property(sendInputs, (input) => {
+        const fast = sendMessageParamsSchema.safeParse(input);
+        const plain = sendMessageParamsZod.safeParse(input);
+        expect(fast.success).toBe(plain.success);
+        if (isPlainTextSend(input)) {
+          asIs++;
+          expect(fast.success && fast.data).toBe(input);
+          expect(plain.data).toStrictEqual(input);
+        } else if (fast.success) expect(fast.data).toStrictEqual(plain.data);
+        else expect(fast.error.issues).toStrictEqual(plain.error?.issues);
+      }),
+      { numRuns: 3000, seed: SEED },
+    );
+    // The property is only worth something if the generator reaches the fast path.
+    expect(asIs).toBeGreaterThan(200);
   });
 });
