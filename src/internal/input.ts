@@ -19,14 +19,10 @@ export function readFields(value: unknown, what: string, example: string): Recor
       { path: '', message: `must be an object such as ${example}, got ${describeValue(value)}` },
     ]);
   }
-  const copy: Record<string, unknown> = {};
   try {
-    for (const key of Object.keys(value)) {
-      const field = (value as Record<string, unknown>)[key];
-      if (key === '__proto__')
-        Object.defineProperty(copy, key, { value: field, enumerable: true, writable: true, configurable: true });
-      else copy[key] = field;
-    }
+    // Spread reads each own enumerable field once (getters included) and defines an own
+    // `__proto__` key as a plain data field, as the copy must; V8 clones it far faster than a loop.
+    return { ...(value as Record<string, unknown>) };
   } catch (error) {
     throw new ValidationError(
       what,
@@ -34,7 +30,6 @@ export function readFields(value: unknown, what: string, example: string): Recor
       { cause: error },
     );
   }
-  return copy;
 }
 
 /** `readFields`, for an optional argument: `undefined` stays `undefined`. */
