@@ -100,6 +100,25 @@ describe('aborts and stuck or failing sources', () => {
     expect(sandbox.messages('acme')).toHaveLength(4);
   });
 
+  it('trackDeliveries: a source that throws stops the reading; the ids read are followed to the end, then the error', async () => {
+    const { client } = sandboxClient();
+    const ids: number[] = [];
+    for (let i = 0; i < 3; i++) ids.push((await client.messages.send(text(i))).id);
+    async function* failing() {
+      yield* ids;
+      throw new Error('cursor lost');
+    }
+    const seen: { id: number; status: string }[] = [];
+    const run = (async () => {
+      for await (const update of client.trackDeliveries(failing(), { until: 'read', interval: 20, timeout: 3_000 })) {
+        seen.push({ id: update.id, status: update.status });
+      }
+    })();
+    await expect(run).rejects.toThrow('cursor lost');
+    // Every id read before the failure reached `read`: none of their updates was dropped.
+    for (const id of ids) expect(seen.filter((u) => u.id === id).at(-1)).toEqual({ id, status: 'read' });
+  });
+
   it('an early break out of a stuck source does not hang', async () => {
     const { client } = sandboxClient();
     const run = (async () => {

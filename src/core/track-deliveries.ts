@@ -25,9 +25,10 @@ const MAX_FOLLOWED = 100_000;
  * An id given twice while it is followed is followed once.
  *
  * Every wait goes through the client's poll scheduler, so 10,000 ids are polled within
- * `polling.maxPerSecond` exactly as 10,000 `waitForDelivery` calls would be. An abort, an early
- * `break` or a source that throws stops every wait at once (a source that throws rejects the
- * iteration with its error; an abort with the signal's reason).
+ * `polling.maxPerSecond` exactly as 10,000 `waitForDelivery` calls would be. An abort or an early
+ * `break` stops every wait at once (an abort rejects the iteration with the signal's reason). A
+ * source that throws stops the reading only: the ids already read are followed to the end, their
+ * updates yielded, and then the iteration rejects with the source's error.
  */
 export async function* trackDeliveries(
   ids: Ids,
@@ -107,16 +108,20 @@ export async function* trackDeliveries(
   try {
     for (;;) {
       while (queue.length > 0) yield queue.shift() as DeliveryUpdate;
-      if (sourceError) throw sourceError.error;
       settings.signal?.throwIfAborted();
-      if (!reading && following.size === 0) return;
+      // A source that threw stops the reading, not the waits: the ids it gave are the caller's,
+      // and their updates come first, then its error.
+      if (!reading && following.size === 0) {
+        if (sourceError) throw sourceError.error;
+        return;
+      }
       await new Promise<void>((resolve) => {
         wake = resolve;
       });
       wake = undefined;
     }
   } finally {
-    // An early `break`, an abort or a failed source: stop every wait and stop reading ids, without
+    // The end, an early `break` or an abort: stop every wait and stop reading ids, without
     // waiting on the source (its pending `next()` may never settle).
     signal.removeEventListener('abort', onAbort);
     stop.abort(new Error('trackDeliveries ended'));
