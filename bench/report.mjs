@@ -89,6 +89,14 @@ export function formatTable(r, checks = checkTargets(r)) {
       verdict('media upload peak RSS above baseline (MB)'),
     ],
     [
+      '3g',
+      `${r.upload.megabytes} MB upload peak RSS above base, MB, both with a grown young generation (16 MB semi-space)`,
+      r.upload.grownYoungGenerationPeakMB.sdk,
+      r.upload.grownYoungGenerationPeakMB.raw,
+      '',
+      'info',
+    ],
+    [
       '3',
       `${r.upload.megabytes} MB upload time, ms (median)`,
       r.upload.sdkMs,
