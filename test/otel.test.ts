@@ -1,94 +1,17 @@
 /**
  * tenant-messaging/otel over real HTTP: the spans and metrics an OpenTelemetry SDK receives, read
- * back from in-memory exporters (no mock of the SDK's internals).
+ * back from in-memory exporters (no mock of the SDK's internals). Unsubscribing and instrument()'s
+ * own options: otel-lifecycle.test.ts.
  */
-import { channel, tracingChannel } from 'node:diagnostics_channel';
-import {
-  context,
-  metrics,
-  SpanKind,
-  SpanStatusCode,
-  type TracerProvider as TracerProviderApi,
-  trace,
-} from '@opentelemetry/api';
-import { AsyncLocalStorageContextManager } from '@opentelemetry/context-async-hooks';
+import { SpanKind, SpanStatusCode } from '@opentelemetry/api';
 import { UndiciInstrumentation } from '@opentelemetry/instrumentation-undici';
-import { type DataPoint, MeterProvider, MetricReader } from '@opentelemetry/sdk-metrics';
-import { InMemorySpanExporter, type ReadableSpan, SimpleSpanProcessor, TracerProvider } from '@opentelemetry/sdk-trace';
 import fc from 'fast-check';
-import {
-  CHANNEL_NAMES,
-  MessagingClient,
-  NotFoundError,
-  SendOutcomeUnknownError,
-  ValidationError,
-} from 'tenant-messaging';
-import { instrument } from 'tenant-messaging/otel';
-import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
-import { json, messageLog, startServer, type TestServer } from './helpers/server.js';
+import { MessagingClient, NotFoundError, SendOutcomeUnknownError } from 'tenant-messaging';
+import { describe, expect, it } from 'vitest';
+import { only, otelHarness, text } from './helpers/otel.js';
+import { json, messageLog } from './helpers/server.js';
 
-/** A reader the test collects from when it wants (no timer). */
-class CollectingReader extends MetricReader {
-  protected override async onShutdown(): Promise<void> {}
-  protected override async onForceFlush(): Promise<void> {}
-}
-
-const contextManager = new AsyncLocalStorageContextManager();
-beforeAll(() => {
-  context.setGlobalContextManager(contextManager.enable());
-});
-afterAll(() => {
-  context.disable();
-});
-
-let server: TestServer | undefined;
-const cleanups: (() => unknown)[] = [];
-afterEach(async () => {
-  for (const cleanup of cleanups.splice(0).reverse()) await cleanup();
-  await server?.close();
-  server = undefined;
-});
-
-/** Fresh providers with in-memory export, and the SDK instrumented with them. */
-function setup() {
-  const exporter = new InMemorySpanExporter();
-  const tracerProvider = new TracerProvider({ spanProcessors: [new SimpleSpanProcessor({ exporter })] });
-  const reader = new CollectingReader();
-  const meterProvider = new MeterProvider({ readers: [reader] });
-  const stop = instrument({ tracerProvider, meterProvider });
-  cleanups.push(
-    () => meterProvider.shutdown(),
-    () => tracerProvider.shutdown(),
-    stop,
-  );
-  const points = async (name: string): Promise<DataPoint<unknown>[]> => {
-    const { resourceMetrics } = await reader.collect();
-    const metric = resourceMetrics.scopeMetrics.flatMap((s) => s.metrics).find((m) => m.descriptor.name === name);
-    return (metric?.dataPoints ?? []) as DataPoint<unknown>[];
-  };
-  const count = async (name: string): Promise<number> =>
-    (await points(name)).reduce((sum, p) => sum + (p.value as number), 0);
-  return { exporter, tracerProvider, stop, points, count, spans: () => exporter.getFinishedSpans() };
-}
-
-/** A server answering each request with the next status of `statuses` (then 200). */
-async function serve(statuses: number[], headers: Record<string, string> = {}): Promise<MessagingClient> {
-  server = await startServer((_req, res, index) => {
-    const code = statuses[index] ?? 200;
-    if (code >= 400) json(res, code, { message: `HTTP ${code}` }, headers);
-    else json(res, code, { data: messageLog() });
-  });
-  return new MessagingClient({ baseUrl: server.url, apiKey: 'k' });
-}
-
-const port = () => Number(new URL(server?.url ?? '').port);
-const text = { sender_phone: '+15550000001', to_phone: '+15550000002', type: 'text', content: 'hi' } as const;
-
-function only(spans: ReadableSpan[], name: string): ReadableSpan {
-  const found = spans.filter((s) => s.name === name);
-  expect(found).toHaveLength(1);
-  return found[0] as ReadableSpan;
-}
+const { setup, serve, start, port, cleanups } = otelHarness();
 
 describe('spans', () => {
   it("one CLIENT span per call, child of the caller's active span", async () => {
@@ -181,7 +104,7 @@ describe('spans', () => {
     const otel = setup();
     let status = 200;
     let marker = '';
-    server = await startServer((_req, res) =>
+    const server = await start((_req, res) =>
       json(res, status, { message: `HTTP ${status}`, data: messageLog({ content: marker }), detail: marker }),
     );
     const statuses = fc.constantFrom(200, 201, 404, 422, 500, 503);
@@ -191,7 +114,7 @@ describe('spans', () => {
         otel.exporter.reset();
         status = answer;
         marker = `BODY${body}`;
-        const client = new MessagingClient({ baseUrl: server?.url ?? '', apiKey: `KEY${apiKey}`, maxRetries: 0 });
+        const client = new MessagingClient({ baseUrl: server.url, apiKey: `KEY${apiKey}`, maxRetries: 0 });
         const phone = `+1555${body.length}${which}0001`;
         const calls = [
           () => client.messages.get(9_876_543),
@@ -233,101 +156,5 @@ describe('nesting', () => {
       expect(attempt.parentSpanContext?.spanId).toBe(call.spanContext().spanId);
       expect(attempt.spanContext().traceId).toBe(call.spanContext().traceId);
     }
-  });
-});
-
-describe('unsubscribing', () => {
-  const channelsHaveSubscribers = () => [
-    tracingChannel(CHANNEL_NAMES.request).hasSubscribers,
-    channel(CHANNEL_NAMES.retry).hasSubscribers,
-    channel(CHANNEL_NAMES.rateLimited).hasSubscribers,
-    channel(CHANNEL_NAMES.outcomeUnknown).hasSubscribers,
-  ];
-
-  it('stops recording and leaves no subscriber; calling it again does nothing', async () => {
-    const otel = setup();
-    const client = await serve([503, 200, 500], { 'retry-after': '0' });
-    expect(channelsHaveSubscribers()).toEqual([true, true, true, true]);
-    otel.stop();
-    otel.stop();
-    expect(channelsHaveSubscribers()).toEqual([false, false, false, false]);
-    await client.messages.get(42);
-    await expect(client.messages.send(text)).rejects.toBeInstanceOf(SendOutcomeUnknownError);
-    expect(otel.spans()).toEqual([]);
-    expect(await otel.points('tenant_messaging.request.duration')).toEqual([]);
-    expect(await otel.count('tenant_messaging.retries')).toBe(0);
-    expect(await otel.count('tenant_messaging.outcome_unknown')).toBe(0);
-  });
-
-  it('ends the span of a call still under way, so none is left open', async () => {
-    const otel = setup();
-    let answer: () => void = () => undefined;
-    server = await startServer(
-      (_req, res) => new Promise<void>((resolve) => (answer = () => resolve(json(res, 200, { data: messageLog() })))),
-    );
-    const client = new MessagingClient({ baseUrl: server.url, apiKey: 'k' });
-    const call = client.messages.get(42);
-    await expect.poll(() => server?.requests.length).toBe(1);
-    otel.stop();
-    expect(otel.spans().map((s) => s.name)).toEqual(['messages.get']);
-    answer();
-    await call;
-    expect(otel.spans()).toHaveLength(1);
-  });
-});
-
-describe('instrument() itself', () => {
-  it('refuses bad options with a ValidationError naming the option', () => {
-    const cases: [unknown, string][] = [
-      [5, ''],
-      [{ tracerProvider: {} }, 'tracerProvider'],
-      [{ meterProvider: 'global' }, 'meterProvider'],
-      [{ tracer: {} }, 'tracer'],
-    ];
-    for (const [options, field] of cases) {
-      const error = (() => {
-        try {
-          instrument(options as never);
-        } catch (e) {
-          return e;
-        }
-      })();
-      expect(error).toBeInstanceOf(ValidationError);
-      expect((error as ValidationError).field ?? '').toBe(field);
-    }
-    expect(tracingChannel(CHANNEL_NAMES.request).hasSubscribers).toBe(false);
-  });
-
-  it('a provider that throws never breaks the call nor crashes the process', async () => {
-    const broken = {
-      getTracer: () => ({
-        startSpan() {
-          throw new Error('exporter down');
-        },
-      }),
-    } as unknown as TracerProviderApi;
-    const stop = instrument({ tracerProvider: broken });
-    cleanups.push(stop);
-    const client = await serve([503], { 'retry-after': '0' });
-    await expect(client.messages.get(42)).resolves.toMatchObject({ id: 42 });
-  });
-
-  it('without providers, uses the global ones, even when they are registered after instrument()', async () => {
-    const stop = instrument();
-    cleanups.push(stop);
-    const exporter = new InMemorySpanExporter();
-    trace.setGlobalTracerProvider(new TracerProvider({ spanProcessors: [new SimpleSpanProcessor({ exporter })] }));
-    const reader = new CollectingReader();
-    metrics.setGlobalMeterProvider(new MeterProvider({ readers: [reader] }));
-    cleanups.push(
-      () => trace.disable(),
-      () => metrics.disable(),
-    );
-    const client = await serve([]);
-    await client.me().catch(() => undefined);
-    expect(exporter.getFinishedSpans().map((s) => s.name)).toEqual(['client.me']);
-    const { resourceMetrics } = await reader.collect();
-    const names = resourceMetrics.scopeMetrics.flatMap((s) => s.metrics.map((m) => m.descriptor.name));
-    expect(names).toContain('tenant_messaging.request.duration');
   });
 });
