@@ -187,6 +187,15 @@ export interface MessagingWorkerOptions {
    */
   stalledInterval?: number;
   /**
+   * How far, in ms, the service's clock may be behind the workers'. A send whose outcome is unknown
+   * (a crash mid-send, a lost answer) is reconciled by reading `GET /messages` back to its start
+   * minus this margin, one page per job start, within `rateLimit`: at 50 requests a second, each
+   * second of margin is about 3 pages (50 logs / 15 per page) of the limit. Lower it when the
+   * service's clock is known to be close (NTP on both sides).
+   * @default 60000 (as `messages.reconcile`)
+   */
+  clockSkewMs?: number;
+  /**
    * Retention for jobs that carry none of their own (every `MessagingQueue` job carries its
    * producer's `retention`, which wins): BullMQ's worker-level `removeOnComplete`/`removeOnFail`.
    * @default RETENTION_DEFAULTS
