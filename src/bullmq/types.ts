@@ -76,7 +76,8 @@ export interface EnqueueItem {
 export type UpdateStatus = 'sent' | 'failed' | 'unknown' | 'delivered' | 'read' | 'delivery-timeout';
 
 /**
- * One change of a queued send.
+ * One change of a queued send. The same `id` and `status` may arrive twice (after a worker's crash,
+ * or a reader's resume): updates are at least once, so handle them by id (see `queue.updates()`).
  *
  * @example
  * ```ts
@@ -118,7 +119,10 @@ export interface UpdatesOptions {
 
 /** `queue.counts()`: sends by state, across the fleet. */
 export interface MessagingCounts {
-  /** Enqueued and not started (including sends waiting out a 429 or a retry delay). */
+  /**
+   * Enqueued and not started (including sends waiting out a 429 or a retry delay), and sends being
+   * reconciled after a crash between two pages of their walk (back in the queue, still `in-flight`).
+   */
   readonly waiting: number;
   /** Being sent, reconciled or polled now. */
   readonly active: number;
