@@ -102,7 +102,9 @@ export function createProcessor(deps: ProcessDeps) {
   const send = async (job: SendJob, token: string | undefined): Promise<SendJobResult> => {
     const startedAt = Date.now();
     // The mark is in Redis before the POST starts: a crash from here on leaves `in-flight`.
-    await move(job, 'start', { startedAt });
+    // A walk left from before a `queue.resend(id)` belongs to the previous POST: not this one's.
+    const { reconcile: _previous, ...data } = job.data;
+    await job.updateData({ ...data, startedAt, phase: next(job.data.phase, 'start') });
     let log: MessageLog;
     try {
       log = await client.messages.send(sendParamsOf(job.data.params));
