@@ -24,6 +24,8 @@ export default defineConfig({
   // node:url) into a chunk the main entry shares, and the main entry also runs in browsers.
   // src/testing.ts reads `import.meta.url` only when `__filename` is missing, so never in CommonJS.
   esbuildOptions(options, { format }) {
+    // TENANT_MESSAGING_CJS: which build a module is in (src/bullmq/load.ts), never guessed from the host's globals.
+    options.define = { ...options.define, TENANT_MESSAGING_CJS: String(format === 'cjs') };
     if (format === 'cjs') options.define = { ...options.define, 'import.meta.url': 'undefined' };
   },
   // zod/mini is bundled into the lazily loaded schema chunk, tree-shaken to what the schemas use:

@@ -1,6 +1,7 @@
 import type { StoredParams } from './params.js';
 import type { Phase } from './states.js';
 import type { UpdateError } from './types.js';
+import type { WalkProgress } from './walk.js';
 
 /**
  * What a job holds in Redis (its `data`), and nothing else: the checked send parameters (phone
@@ -16,6 +17,8 @@ export interface SendJobData {
   readonly startedAt?: number;
   /** The message log's id once sent. */
   readonly logId?: number;
+  /** A reconcile walk's progress (walk.ts): any worker takes its next page; a crash resumes it. */
+  readonly reconcile?: WalkProgress;
   /** Delivery tracking's progress. */
   readonly track?: TrackState;
   /** Why it ended `failed` or `unknown`. */

@@ -31,9 +31,17 @@ export function loadBullmq(load: (name: string) => unknown = requireHere): BullM
   }
 }
 
+/**
+ * Which build this is, set by tsup at build time (tsup.config.ts): `true` in the CommonJS build,
+ * `false` in the ES module build, and not defined when the source runs as is (vitest: ES modules).
+ */
+declare const TENANT_MESSAGING_CJS: boolean | undefined;
+
 function requireHere(name: string): unknown {
-  // The CommonJS build has `__filename`; the ES module build has `import.meta.url` (which the
-  // CommonJS build empties, so it is read only when `__filename` is missing).
-  const here = typeof __filename === 'string' ? __filename : import.meta.url;
-  return createRequire(here)(name);
+  // Decided by the build, never by the host: `typeof __filename` is 'string' in an ES module too
+  // when the host defines a global one (`node -e`, a bundler's shim), and createRequire would then
+  // resolve from the wrong place (`[eval]` is not even a path). The CommonJS build empties
+  // `import.meta.url`, so each build reads only its own location.
+  const cjs = typeof TENANT_MESSAGING_CJS === 'boolean' && TENANT_MESSAGING_CJS;
+  return createRequire(cjs ? __filename : import.meta.url)(name);
 }

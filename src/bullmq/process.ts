@@ -11,6 +11,8 @@ import { reconcileParamsOf, sendParamsOf } from './params.js';
 import { next, type Phase, type SendEvent, stepOf } from './states.js';
 import type { UpdateError } from './types.js';
 import { publish, type Unpublished } from './updates.js';
+import { startWalk, type WalkProgress, type WalkResult } from './walk.js';
+import { walkStep } from './walk-step.js';
 
 /** Tracking settings with their defaults applied. */
 export interface TrackSettings {
@@ -29,6 +31,10 @@ export interface ProcessDeps {
   readonly producer: QueueEventsProducer;
   readonly track: TrackSettings | undefined;
   readonly logger: Logger | undefined;
+  /** The fleet's limit: the reconcile walk's page cap derives from it (walk.ts). */
+  readonly requestsPerSecond: number | undefined;
+  /** How far the service's clock may be behind the workers' (the reconcile window's margin). */
+  readonly clockSkewMs: number;
   readonly random?: () => number;
 }
 
@@ -62,13 +68,26 @@ export function createProcessor(deps: ProcessDeps) {
 
   const isLastAttempt = (job: SendJob) => job.attemptsMade + 1 >= (job.opts.attempts ?? 1);
 
+  /**
+   * Back to the FRONT of the queue (BullMQ's moveToWait pushes where the next start takes from):
+   * the job's next request is made in a later start, which the fleet's limiter counts. The front,
+   * because a reconcile walk whose pages waited behind the whole queue would be pushed further
+   * back by the sends stored meanwhile, and would report late.
+   */
+  const again = async (job: SendJob, token: string | undefined): Promise<never> => {
+    await job.moveToWait(token);
+    throw new bull.WaitingError();
+  };
+
   const delay = async (job: SendJob, token: string | undefined, ms: number): Promise<never> => {
     await job.moveToDelayed(Date.now() + ms, token);
     throw new bull.DelayedError() as DelayedErrorType;
   };
 
   const accepted = async (job: SendJob, token: string | undefined, event: SendEvent, log: MessageLog) => {
-    await move(job, event, { logId: log.id });
+    // The walk's progress (it holds the matched log) is not kept once it has ended.
+    const { reconcile: _walk, ...data } = job.data;
+    await job.updateData({ ...data, logId: log.id, phase: next(job.data.phase, event) });
     await announce({ id: String(job.id), status: 'sent', log });
     return startTracking(job, token, log.id);
   };
@@ -83,7 +102,9 @@ export function createProcessor(deps: ProcessDeps) {
   const send = async (job: SendJob, token: string | undefined): Promise<SendJobResult> => {
     const startedAt = Date.now();
     // The mark is in Redis before the POST starts: a crash from here on leaves `in-flight`.
-    await move(job, 'start', { startedAt });
+    // A walk left from before a `queue.resend(id)` belongs to the previous POST: not this one's.
+    const { reconcile: _previous, ...data } = job.data;
+    await job.updateData({ ...data, startedAt, phase: next(job.data.phase, 'start') });
     let log: MessageLog;
     try {
       log = await client.messages.send(sendParamsOf(job.data.params));
@@ -103,7 +124,13 @@ export function createProcessor(deps: ProcessDeps) {
       if (isLastAttempt(job)) return endQueued(job, error);
       throw error; // BullMQ retries it with backoff
     }
-    if (error instanceof SendOutcomeUnknownError) return reconcile(job, token, 'outcome-unknown');
+    if (error instanceof SendOutcomeUnknownError) {
+      // This start's request was the POST: the walk's first page is read in the next start.
+      await move(job, 'outcome-unknown', {
+        reconcile: startWalk(job.data.startedAt ?? job.timestamp, deps.clockSkewMs),
+      });
+      return again(job, token);
+    }
     if (error instanceof ValidationError || (error instanceof APIError && error.status < 500)) {
       return end(job, 'refused', errorFields(error));
     }
@@ -116,26 +143,22 @@ export function createProcessor(deps: ProcessDeps) {
     return end(job, 'refused', errorFields(error));
   };
 
-  const reconcile = async (
-    job: SendJob,
-    token: string | undefined,
-    event: 'outcome-unknown' | 'rerun',
-  ): Promise<SendJobResult> => {
-    await move(job, event);
-    const { params, startedAt = job.timestamp } = job.data;
+  /** One step of the reconcile walk (walk.ts): one request, then back to the queue or the end. */
+  const reconcile = async (job: SendJob, token: string | undefined): Promise<SendJobResult> => {
+    if (!job.data.reconcile) {
+      // A re-run that finds the mark (a crash), or a walk that never began: start one.
+      await move(job, 'rerun', { reconcile: startWalk(job.data.startedAt ?? job.timestamp, deps.clockSkewMs) });
+    }
+    const { params, reconcile: progress } = job.data as SendJobData & { reconcile: WalkProgress };
+    let result: WalkResult;
     try {
-      const outcome = await client.messages.reconcile(reconcileParamsOf(params), { since: new Date(startedAt) });
-      if (outcome.status === 'found') return accepted(job, token, 'found', outcome.log);
-      const why =
-        outcome.status === 'ambiguous'
-          ? `${outcome.candidates.length} message logs match it: only you can tell whether one of them is this send`
-          : 'no message log matches it';
-      return end(job, outcome.status, {
-        name: 'SendOutcomeUnknownError',
-        message: `The send may have reached the service, but ${why}. It was not sent again: queue.resend(id) sends it again if you decide to.`,
-      });
+      const step = await walkStep(client, reconcileParamsOf(params), progress, deps.requestsPerSecond);
+      if ('progress' in step) {
+        await move(job, 'page', { reconcile: step.progress });
+        return again(job, token);
+      }
+      result = step.result;
     } catch (error) {
-      if (error instanceof bull.UnrecoverableError) throw error;
       if (error instanceof RateLimitError) return pauseQueue(error);
       if (isLastAttempt(job)) {
         return end(job, 'not-found', {
@@ -143,8 +166,19 @@ export function createProcessor(deps: ProcessDeps) {
           message: `Reconciling failed: ${errorFields(error).message}`,
         });
       }
-      throw error; // still `in-flight`: the next attempt reconciles again
+      throw error; // still `in-flight`, its progress kept: the next attempt resumes the walk
     }
+    if (result.status === 'found') return accepted(job, token, 'found', result.log);
+    const why =
+      result.status === 'ambiguous'
+        ? `${result.candidates} message logs match it: only you can tell whether one of them is this send`
+        : result.complete
+          ? `no message log matches it (${result.pages} pages read, back to its start)`
+          : `no message log matches it in the ${result.pages} pages read (the walk's cap ended it)`;
+    return end(job, result.status, {
+      name: 'SendOutcomeUnknownError',
+      message: `The send may have reached the service, but ${why}. It was not sent again: queue.resend(id) sends it again if you decide to.`,
+    });
   };
 
   const poll = async (job: SendJob, token: string | undefined): Promise<SendJobResult> => {
@@ -185,20 +219,38 @@ export function createProcessor(deps: ProcessDeps) {
     return delay(job, token, wait);
   };
 
+  /**
+   * A start in a finished phase: a crash after the phase was recorded, before the job ended. A
+   * crash between `accepted` and its announcement would lose the `sent` update: it is published
+   * again (updates() is at least once per status), with the log read once more, then tracked.
+   * A job whose tracking already began (or ended) only finishes.
+   */
+  const finish = async (job: SendJob, token: string | undefined): Promise<SendJobResult> => {
+    const { phase, logId, track } = job.data;
+    if (phase !== 'sent' || logId === undefined || track !== undefined) return { status: 'sent', logId };
+    await move(job, 'restart');
+    let log: MessageLog | undefined;
+    try {
+      log = await client.messages.get(logId);
+    } catch (error) {
+      if (error instanceof RateLimitError) return pauseQueue(error);
+      // The update still goes out, without the log: the send itself is certain.
+    }
+    await announce({ id: String(job.id), status: 'sent', ...(log ? { log } : {}) });
+    return startTracking(job, token, logId);
+  };
+
   return async (job: SendJob, token?: string): Promise<SendJobResult> => {
     switch (stepOf(job.data.phase)) {
       case 'send':
         return send(job, token);
       case 'reconcile':
         // A re-run that finds the mark: a POST may have gone out. Never send blindly.
-        return reconcile(job, token, 'rerun');
+        return reconcile(job, token);
       case 'poll':
         return poll(job, token);
       default:
-        // Crashed after recording `sent` but before finishing: finish (and track) without sending.
-        return job.data.phase === 'sent' && job.data.logId !== undefined
-          ? startTracking(job, token, job.data.logId)
-          : { status: 'sent', logId: job.data.logId };
+        return finish(job, token);
     }
   };
 }

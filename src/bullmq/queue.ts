@@ -125,8 +125,13 @@ export class MessagingQueue {
   /**
    * What happens to the sends, from any worker on any machine: `sent`, `failed`, `unknown`, then
    * `delivered`/`read`/`delivery-timeout` when workers track delivery. Reads the queue's event log
-   * in Redis (a blocking read on its own connection, closed when the iteration ends). Delivery is
-   * at least once: resume after a restart with `{ from: lastUpdate.eventId }`.
+   * in Redis (a blocking read on its own connection, closed when the iteration ends).
+   *
+   * Delivery is at least once per status: a worker killed after publishing an update and before
+   * recording it publishes it again when the job is re-run (a crash between a send's acceptance and
+   * its `sent` update re-publishes `sent`, so that it is never lost), and a reader resuming with
+   * `{ from: lastUpdate.eventId }` after a restart may see the last ones again. Key what you do by
+   * `update.id` and `update.status` (e.g. an upsert), never by counting updates.
    *
    * @example
    * ```ts

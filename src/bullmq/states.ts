@@ -10,11 +10,13 @@
  * | `in-flight` | `rate-limited` (429)                         | `queued`    | pauses the whole queue for Retry-After; not a failure            |
  * | `in-flight` | `never-sent` (the connection was never made) | `queued`    | retried with backoff (BullMQ attempts)                           |
  * | `in-flight` | `refused` (422 and other definite 4xx)       | `failed`    | publishes `failed` with the error's fields; never retried        |
- * | `in-flight` | `outcome-unknown` (timeout, reset, 5xx)      | `in-flight` | reconciles at once                                               |
- * | `in-flight` | `rerun` (a crash, or a reconcile that failed)| `in-flight` | reconciles: never POSTs blindly                                  |
+ * | `in-flight` | `outcome-unknown` (timeout, reset, 5xx)      | `in-flight` | starts a reconcile walk; back to the queue's front               |
+ * | `in-flight` | `rerun` (a crash before the walk began)      | `in-flight` | starts a reconcile walk: never POSTs blindly                     |
+ * | `in-flight` | `page` (one request of the walk, walk.ts)    | `in-flight` | keeps the walk's progress; back to the queue's front             |
  * | `in-flight` | `found` (reconcile)                          | `sent`      | publishes `sent` with the log found                              |
  * | `in-flight` | `not-found` / `ambiguous` (reconcile)        | `unknown`   | publishes `unknown`; kept for a person (`queue.resend(id)`)      |
  * | `sent`      | `track` (trackDelivery)                      | `tracking`  | becomes a delayed poll job in the same queue                     |
+ * | `sent`      | `restart` (a start before tracking began)    | `sent`      | a crash may have lost the `sent` update: publishes it again      |
  * | `tracking`  | `changed` / `unchanged` / `transient`        | `tracking`  | publishes a change; polls again later, backing off               |
  * | `tracking`  | `reached` / `gone` (404) / `expired`         | `sent`      | ends tracking (`delivered`/`read`, nothing, `delivery-timeout`)  |
  * | `unknown`   | `resend` (queue.resend(id), logged)          | `queued`    | the one explicit way to POST a send that may have gone out       |
@@ -24,6 +26,9 @@
  * `in-flight`, in Redis) before the POST begins. A re-run after a crash therefore finds
  * `in-flight` whenever a POST may have started, and reconciles instead. (`job.stalledCounter` says
  * a re-run follows a crash, but a crash before the mark was written is harmless, so the mark alone decides.)
+ * Why every request shares the fleet's limit: BullMQ's limiter counts job starts, so a job makes
+ * at most one request per start. A reconcile walk reads one page per start (`page`), its progress
+ * in the job's data, and goes back to the queue between pages: a crash mid-walk resumes it.
  * Why none is lost: every path out of `in-flight` ends `sent`, `failed` or `unknown`, each
  * published to `updates()` and kept in Redis; `unknown` is the honest answer when the API, which has
  * no idempotency key, cannot say.
@@ -39,10 +44,12 @@ export type SendEvent =
   | 'refused'
   | 'outcome-unknown'
   | 'rerun'
+  | 'page'
   | 'found'
   | 'not-found'
   | 'ambiguous'
   | 'track'
+  | 'restart'
   | 'changed'
   | 'unchanged'
   | 'transient'
@@ -61,11 +68,12 @@ export const TRANSITIONS: Readonly<Record<Phase, Readonly<Partial<Record<SendEve
     refused: 'failed',
     'outcome-unknown': 'in-flight',
     rerun: 'in-flight',
+    page: 'in-flight',
     found: 'sent',
     'not-found': 'unknown',
     ambiguous: 'unknown',
   },
-  sent: { track: 'tracking' },
+  sent: { track: 'tracking', restart: 'sent' },
   tracking: {
     changed: 'tracking',
     unchanged: 'tracking',

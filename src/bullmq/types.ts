@@ -76,7 +76,8 @@ export interface EnqueueItem {
 export type UpdateStatus = 'sent' | 'failed' | 'unknown' | 'delivered' | 'read' | 'delivery-timeout';
 
 /**
- * One change of a queued send.
+ * One change of a queued send. The same `id` and `status` may arrive twice (after a worker's crash,
+ * or a reader's resume): updates are at least once, so handle them by id (see `queue.updates()`).
  *
  * @example
  * ```ts
@@ -118,7 +119,10 @@ export interface UpdatesOptions {
 
 /** `queue.counts()`: sends by state, across the fleet. */
 export interface MessagingCounts {
-  /** Enqueued and not started (including sends waiting out a 429 or a retry delay). */
+  /**
+   * Enqueued and not started (including sends waiting out a 429 or a retry delay), and sends being
+   * reconciled after a crash between two pages of their walk (back in the queue, still `in-flight`).
+   */
   readonly waiting: number;
   /** Being sent, reconciled or polled now. */
   readonly active: number;
@@ -186,6 +190,15 @@ export interface MessagingWorkerOptions {
    * @default 30000
    */
   stalledInterval?: number;
+  /**
+   * How far, in ms, the service's clock may be behind the workers'. A send whose outcome is unknown
+   * (a crash mid-send, a lost answer) is reconciled by reading `GET /messages` back to its start
+   * minus this margin, one page per job start, within `rateLimit`: at 50 requests a second, each
+   * second of margin is about 3 pages (50 logs / 15 per page) of the limit. Lower it when the
+   * service's clock is known to be close (NTP on both sides).
+   * @default 60000 (as `messages.reconcile`)
+   */
+  clockSkewMs?: number;
   /**
    * Retention for jobs that carry none of their own (every `MessagingQueue` job carries its
    * producer's `retention`, which wins): BullMQ's worker-level `removeOnComplete`/`removeOnFail`.

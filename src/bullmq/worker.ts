@@ -10,6 +10,9 @@ import type { MessagingWorkerOptions, TrackDeliveryOptions } from './types.js';
 
 const WHAT = 'Invalid MessagingWorker options';
 
+/** `clockSkewMs`'s default: the same margin as `messages.reconcile`'s. */
+export const CLOCK_SKEW_DEFAULT = 60_000;
+
 /** Tracking defaults (see `TrackDeliveryOptions`). */
 export const TRACK_DEFAULTS: TrackSettings = Object.freeze({ until: 'delivered', timeout: 3_600_000, interval: 2_000 });
 
@@ -52,6 +55,8 @@ export class MessagingWorker {
       producer: this.#producer,
       track: options.trackDelivery ? { ...TRACK_DEFAULTS, ...options.trackDelivery } : undefined,
       logger: options.logger,
+      requestsPerSecond: options.rateLimit?.requestsPerSecond,
+      clockSkewMs: options.clockSkewMs ?? CLOCK_SKEW_DEFAULT,
     });
     this.#worker = new bull.Worker<SendJobData, SendJobResult>(name, processor, {
       connection,
@@ -117,6 +122,10 @@ function checkWorkerOptions(options: MessagingWorkerOptions): void {
   positive('concurrency', options.concurrency, true);
   positive('lockDuration', options.lockDuration, true);
   positive('stalledInterval', options.stalledInterval, true);
+  const skew = options.clockSkewMs;
+  if (skew !== undefined && !(typeof skew === 'number' && Number.isFinite(skew) && skew >= 0)) {
+    issues.push({ path: 'clockSkewMs', message: `must be a number of ms >= 0, got ${String(skew)}` });
+  }
   const rps = options.rateLimit?.requestsPerSecond;
   if (options.rateLimit !== undefined && !(typeof rps === 'number' && rps >= 1 && Number.isFinite(rps))) {
     issues.push({ path: 'rateLimit.requestsPerSecond', message: `must be a number >= 1, got ${String(rps)}` });

@@ -31,6 +31,56 @@ export function newestFirst(logs: readonly MessageLog[]): boolean {
   return first === undefined || last === undefined || first >= last;
 }
 
+/** What a log is compared with: the send, its sender number's id when known, its window's start. */
+export interface MatchTarget {
+  readonly params: ReconcileSearch['params'];
+  readonly senderId: number | undefined;
+  /** The send's `content`, with `''` as `null` (the service stores an empty content as null). */
+  readonly content: string | null;
+  readonly windowStart: number;
+}
+
+/**
+ * Whether `log` may be the send: `certain` when everything the spec lets us compare agrees and
+ * the recipient is echoed, `uncertain` when it agrees but the recipient is not echoed, else undefined.
+ * Shared with tenant-messaging/bullmq, whose workers walk the pages one job start at a time.
+ *
+ * @example
+ * ```ts
+ * matchOf(log, { params, senderId: 7, content: params.content ?? null, windowStart }) // 'certain'
+ * ```
+ */
+export function matchOf(log: MessageLog, target: MatchTarget): 'certain' | 'uncertain' | undefined {
+  const { params, senderId, content, windowStart } = target;
+  const at = sentAt(log);
+  if (at !== undefined && at < windowStart) return undefined;
+  if (!sameType(params.type, log.message_type)) return undefined;
+  if ((log.content === '' ? null : log.content) !== content) return undefined;
+  const payload = log.request_payload as Record<string, unknown>;
+  if (senderId !== undefined && log.sender_number_id !== senderId) return undefined;
+  if (
+    senderId === undefined &&
+    payload['sender_phone'] !== undefined &&
+    payload['sender_phone'] !== params.sender_phone
+  ) {
+    return undefined;
+  }
+  if (payload['to_phone'] === undefined) return 'uncertain';
+  return payload['to_phone'] === params.to_phone ? 'certain' : undefined;
+}
+
+/**
+ * Whether every log of a page was sent before `windowStart` (a page with none is not).
+ *
+ * @example
+ * ```ts
+ * allOlderThan(page.data, since.getTime() - 60_000)
+ * ```
+ */
+export function allOlderThan(logs: readonly MessageLog[], windowStart: number): boolean {
+  return logs.length > 0 && logs.every((log) => (sentAt(log) ?? Number.POSITIVE_INFINITY) < windowStart);
+}
+
 /**
  * Searches the message logs for a send whose outcome is unknown. A log matches when everything
  * the spec lets us compare agrees: `message_type`, `content`, the sender number, `sent_at` inside
@@ -58,24 +108,11 @@ export async function reconcileSend(
   const uncertain = new Map<number, MessageLog>();
   const consider = (log: MessageLog) => {
     if (claimed.has(log.id)) return;
-    const at = sentAt(log);
-    if (at !== undefined && at < windowStart) return;
-    if (!sameType(params.type, log.message_type)) return;
-    if ((log.content === '' ? null : log.content) !== content) return;
-    const payload = log.request_payload as Record<string, unknown>;
-    if (senderId !== undefined && log.sender_number_id !== senderId) return;
-    if (
-      senderId === undefined &&
-      payload['sender_phone'] !== undefined &&
-      payload['sender_phone'] !== params.sender_phone
-    ) {
-      return;
-    }
-    if (payload['to_phone'] === undefined) uncertain.set(log.id, log);
-    else if (payload['to_phone'] === params.to_phone) certain.set(log.id, log);
+    const match = matchOf(log, { params, senderId, content, windowStart });
+    if (match === 'certain') certain.set(log.id, log);
+    else if (match === 'uncertain') uncertain.set(log.id, log);
   };
-  const allOlder = (logs: readonly MessageLog[]) =>
-    logs.length > 0 && logs.every((log) => (sentAt(log) ?? Number.POSITIVE_INFINITY) < windowStart);
+  const allOlder = (logs: readonly MessageLog[]) => allOlderThan(logs, windowStart);
 
   let pages = 0;
   let logs = 0;

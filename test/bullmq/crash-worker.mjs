@@ -1,18 +1,35 @@
 // A worker process for the tests that kill workers (test/bullmq/crash.test.ts, and the fleet test):
 // it runs the built package (vitest's aliases do not reach a child process), so `npm run build` first.
 // Settings come from the environment; it says 'ready' over IPC, and closes gracefully on SIGTERM.
+// Sent 'hold-next-send' over IPC, it lets its next POST /messages reach the service and be stored,
+// then holds the answer forever and says 'in-send': the parent's kill -9 then lands inside a send.
 
 import { MessagingWorker } from '../../dist/bullmq/index.js';
 import { MessagingClient } from '../../dist/index.js';
 
 const env = process.env;
 const number = (name) => (env[name] ? Number(env[name]) : undefined);
+let holdNextSend = false;
+process.on('message', (message) => {
+  if (message === 'hold-next-send') holdNextSend = true;
+});
+/** @type {(input: string | URL | Request, init?: RequestInit) => Promise<Response>} */
+const fetchHolding = async (input, init) => {
+  const response = await fetch(input, init);
+  const url = String(input instanceof Request ? input.url : input);
+  if (holdNextSend && (init?.method ?? 'GET') === 'POST' && /\/messages$/.test(url)) {
+    process.send?.('in-send');
+    await new Promise(() => {}); // the answer never comes back: only the kill ends this
+  }
+  return response;
+};
 const worker = new MessagingWorker({
   connection: { host: '127.0.0.1', port: Number(env.REDIS_PORT), maxRetriesPerRequest: null },
   name: env.QUEUE,
-  client: new MessagingClient({ baseUrl: env.BASE_URL, apiKey: env.API_KEY, timeout: 10_000 }),
-  lockDuration: 5_000,
-  stalledInterval: 2_000,
+  client: new MessagingClient({ baseUrl: env.BASE_URL, apiKey: env.API_KEY, timeout: 10_000, fetch: fetchHolding }),
+  lockDuration: number('LOCK_MS') ?? 5_000,
+  stalledInterval: number('STALLED_MS') ?? 2_000,
+  ...(number('CLOCK_SKEW_MS') === undefined ? {} : { clockSkewMs: number('CLOCK_SKEW_MS') }),
   ...(number('CONCURRENCY') ? { concurrency: number('CONCURRENCY') } : {}),
   ...(number('RPS') ? { rateLimit: { requestsPerSecond: number('RPS') } } : {}),
   ...(env.TRACK ? { trackDelivery: JSON.parse(env.TRACK) } : {}),

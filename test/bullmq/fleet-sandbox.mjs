@@ -49,6 +49,8 @@ const handlers = {
       sendsPerSecond: sends.length > 1 && last > first ? ((sends.length - 1) / (last - first)) * 1000 : 0,
       // Every request of the key (sends, polls, reconciliation), between its first and last one.
       requestsPerSecond: all.length > 1 && span > 0 ? ((all.length - 1) / span) * 1000 : 0,
+      // Every request of the key while the sends ran: what shared the limit with them.
+      requestsDuringSends: all.filter((at) => at >= first && at <= last).length,
       busiestSecond: sandbox.requestLog.maxInWindow(1_000, { tenant: TENANT }),
       rejected,
       stored,

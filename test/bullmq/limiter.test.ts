@@ -27,8 +27,8 @@ describe('limiterFor', () => {
     );
   });
 
-  it('is a fine window, never (N, 1000): e.g. 50 per second is one start per 21 ms', () => {
-    expect(limiterFor(50)).toEqual({ max: 1, duration: 21 });
+  it('is a fine window, never (N, 1000): e.g. 50 per second is two starts per 42 ms (one turnover per two starts)', () => {
+    expect(limiterFor(50)).toEqual({ max: 2, duration: 42 });
     expect(limiterFor(20)).toEqual({ max: 1, duration: 53 });
     expect(peakPerSecond({ max: 50, duration: 1000 })).toBe(100);
   });
