@@ -1,18 +1,17 @@
-import type { DecoratorHandler, Dispatcher } from 'undici';
+import type { Dispatcher } from 'undici';
 import { APIConnectionError, MessagingError } from '../errors.js';
 import type { ProxyConfig } from '../internal/proxy.js';
 import { ConnectionGates, type GateWaiter } from './connection-gate.js';
-import { DEADLINE, Deadline, deadlineInterceptor } from './deadline.js';
+import { Deadline } from './deadline.js';
 import { ProxiedExchangeError, proxyRoute } from './proxy.js';
 import {
   BodyTooLargeError,
   DeadlineExceededError,
-  MAX_RESPONSE_BYTES,
-  readBodyText,
   type Transport,
   type TransportRequest,
   type TransportResponse,
 } from './transport.js';
+import { dispatchExchange, Exchange } from './undici-exchange.js';
 
 /**
  * undici, loaded on the first request: importing it is a large part of a cold start (README,
@@ -39,7 +38,6 @@ export const MAX_CONNECTIONS = 16;
 /** The Agent (or proxy agent) the transport created, with its per-origin gates and the calls still using it. */
 interface OwnPool {
   readonly agent: Dispatcher;
-  readonly dispatcher: Dispatcher;
   readonly gates: ConnectionGates;
   inFlight: number;
   /** Set by close(): called when the last call using this pool is over. */
@@ -47,9 +45,10 @@ interface OwnPool {
 }
 
 /**
- * The default transport: `undici.request` on a keep-alive Agent. It skips the WHATWG fetch layer
- * (Request/Response/Headers objects and web streams) and streams Node `Readable` bodies without
- * buffering them.
+ * The default transport: undici's `dispatch` on a keep-alive Agent, with one `Exchange` handler
+ * per request (undici-exchange.ts). It skips the WHATWG fetch layer (Request/Response/Headers
+ * objects and web streams) and `undici.request()`'s response stream, and streams Node `Readable`
+ * request bodies without buffering them.
  *
  * With its own Agent, calls beyond `MAX_CONNECTIONS` per origin wait in a `ConnectionGate` rather
  * than in undici's queue, so a call that times out (or is aborted) while waiting is never started.
@@ -63,7 +62,6 @@ interface OwnPool {
 export class UndiciTransport implements Transport {
   readonly #dispatcher: Dispatcher | undefined;
   readonly #proxy: ProxyConfig | undefined;
-  #withDeadlines: Dispatcher | undefined;
   #own: OwnPool | undefined;
 
   /**
@@ -77,15 +75,13 @@ export class UndiciTransport implements Transport {
 
   async send(req: TransportRequest): Promise<TransportResponse> {
     undici ??= await loadUndici();
-    const { request } = undici;
     let own: OwnPool | undefined;
     let dispatcher: Dispatcher;
-    if (this.#dispatcher) dispatcher = this.#withDeadlines ??= this.#dispatcher.compose(deadlineInterceptor);
+    if (this.#dispatcher) dispatcher = this.#dispatcher;
     else {
       own = this.#own ??= createPool(undici, this.#proxy);
-      dispatcher = own.dispatcher;
+      dispatcher = own.agent;
     }
-    if (req.onBodyBytes) dispatcher = dispatcher.compose(countBodyBytes(undici.DecoratorHandler, req.onBodyBytes));
     // The deadline bounds the whole exchange (queue, connection, headers, body); undici's own
     // headers/body timeouts (300 s) would only ever fire later, so they are left alone.
     const deadline = new Deadline(req.timeout);
@@ -96,50 +92,37 @@ export class UndiciTransport implements Transport {
     let onAbort: (() => void) | undefined;
     if (own) own.inFlight++;
     try {
-      const response = await new Promise<Dispatcher.ResponseData>((resolve, reject) => {
+      return await new Promise<TransportResponse>((resolve, reject) => {
+        const exchange = new Exchange(resolve, reject, deadline, req.onBodyBytes);
         deadline.onExpire(reject);
+        if (signal?.aborted) {
+          reject(signal.reason);
+          return;
+        }
         if (signal) {
-          // The caller's signal goes to undici too (it ends a started exchange); this listener
-          // answers at once even while the request still waits for a connection.
-          onAbort = () => reject(signal.reason);
+          // Answers at once, even while the request still waits for a connection; undici ends
+          // an exchange it started through its controller (no listener inside undici).
+          onAbort = () => exchange.stop(signal.reason);
           signal.addEventListener('abort', onAbort, { once: true });
         }
-        // The deadline rides in the dispatch options (undici passes them to interceptors as given).
-        // maxRedirections 0 turns off undici's redirect interceptor in a caller's dispatcher:
-        // following a redirect would carry X-Api-Key to whatever origin the Location names.
-        const options = {
-          method: req.method,
-          headers: req.headers,
-          body: req.body ?? null,
-          dispatcher,
-          maxRedirections: 0,
-          [DEADLINE]: deadline,
-          ...(signal ? { signal } : {}),
-        };
-        if (gate === undefined) request(req.url, options).then(resolve, reject);
+        if (gate === undefined) dispatchExchange(dispatcher, req, exchange);
         else if (gate.tryAcquire()) {
           holdsSlot = true;
-          request(req.url, options).then(resolve, reject);
+          dispatchExchange(dispatcher, req, exchange);
         } else {
           waiter = gate.enqueue(() => {
             // A slot offered once the caller has its answer (or is about to) is left for the next.
             if (signal?.aborted || deadline.expireIfDue()) return false;
             holdsSlot = true;
-            request(req.url, options).then(resolve, reject);
+            dispatchExchange(dispatcher, req, exchange);
             return true;
           });
         }
       });
-      const headers = flattenHeaders(response.headers);
-      const { body } = response;
-      // A declared length within bounds takes undici's own text() (no per-chunk async iteration,
-      // measurably cheaper per request); chunked or oversized bodies go through the bounded reader.
-      const text =
-        Number(headers['content-length']) <= MAX_RESPONSE_BYTES
-          ? await body.text()
-          : await readBodyText(body, response.statusCode, headers, () => body.destroy());
-      return { status: response.statusCode, headers, text };
     } catch (error) {
+      // The request body is not undici's to end when the exchange fails: a stream left open
+      // would keep its file (or the caller's source) open.
+      if (typeof req.body === 'object' && !req.body.destroyed) req.body.on('error', noop).destroy();
       // A call that timed out while waiting at the gate was never handed to undici: not one byte left.
       if (deadline.expired) throw new DeadlineExceededError(req.timeout, gate !== undefined && !holdsSlot);
       const route = own && this.#proxy && !signal?.aborted && proxyRoute(this.#proxy, req.url);
@@ -155,8 +138,6 @@ export class UndiciTransport implements Transport {
       if (gate) {
         if (waiter) gate.leave(waiter);
         if (holdsSlot) gate.release();
-        // undici destroys a body it was handed when the exchange fails; one it never got is destroyed here.
-        else if (typeof req.body === 'object') req.body.destroy();
       }
       if (own && --own.inFlight === 0) own.onIdle?.();
     }
@@ -197,38 +178,10 @@ function createPool(
           });
   return {
     agent,
-    dispatcher: agent.compose(deadlineInterceptor),
     gates: new ConnectionGates(MAX_CONNECTIONS),
     inFlight: 0,
     onIdle: undefined,
   };
 }
 
-/**
- * An interceptor that reports request body bytes as undici writes them to the socket
- * (`onBodySent`), which is what "uploaded" means; counting as the file is read would run ahead
- * of the network by the stream buffers.
- */
-function countBodyBytes(
-  Decorator: typeof DecoratorHandler,
-  onBytes: (bytes: number) => void,
-): Dispatcher.DispatcherComposeInterceptor {
-  // DecoratorHandler forwards onBodySent at run time, but its typings omit it.
-  const forward = (Decorator.prototype as { onBodySent?: (chunk: Buffer) => void }).onBodySent;
-  class CountingHandler extends Decorator {
-    onBodySent(chunk: Buffer): void {
-      onBytes(chunk.length);
-      forward?.call(this, chunk);
-    }
-  }
-  return (dispatch) => (options, handler) => dispatch(options, new CountingHandler(handler));
-}
-
-function flattenHeaders(headers: Record<string, string | string[] | undefined>): Record<string, string> {
-  const out: Record<string, string> = {};
-  for (const name in headers) {
-    const value = headers[name];
-    if (value !== undefined) out[name] = Array.isArray(value) ? value.join(', ') : value;
-  }
-  return out;
-}
+function noop(): void {}
