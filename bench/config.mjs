@@ -2,7 +2,7 @@
 
 export const FULL = Object.freeze({
   throughput: { requests: 8_000, warmup: 4_000, concurrency: 16, rounds: 21, deadlineMs: 60_000 },
-  upload: { megabytes: 200, rounds: 3 },
+  upload: { megabytes: 200, rounds: 5 },
   coldStart: { runs: 15 },
   // The sandbox serves about 600 polls/s on this machine: the cap sits below that, so it is the cap being measured.
   polling: {
