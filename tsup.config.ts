@@ -22,9 +22,9 @@ export default defineConfig({
   removeNodeProtocol: false,
   // `import.meta` is a syntax error in CommonJS. Not tsup's `shims`: they would load a shim (and
   // node:url) into a chunk the main entry shares, and the main entry also runs in browsers.
-  // src/testing.ts reads `import.meta.url` only when `__filename` is missing, so never in CommonJS.
+  // src/internal/peer-require.ts reads `import.meta.url` only in the ES module build.
   esbuildOptions(options, { format }) {
-    // TENANT_MESSAGING_CJS: which build a module is in (src/bullmq/load.ts), never guessed from the host's globals.
+    // TENANT_MESSAGING_CJS: which build a module is in (src/internal/peer-require.ts), never guessed from the host's globals.
     options.define = { ...options.define, TENANT_MESSAGING_CJS: String(format === 'cjs') };
     if (format === 'cjs') options.define = { ...options.define, 'import.meta.url': 'undefined' };
   },

@@ -15,9 +15,9 @@
  * afterAll(() => server.close())
  * ```
  */
-import { createRequire } from 'node:module';
 import type * as Msw from 'msw';
 import { MessagingError } from './errors.js';
+import { requirePeer } from './internal/peer-require.js';
 import { dropped } from './sandbox/fault-responses.js';
 import type { Sandbox } from './sandbox/sandbox.js';
 
@@ -62,11 +62,8 @@ let msw: typeof Msw | undefined;
  */
 function loadMsw(): typeof Msw {
   if (msw) return msw;
-  // The CommonJS build has `__filename`; the ES module build has `import.meta.url` (which the
-  // CommonJS build empties, so it is read only when `__filename` is missing).
-  const here = typeof __filename === 'string' ? __filename : import.meta.url;
   try {
-    msw = createRequire(here)('msw') as typeof Msw;
+    msw = requirePeer('msw') as typeof Msw;
     return msw;
   } catch (error) {
     const code = (error as { code?: unknown } | null)?.code;

@@ -1,6 +1,6 @@
-import { createRequire } from 'node:module';
 import type * as BullMQ from 'bullmq';
 import { MessagingError } from '../errors.js';
+import { requirePeer } from '../internal/peer-require.js';
 
 /** The `bullmq` module. */
 export type BullMQModule = typeof BullMQ;
@@ -17,31 +17,16 @@ let loaded: BullMQModule | undefined;
  * from this file, as a peer dependency must be, and a missing install becomes our own error that
  * says what to install instead of Node's "Cannot find package". `load` is injectable for tests.
  */
-export function loadBullmq(load: (name: string) => unknown = requireHere): BullMQModule {
+export function loadBullmq(load: (name: string) => unknown = requirePeer): BullMQModule {
   if (loaded) return loaded;
   try {
     load('ioredis');
     const module = load('bullmq') as BullMQModule;
-    if (load === requireHere) loaded = module;
+    if (load === requirePeer) loaded = module;
     return module;
   } catch (error) {
     const code = (error as { code?: unknown } | null)?.code;
     if (code !== 'MODULE_NOT_FOUND' && code !== 'ERR_MODULE_NOT_FOUND') throw error;
     throw new MessagingError(INSTALL_HINT, { cause: error });
   }
-}
-
-/**
- * Which build this is, set by tsup at build time (tsup.config.ts): `true` in the CommonJS build,
- * `false` in the ES module build, and not defined when the source runs as is (vitest: ES modules).
- */
-declare const TENANT_MESSAGING_CJS: boolean | undefined;
-
-function requireHere(name: string): unknown {
-  // Decided by the build, never by the host: `typeof __filename` is 'string' in an ES module too
-  // when the host defines a global one (`node -e`, a bundler's shim), and createRequire would then
-  // resolve from the wrong place (`[eval]` is not even a path). The CommonJS build empties
-  // `import.meta.url`, so each build reads only its own location.
-  const cjs = typeof TENANT_MESSAGING_CJS === 'boolean' && TENANT_MESSAGING_CJS;
-  return createRequire(cjs ? __filename : import.meta.url)(name);
 }

@@ -1,6 +1,6 @@
 /**
- * The built entry loads bullmq from its own location in each build, whatever globals the host
- * defines: `node -e` (and bundlers' shims) define a global `__filename` that is not this module's
+ * The built entries load their optional peers (bullmq; msw for tenant-messaging/testing) from their
+ * own location in each build, whatever globals the host defines: `node -e` (and bundlers' shims) define a global `__filename` that is not this module's
  * file, and the ES module build must not take it for its own. Runs the built package: `npm run build` first.
  */
 import { execFileSync, execSync } from 'node:child_process';
@@ -37,5 +37,23 @@ describe('loading bullmq from the built entry', () => {
     ['the CommonJS build from node -e', ['-e', `Promise.resolve(require(${JSON.stringify(cjs)})).then(${print})`]],
   ])('%s', (_, args) => {
     expect(run(...args)).toBe('function function');
+  });
+});
+
+describe('loading msw from the built tenant-messaging/testing entry', () => {
+  const testingEsm = pathToFileURL(`${root}dist/testing.js`).href;
+  const handlers = `(m) => console.log(m.sandboxHandlers(m.createSandbox()).length > 0)`;
+  it.each([
+    ['node -e (a global __filename of "[eval]")', ['-e', `import(${JSON.stringify(testingEsm)}).then(${handlers})`]],
+    [
+      'an ES module host that defines a global __filename elsewhere',
+      [
+        '--input-type=module',
+        '-e',
+        `globalThis.__filename = '/nowhere/index.js'; import(${JSON.stringify(testingEsm)}).then(${handlers})`,
+      ],
+    ],
+  ])('%s', (_, args) => {
+    expect(run(...args)).toBe('true');
   });
 });
