@@ -28,6 +28,8 @@ export class Exchange implements Dispatcher.DispatchHandler {
   readonly #reject: (error: unknown) => void;
   readonly #deadline: Deadline;
   readonly #onBodyBytes: ((bytes: number) => void) | undefined;
+  /** A HEAD answer declares the length of a body it does not carry. */
+  readonly #head: boolean;
   #controller: Dispatcher.DispatchController | undefined;
   /** Why the caller stopped the exchange before undici started it: it ends at its start. */
   #stopped: { reason: unknown } | undefined;
@@ -42,7 +44,9 @@ export class Exchange implements Dispatcher.DispatchHandler {
     reject: (error: unknown) => void,
     deadline: Deadline,
     onBodyBytes: ((bytes: number) => void) | undefined,
+    method: string,
   ) {
+    this.#head = method === 'HEAD';
     this.#resolve = resolve;
     this.#reject = reject;
     this.#deadline = deadline;
@@ -90,16 +94,24 @@ export class Exchange implements Dispatcher.DispatchHandler {
       if (value !== undefined) flat[name] = Array.isArray(value) ? value.join(', ') : value;
     }
     this.#headers = flat;
-    if (Number(flat['content-length']) > MAX_RESPONSE_BYTES) controller.abort(new BodyTooLargeError(statusCode, flat));
+    // The declared length is refused before any of it is read; answers that never carry a body
+    // (to a HEAD, a 204, a 304) only describe one.
+    const bodiless = this.#head || statusCode === 204 || statusCode === 304;
+    if (!bodiless && Number(flat['content-length']) > MAX_RESPONSE_BYTES) {
+      controller.abort(new BodyTooLargeError(statusCode, flat));
+    }
   }
 
-  onResponseData(controller: Dispatcher.DispatchController, chunk: Buffer): void {
-    this.#size += chunk.length;
+  onResponseData(controller: Dispatcher.DispatchController, chunk: Buffer | Uint8Array): void {
+    // Settled (failed, or given up): a dispatcher that delivers after an abort keeps nothing alive.
+    if (this.#settled) return;
+    this.#size += chunk.byteLength;
     if (this.#size > MAX_RESPONSE_BYTES) {
       controller.abort(new BodyTooLargeError(this.#status, this.#headers));
       return;
     }
-    this.#chunks.push(chunk);
+    // undici's own clients hand over Buffers; a caller's dispatcher may hand a plain Uint8Array.
+    this.#chunks.push(Buffer.isBuffer(chunk) ? chunk : Buffer.from(chunk.buffer, chunk.byteOffset, chunk.byteLength));
   }
 
   onResponseEnd(): void {

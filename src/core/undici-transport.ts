@@ -93,7 +93,7 @@ export class UndiciTransport implements Transport {
     if (own) own.inFlight++;
     try {
       return await new Promise<TransportResponse>((resolve, reject) => {
-        const exchange = new Exchange(resolve, reject, deadline, req.onBodyBytes);
+        const exchange = new Exchange(resolve, reject, deadline, req.onBodyBytes, req.method);
         deadline.onExpire(reject);
         if (signal?.aborted) {
           reject(signal.reason);

@@ -4,6 +4,7 @@
  */
 import fc from 'fast-check';
 import { MessagingClient } from 'tenant-messaging';
+import { Dispatcher } from 'undici';
 import { afterEach, describe, expect, it } from 'vitest';
 import { splitUrl } from '../../src/core/undici-exchange.js';
 import { messageLog, startServer, type TestServer } from '../helpers/server.js';
@@ -67,5 +68,43 @@ describe('the response as the handler reads it', () => {
     const client = new MessagingClient({ baseUrl: server.url, apiKey: 'k' });
     await expect(client.messages.get(42)).resolves.toMatchObject({ content });
     await client.close();
+  });
+});
+
+describe('what the handler accepts', () => {
+  it('a HEAD answer declaring a body over the size limit is not refused: it carries no body', async () => {
+    server = await startServer((_req, res) => {
+      res.writeHead(200, { 'content-length': String(64 * 1024 * 1024), 'x-request-id': 'head-1' });
+      res.end();
+    });
+    const client = new MessagingClient({ baseUrl: server.url, apiKey: 'k' });
+    const { response } = await client.request({ method: 'HEAD', path: '/media/1' }).withResponse();
+    expect([response.status, response.requestId]).toEqual([200, 'head-1']);
+    await client.close();
+  });
+
+  it("a caller's dispatcher that hands over plain Uint8Array chunks is read as bytes", async () => {
+    const body = new TextEncoder().encode(JSON.stringify({ data: messageLog() }));
+    class Bytes extends Dispatcher {
+      override dispatch(_options: Dispatcher.DispatchOptions, handler: Dispatcher.DispatchHandler): boolean {
+        const controller = {
+          abort() {},
+          pause() {},
+          resume() {},
+          aborted: false,
+          paused: false,
+          reason: null,
+        } as unknown as Dispatcher.DispatchController;
+        queueMicrotask(() => {
+          handler.onRequestStart?.(controller, {});
+          handler.onResponseStart?.(controller, 200, { 'content-type': 'application/json' }, 'OK');
+          handler.onResponseData?.(controller, body as Buffer);
+          handler.onResponseEnd?.(controller, {});
+        });
+        return true;
+      }
+    }
+    const client = new MessagingClient({ baseUrl: 'http://127.0.0.1:9', apiKey: 'k', dispatcher: new Bytes() });
+    await expect(client.messages.get(42)).resolves.toMatchObject({ id: 42 });
   });
 });
