@@ -160,7 +160,9 @@ describe.runIf(runs)('each transition, for real', () => {
     const client = new MessagingClient({ baseUrl, apiKey: keys.full, rateLimit: { adaptive: false } });
     const t = await setUp({ concurrency: 4, client });
     try {
-      f.sandbox.setRateLimit({ perSecond: 3 });
+      // One a second against 4 jobs started at once: a 429 is certain even on a loaded machine (at
+      // 3 a second, a slow start spread over 3 windows once let all 6 sends through).
+      f.sandbox.setRateLimit({ perSecond: 1 });
       const ids = await t.queue.sendMany(Array.from({ length: 6 }, (_, i) => text(200 + i)));
       const before = f.sandbox.counters.requests['POST /messages'] ?? 0;
       // The pause is the queue's, in Redis (every worker of the fleet sees it): watch for it.
