@@ -6,12 +6,10 @@
  * tracked message hold (`INFO memory` used_memory, before and after).
  * Needs `redis-server` on the PATH; without it the section reports itself skipped.
  */
-import { fork, spawn, spawnSync } from 'node:child_process';
-import { mkdtempSync, rmSync } from 'node:fs';
-import { createServer } from 'node:net';
-import { tmpdir } from 'node:os';
-import { join } from 'node:path';
+import { fork } from 'node:child_process';
 import { setTimeout as sleep } from 'node:timers/promises';
+// Node runs the helper as it is (type stripping): the bench and the tests start Redis one way.
+import { hasRedis, startRedis as startTestRedis } from '../test/helpers/redis.ts';
 import { forkChild } from './ipc.mjs';
 import { round } from './stats.mjs';
 
@@ -27,61 +25,21 @@ const item = (i, tag) => ({
   params: { sender_phone: SENDER, to_phone: TO, type: /** @type {const} */ ('text'), content: `Fleet ${tag} ${i}` },
 });
 
-async function freePort() {
-  return new Promise((resolve, reject) => {
-    const server = createServer();
-    server.once('error', reject);
-    server.listen(0, '127.0.0.1', () => {
-      const address = server.address();
-      server.close(() => resolve(typeof address === 'object' && address ? address.port : 0));
-    });
-  });
-}
-
-/** A throwaway redis-server on a free loopback port, no persistence; `stop()` kills it by PID. */
+/**
+ * The test suite's throwaway redis-server (test/helpers/redis.ts: a free loopback port, no
+ * persistence, killed by PID), with a client for `INFO memory`.
+ */
 async function startRedis() {
-  const dir = mkdtempSync(join(tmpdir(), 'tm-bench-redis-'));
-  const port = /** @type {number} */ (await freePort());
-  const child = spawn(
-    'redis-server',
-    ['--port', String(port), '--bind', '127.0.0.1', '--save', '', '--appendonly', 'no', '--dir', dir],
-    {
-      stdio: 'ignore',
-    },
-  );
+  const redis = await startTestRedis();
   const { Redis } = await import('ioredis');
-  const client = new Redis({
-    host: '127.0.0.1',
-    port,
-    lazyConnect: true,
-    maxRetriesPerRequest: null,
-    retryStrategy: () => 50,
-  });
-  const deadline = Date.now() + 10_000;
-  for (;;) {
-    try {
-      await client.connect();
-      await client.ping();
-      break;
-    } catch (error) {
-      if (Date.now() > deadline || child.exitCode !== null) {
-        child.kill('SIGKILL');
-        throw error;
-      }
-      client.disconnect();
-      await sleep(20);
-    }
-  }
+  const client = new Redis({ host: '127.0.0.1', port: redis.port, maxRetriesPerRequest: null });
   return {
-    port,
+    port: redis.port,
     /** used_memory of `INFO memory`, in bytes */
     usedMemory: async () => Number(/used_memory:(\d+)/.exec(await client.info('memory'))?.[1]),
     stop: async () => {
       client.disconnect();
-      const exited = new Promise((resolve) => child.once('exit', resolve));
-      child.kill('SIGKILL');
-      await exited;
-      rmSync(dir, { recursive: true, force: true });
+      await redis.stop();
     },
   };
 }
@@ -227,7 +185,7 @@ async function memoryRun(redis, config) {
  * @param {{ messages: number, limit: number, deadlineMs: number, workers: number[], memory: { waiting: number, tracked: number, deadlineMs: number } }} config
  */
 export async function benchFleet(config) {
-  if (spawnSync('redis-server', ['--version'], { stdio: 'ignore' }).status !== 0) {
+  if (!hasRedis) {
     return { skipped: 'redis-server not installed (apt-get install -y redis-server)' };
   }
   const redis = await startRedis();

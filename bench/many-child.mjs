@@ -36,9 +36,12 @@ async function tally(results) {
 /** The most sends one `sendMany` takes at once (its `concurrency` bound). */
 const MAX_CONCURRENCY = 256;
 
+/** @typedef {import('../dist/index.js').SendMessageParams} SendMessageParams */
+/** @typedef {import('../dist/index.js').SendResult} SendResult */
+
 /**
  * The state of the heap section between its steps.
- * @type {{ client: MessagingClient, items: any[], heapBefore: number, runs: { results: AsyncGenerator<any>, first: Promise<IteratorResult<any>> }[] } | undefined}
+ * @type {{ client: MessagingClient, items: SendMessageParams[], heapBefore: number, runs: { results: AsyncGenerator<SendResult>, first: Promise<IteratorResult<SendResult>> }[] } | undefined}
  */
 let held;
 /** @type {MessagingClient | undefined} the tracking section's client, warmed up before `go` */

@@ -1,12 +1,12 @@
-/** A call waiting for a connection slot: a node of the gate's doubly linked FIFO. */
-export interface GateWaiter {
+import { Fifo, type FifoNode } from '../internal/fifo.js';
+
+/** A call waiting for a connection slot: a node of the gate's FIFO. */
+export interface GateWaiter extends FifoNode<GateWaiter> {
   /**
    * Called (once) when a slot is offered to this waiter. True: it took the slot and owns it until
    * `release()`. False: its caller no longer waits, and the slot goes to the next waiter.
    */
   readonly grant: () => boolean;
-  prev: GateWaiter | undefined;
-  next: GateWaiter | undefined;
   /** False once granted or removed, so `leave()` twice or after a grant is a no-op. */
   queued: boolean;
 }
@@ -23,8 +23,7 @@ export interface GateWaiter {
 export class ConnectionGate {
   readonly #limit: number;
   #active = 0;
-  #head: GateWaiter | undefined;
-  #tail: GateWaiter | undefined;
+  readonly #waiters = new Fifo<GateWaiter>();
   #grantScheduled = false;
 
   constructor(limit: number) {
@@ -33,22 +32,20 @@ export class ConnectionGate {
 
   /** True when nothing holds or waits for a slot (the gate may be forgotten). */
   get idle(): boolean {
-    return this.#active === 0 && this.#head === undefined;
+    return this.#active === 0 && this.#waiters.head === undefined;
   }
 
   /** Takes a slot if one is free and nobody waits before us (FIFO: no overtaking). */
   tryAcquire(): boolean {
-    if (this.#active >= this.#limit || this.#head !== undefined) return false;
+    if (this.#active >= this.#limit || this.#waiters.head !== undefined) return false;
     this.#active++;
     return true;
   }
 
   /** Queues a waiter; `grant` is called when a slot is handed to it. */
   enqueue(grant: () => boolean): GateWaiter {
-    const waiter: GateWaiter = { grant, prev: this.#tail, next: undefined, queued: true };
-    if (this.#tail) this.#tail.next = waiter;
-    else this.#head = waiter;
-    this.#tail = waiter;
+    const waiter: GateWaiter = { grant, prev: undefined, next: undefined, queued: true };
+    this.#waiters.push(waiter);
     return waiter;
   }
 
@@ -56,18 +53,13 @@ export class ConnectionGate {
   leave(waiter: GateWaiter): void {
     if (!waiter.queued) return;
     waiter.queued = false;
-    if (waiter.prev) waiter.prev.next = waiter.next;
-    else this.#head = waiter.next;
-    if (waiter.next) waiter.next.prev = waiter.prev;
-    else this.#tail = waiter.prev;
-    waiter.prev = undefined;
-    waiter.next = undefined;
+    this.#waiters.remove(waiter);
   }
 
   /** Gives a slot back. The next waiter gets it on the next turn of the event loop (see #grant). */
   release(): void {
     this.#active--;
-    if (this.#head !== undefined && !this.#grantScheduled) {
+    if (this.#waiters.head !== undefined && !this.#grantScheduled) {
       this.#grantScheduled = true;
       // Why not hand the slot over at once: deadlines of a burst expire in one batch of timers, and
       // a running call's expiry releases its slot before the queued calls' timers (due in the
@@ -79,8 +71,7 @@ export class ConnectionGate {
 
   readonly #grant = (): void => {
     this.#grantScheduled = false;
-    while (this.#active < this.#limit && this.#head !== undefined) {
-      const waiter = this.#head;
+    for (let waiter = this.#waiters.head; waiter && this.#active < this.#limit; waiter = this.#waiters.head) {
       this.leave(waiter);
       this.#active++;
       if (!waiter.grant()) this.#active--;

@@ -1,4 +1,5 @@
 import { APIError, retryAfterMs } from '../api-error.js';
+import { Fifo, type FifoNode } from '../internal/fifo.js';
 import type { Route } from '../internal/route.js';
 import { publishRateLimited } from './channels.js';
 import {
@@ -30,13 +31,11 @@ const realClock: GateClock = {
 };
 
 /** A call waiting at the gate: a node of its FIFO. */
-interface Waiter {
+interface Waiter extends FifoNode<Waiter> {
   readonly resolve: () => void;
   readonly reject: (reason: unknown) => void;
   readonly signal: AbortSignal | undefined;
   onAbort: (() => void) | undefined;
-  prev: Waiter | undefined;
-  next: Waiter | undefined;
 }
 
 /**
@@ -52,9 +51,7 @@ export class RateGate {
   #state: RateState;
   #free: boolean;
   readonly #clock: GateClock;
-  #head: Waiter | undefined;
-  #tail: Waiter | undefined;
-  #queued = 0;
+  readonly #waiters = new Fifo<Waiter>();
   #inFlight = 0;
   #timer: unknown;
   #timerAt = Number.POSITIVE_INFINITY;
@@ -67,7 +64,7 @@ export class RateGate {
 
   /** Calls waiting at the gate. */
   get waiting(): number {
-    return this.#queued;
+    return this.#waiters.size;
   }
 
   /**
@@ -83,14 +80,14 @@ export class RateGate {
     if (signal?.aborted) return Promise.reject(signal.reason);
     const now = this.#clock.now();
     const { at, source } = nextStart(this.#state, now);
-    if (this.#head === undefined && at <= now) {
+    if (this.#waiters.head === undefined && at <= now) {
       this.#start(now);
       return undefined;
     }
     const spacing = this.#state.settings.spacingMs ?? 0;
-    publishRateLimited(route, Math.max(0, at - now) + this.#queued * spacing, source);
+    publishRateLimited(route, Math.max(0, at - now) + this.#waiters.size * spacing, source);
     return new Promise<void>((resolve, reject) => {
-      const waiter: Waiter = { resolve, reject, signal, onAbort: undefined, prev: this.#tail, next: undefined };
+      const waiter: Waiter = { resolve, reject, signal, onAbort: undefined, prev: undefined, next: undefined };
       if (signal) {
         waiter.onAbort = () => {
           this.#remove(waiter);
@@ -99,10 +96,7 @@ export class RateGate {
         };
         signal.addEventListener('abort', waiter.onAbort, { once: true });
       }
-      if (this.#tail) this.#tail.next = waiter;
-      else this.#head = waiter;
-      this.#tail = waiter;
-      this.#queued++;
+      this.#waiters.push(waiter);
       this.#pump();
     });
   }
@@ -125,8 +119,8 @@ export class RateGate {
     };
     const now = this.#clock.now();
     this.#state = onAnswer(this.#state, answer, now, this.#inFlight);
-    this.#free = this.#head === undefined && isFree(this.#state, now);
-    if (this.#head) this.#pump();
+    this.#free = this.#waiters.head === undefined && isFree(this.#state, now);
+    if (this.#waiters.head) this.#pump();
   }
 
   /**
@@ -148,14 +142,14 @@ export class RateGate {
   #start(now: number): void {
     this.#state = onStart(this.#state, now);
     this.#inFlight++;
-    this.#free = this.#head === undefined && isFree(this.#state, now);
+    this.#free = this.#waiters.head === undefined && isFree(this.#state, now);
   }
 
   /** Lets through every waiter whose time has come, in order; then sets the one timer for the next. */
   #pump(): void {
     const now = this.#clock.now();
     let at = Number.POSITIVE_INFINITY;
-    for (let head = this.#head; head !== undefined; head = this.#head) {
+    for (let head = this.#waiters.head; head !== undefined; head = this.#waiters.head) {
       at = nextStart(this.#state, now).at;
       if (at > now) break;
       this.#remove(head);
@@ -181,13 +175,7 @@ export class RateGate {
 
   /** Takes a waiter out of the FIFO and drops its abort listener. */
   #remove(waiter: Waiter): void {
-    if (waiter.prev) waiter.prev.next = waiter.next;
-    else this.#head = waiter.next;
-    if (waiter.next) waiter.next.prev = waiter.prev;
-    else this.#tail = waiter.prev;
-    waiter.prev = undefined;
-    waiter.next = undefined;
-    this.#queued--;
+    this.#waiters.remove(waiter);
     if (waiter.onAbort) waiter.signal?.removeEventListener('abort', waiter.onAbort);
   }
 }

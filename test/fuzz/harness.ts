@@ -6,7 +6,7 @@ import { type ChildProcess, fork } from 'node:child_process';
 import { monitorEventLoopDelay } from 'node:perf_hooks';
 import type fc from 'fast-check';
 
-/** One hostile answer; the child process (`hostile-server.ts`) writes it. Keep the two in step. */
+/** One hostile answer; the child process (`hostile-server.ts`, which imports this type) writes it. */
 export interface Answer {
   /** 1xx answers sent before the final one. */
   readonly informational: readonly number[];

@@ -5,30 +5,13 @@
  * A second listener stands for "another origin": it must never see a connection.
  *
  * Node runs this file directly (type stripping), so it uses erasable TypeScript only and imports
- * nothing but node builtins. The plan types are repeated in `plan.ts` for the test side.
+ * nothing but node builtins at run time: the `Answer` type comes from the harness, and a type-only
+ * import is erased.
  */
 import { createServer, type Server, type Socket } from 'node:net';
+import type { Answer } from './harness.js';
 
-interface Answer {
-  readonly informational: readonly number[];
-  readonly status: number | null;
-  readonly statusLine: string | null;
-  readonly headers: readonly (readonly [string, string])[];
-  readonly body:
-    | { kind: 'text'; text: string }
-    | { kind: 'bytes'; base64: string }
-    | { kind: 'html'; size: number }
-    | { kind: 'deep'; depth: number; arrays: boolean; wrapped: boolean };
-  readonly framing: 'length' | 'shorter' | 'longer' | 'chunked' | 'none';
-  readonly timing:
-    | { kind: 'now' }
-    | { kind: 'drip'; chunk: number; delayMs: number }
-    | { kind: 'stall'; at: number }
-    | { kind: 'reset'; at: number; rst: boolean }
-    | { kind: 'early' };
-  readonly close: boolean;
-}
-
+/** What this server saw during one case (`CaseReport` in the harness, written to here). */
 interface CaseReport {
   requests: number;
   finalStatuses: number[];
