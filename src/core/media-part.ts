@@ -3,22 +3,16 @@
  * text fields, the `media` input gives one part (name, content type, size and a reader of its
  * bytes, whatever its kind), and `multipart.ts` encodes them.
  */
-import { createReadStream, promises as fsp } from 'node:fs';
+import { promises as fsp } from 'node:fs';
 import { Readable } from 'node:stream';
 import { ValidationError } from '../errors.js';
 import { type MediaInput, PathMedia } from '../types/media.js';
 import type { SentParams } from '../types/send.js';
 import type { RequestBody } from './executor.js';
+import { readFileChunks } from './file-chunks.js';
 import { guessContentType, mediaLabel, mediaLabelProblem } from './media-label.js';
 import { failureOf, readSource, watchStream, webStreamChunks } from './media-source.js';
 import { type MediaPart, type MultipartFields, multipartBody } from './multipart.js';
-
-/**
- * Read size for files from disk. Node's 64 KiB default let a 200 MB upload's read buffers pile
- * up (they outlive their write until GC); 48 KiB keeps the peak lower at the same speed, where
- * smaller reads cost speed (`npm run bench`, section 3).
- */
-const FILE_CHUNK_BYTES = 48 * 1024;
 
 /** The parameters of a media send after `messages.send` checked them: read from here only. */
 export type CheckedMediaSend = Omit<SentParams, 'media'> & { readonly media: MediaInput };
@@ -84,7 +78,7 @@ export async function mediaPart(media: MediaInput): Promise<PreparedPart> {
     const stat = await statForUpload(data.path);
     if ('problem' in stat) throw invalid(stat.problem);
     const { path } = data;
-    const read = () => createReadStream(path, { highWaterMark: FILE_CHUNK_BYTES });
+    const read = () => readFileChunks(path);
     const part = { filename, contentType: named(''), size: stat.size, replayable: true };
     return { part: { ...part, content: () => readSource(read, stat.size) }, failure: none };
   }

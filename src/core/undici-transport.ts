@@ -1,6 +1,7 @@
-import type { Dispatcher } from 'undici';
+import type { buildConnector, Dispatcher } from 'undici';
 import { APIConnectionError, MessagingError } from '../errors.js';
 import type { ProxyConfig } from '../internal/proxy.js';
+import { reportWrittenLeases } from '../internal/write-leases.js';
 import { ConnectionGates, type GateWaiter } from './connection-gate.js';
 import { Deadline } from './deadline.js';
 import { ProxiedExchangeError, proxyRoute } from './proxy.js';
@@ -156,7 +157,7 @@ export class UndiciTransport implements Transport {
 }
 
 function createPool(
-  { Agent, ProxyAgent, EnvHttpProxyAgent }: typeof import('undici'),
+  { Agent, ProxyAgent, EnvHttpProxyAgent, buildConnector }: typeof import('undici'),
   proxy: ProxyConfig | undefined,
 ): OwnPool {
   // keep-alive is undici's default; idle sockets are unref'd, so they never hold the process open.
@@ -166,7 +167,7 @@ function createPool(
   const options = { keepAliveTimeout: 4_000, connections: MAX_CONNECTIONS };
   const agent =
     proxy === undefined
-      ? new Agent(options)
+      ? new Agent({ ...options, connect: reportingWrites(buildConnector({})) })
       : proxy.kind === 'url'
         ? new ProxyAgent({ ...options, uri: proxy.uri })
         : // The variables as read at construction; '' stands for "unset" (undici then goes direct).
@@ -182,6 +183,18 @@ function createPool(
     inFlight: 0,
     onIdle: undefined,
   };
+}
+
+/**
+ * undici's own connector (the same defaults the Agent would use), whose sockets report when a
+ * lent upload buffer is written, so the upload reuses it (internal/write-leases.ts).
+ */
+function reportingWrites(connect: buildConnector.connector): buildConnector.connector {
+  return (options, callback) =>
+    connect(options, (...result) => {
+      if (result[0] === null) reportWrittenLeases(result[1]);
+      callback(...result);
+    });
 }
 
 function noop(): void {}

@@ -1,0 +1,84 @@
+/**
+ * Read buffers lent to a socket until the socket has written them, so an upload can reuse them.
+ *
+ * Why: a file upload reads the file into buffers that live outside the JS heap. A fresh buffer per
+ * read is freed only by a later garbage collection, and V8 paces those by the JS heap, not by
+ * these bytes: a big upload piled up written, dead buffers (README, Performance).
+ * Reusing a buffer is safe only once nothing will read it again, and the one moment that is known
+ * is the socket's write callback: Node calls it when the bytes have left for the kernel (or the
+ * write failed), and the stream contract lets the writer reuse its memory from then on.
+ *
+ * So a reader lends each buffer with the number of bytes it lent; a socket of the client's own
+ * Agent reports every write of a lent buffer's bytes once the write completes; when every lent
+ * byte has been written, the buffer goes back to its reader. Anything else keeps it lent, and the
+ * buffer is then simply left to the garbage collector, as before:
+ * - a socket that is not exactly Node's (a test library's mock socket may keep the chunk after
+ *   calling back), a caller's dispatcher, a proxy, HTTP/2: they are never wrapped;
+ * - bytes copied on the way (a stream that joins chunks): the count is never reached.
+ */
+import type { Socket } from 'node:net';
+
+/** A lent buffer: how many of its bytes are still to be written, and who gets it back. */
+interface Lease {
+  unwritten: number;
+  readonly release: () => void;
+}
+
+/** Keyed by the memory, not the view: streams on the way may hand the socket a new view of it. */
+const leases = new WeakMap<ArrayBufferLike, Lease>();
+
+/**
+ * Lends `chunk`'s memory until a socket has written `chunk.byteLength` bytes of it; `release` is
+ * then called once. Lend a buffer again only after its release.
+ */
+export function lendUntilWritten(chunk: Uint8Array, release: () => void): void {
+  leases.set(chunk.buffer, { unwritten: chunk.byteLength, release });
+}
+
+type WriteCallback = (error?: Error | null) => void;
+/** `Writable.prototype.write` with its loose argument list: (chunk, encoding?, callback?) or (chunk, callback). */
+type Write = (this: Socket, chunk: unknown, encoding?: unknown, callback?: unknown) => boolean;
+
+/** Node's own socket classes and write, read on first use: this module also loads where there is no `node:net`. */
+let core: { readonly prototypes: readonly object[]; readonly write: Write } | undefined;
+
+function coreSockets(): NonNullable<typeof core> {
+  if (core === undefined) {
+    const net = process.getBuiltinModule('node:net');
+    const tls = process.getBuiltinModule('node:tls');
+    const write = process.getBuiltinModule('node:stream').Writable.prototype.write as Write;
+    core = { prototypes: [net.Socket.prototype, tls.TLSSocket.prototype], write };
+  }
+  return core;
+}
+
+/**
+ * Makes `socket` report the completed writes of lent buffers. Only a socket that is exactly a
+ * Node `net.Socket` or `tls.TLSSocket`, with Node's own `write`, is wrapped: its write callback
+ * is known to mean "done with the memory".
+ */
+export function reportWrittenLeases(socket: Socket): void {
+  const { prototypes, write: coreWrite } = coreSockets();
+  if (!prototypes.includes(Object.getPrototypeOf(socket))) return;
+  if ((socket.write as unknown) !== coreWrite) return;
+  const write: Write = function write(chunk, encoding, callback) {
+    const lease = ArrayBuffer.isView(chunk) ? leases.get(chunk.buffer) : undefined;
+    if (lease === undefined) return coreWrite.call(this, chunk, encoding, callback);
+    const bytes = (chunk as ArrayBufferView).byteLength;
+    const buffer = (chunk as ArrayBufferView).buffer;
+    const done = typeof encoding === 'function' ? (encoding as WriteCallback) : (callback as WriteCallback | undefined);
+    const onWritten: WriteCallback = (error) => {
+      lease.unwritten -= bytes;
+      // Exactly every lent byte, once: the lease may have been renewed by then (a new lend replaces it).
+      if (lease.unwritten === 0 && leases.get(buffer) === lease) {
+        leases.delete(buffer);
+        lease.release();
+      }
+      if (typeof done === 'function') done(error);
+    };
+    return typeof encoding === 'function'
+      ? coreWrite.call(this, chunk, onWritten)
+      : coreWrite.call(this, chunk, encoding, onWritten);
+  };
+  socket.write = write as Socket['write'];
+}

@@ -1,0 +1,249 @@
+/**
+ * A file upload reuses its read buffers once the socket has written them. These tests hold that
+ * reuse to its one rule, that no byte is changed before it left: bytes arrive intact whatever
+ * the server's pace, with uploads side by side, with a subscriber keeping undici's body chunks;
+ * and they check that the reuse happens (the upload's buffers stay few) and that an abandoned
+ * upload closes its file.
+ */
+import { spawn } from 'node:child_process';
+import { createHash, randomBytes } from 'node:crypto';
+import { subscribe, unsubscribe } from 'node:diagnostics_channel';
+import { readdir, readlink } from 'node:fs/promises';
+import { createServer, type IncomingMessage } from 'node:http';
+import net, { type AddressInfo } from 'node:net';
+import { join } from 'node:path';
+import { setTimeout as sleep } from 'node:timers/promises';
+import fc from 'fast-check';
+import { MessagingClient, mediaFromPath, SendOutcomeUnknownError } from 'tenant-messaging';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { messageLog, parseMultipart, tempFiles } from './helpers/server.js';
+
+const base = { sender_phone: '+15550000001', to_phone: '+15550000002', type: 'document' } as const;
+const answer = JSON.stringify({ data: messageLog({ message_type: 'document' }) });
+const KiB = 1024;
+
+interface Received {
+  headers: IncomingMessage['headers'];
+  body: Buffer;
+}
+
+/**
+ * A loopback server that reads each body slowly: it pauses `pauseMs` after every `everyBytes`
+ * bytes, so the client's socket fills and its writes complete late, after later reads.
+ */
+async function startSlowServer(pace: { everyBytes: number; pauseMs: number }) {
+  const received: Received[] = [];
+  const server = createServer(async (req, res) => {
+    const chunks: Buffer[] = [];
+    let sincePause = 0;
+    try {
+      for await (const chunk of req as AsyncIterable<Buffer>) {
+        chunks.push(chunk);
+        sincePause += chunk.length;
+        if (sincePause >= pace.everyBytes) {
+          sincePause = 0;
+          await sleep(pace.pauseMs);
+        }
+      }
+    } catch {
+      return;
+    }
+    received.push({ headers: req.headers, body: Buffer.concat(chunks) });
+    res.writeHead(201, { 'content-type': 'application/json' }).end(answer);
+  });
+  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
+  const { port } = server.address() as AddressInfo;
+  return {
+    url: `http://127.0.0.1:${port}`,
+    received,
+    close: () =>
+      new Promise<void>((resolve) => {
+        server.closeAllConnections();
+        server.close(() => resolve());
+      }),
+  };
+}
+
+async function mediaOf(received: Received): Promise<Buffer> {
+  const form = await parseMultipart({ method: 'POST', url: '/', headers: received.headers, body: received.body });
+  return Buffer.from(await (form.get('media') as File).arrayBuffer());
+}
+
+/** Random bytes whose every 64 KiB window differs, so a buffer reused too early shows. */
+function content(size: number, seed: number): Buffer {
+  const bytes = randomBytes(size);
+  if (size > 0) bytes.writeUInt8(seed & 0xff, 0);
+  return bytes;
+}
+
+let files: Awaited<ReturnType<typeof tempFiles>>;
+const sizes = [0, 1, 64 * KiB - 1, 64 * KiB, 64 * KiB + 1, 3 * 64 * KiB, 1_000_003, 6 * 1024 * KiB];
+const bytesOf = new Map<string, Buffer>();
+
+beforeAll(async () => {
+  const named: Record<string, Buffer> = {};
+  sizes.forEach((size, i) => {
+    const bytes = content(size, i);
+    named[`f${size}.bin`] = bytes;
+    bytesOf.set(`f${size}.bin`, bytes);
+  });
+  files = await tempFiles(named);
+});
+afterAll(async () => {
+  await files.remove();
+});
+
+describe('a file upload reuses its read buffers only once the socket has written them', () => {
+  it('delivers every byte intact, whatever the size, the server pace and the uploads side by side', async () => {
+    await fc.assert(
+      fc.asyncProperty(
+        fc.uniqueArray(fc.constantFrom(...sizes), { minLength: 1, maxLength: 3 }),
+        fc.record({
+          everyBytes: fc.integer({ min: 16 * KiB, max: 512 * KiB }),
+          pauseMs: fc.integer({ min: 0, max: 3 }),
+        }),
+        async (chosen, pace) => {
+          const server = await startSlowServer(pace);
+          const client = new MessagingClient({ baseUrl: server.url, apiKey: 'k' });
+          try {
+            await Promise.all(
+              chosen.map((size) =>
+                client.messages.send({ ...base, media: mediaFromPath(join(files.dir, `f${size}.bin`)) }),
+              ),
+            );
+            expect(server.received).toHaveLength(chosen.length);
+            const got = await Promise.all(server.received.map(mediaOf));
+            const want = chosen.map((size) => bytesOf.get(`f${size}.bin`) as Buffer);
+            const digest = (b: Buffer) => createHash('sha256').update(b).digest('hex');
+            expect(got.map(digest).sort()).toEqual(want.map(digest).sort());
+          } finally {
+            await client.close();
+            await server.close();
+          }
+        },
+      ),
+      { numRuns: 12, seed: 20261123 },
+    );
+  }, 60_000);
+
+  it("leaves undici's body chunks untouched while a diagnostics subscriber may keep them", async () => {
+    const server = await startSlowServer({ everyBytes: 128 * KiB, pauseMs: 2 });
+    const client = new MessagingClient({ baseUrl: server.url, apiKey: 'k' });
+    const kept: Buffer[] = [];
+    const keep = (message: unknown) => {
+      const { chunk } = message as { chunk: Buffer | string };
+      kept.push(typeof chunk === 'string' ? Buffer.from(chunk) : chunk);
+    };
+    subscribe('undici:request:bodyChunkSent', keep);
+    try {
+      await client.messages.send({ ...base, media: mediaFromPath(join(files.dir, `f${6 * 1024 * KiB}.bin`)) });
+    } finally {
+      unsubscribe('undici:request:bodyChunkSent', keep);
+      await client.close();
+      await server.close();
+    }
+    // Read after the upload: every chunk still holds what was sent.
+    expect(Buffer.concat(kept).equals(server.received[0]?.body as Buffer)).toBe(true);
+  });
+
+  it("leaves the chunks alone on a socket that is not exactly Node's (a mock that keeps them)", async () => {
+    const server = await startSlowServer({ everyBytes: 128 * KiB, pauseMs: 2 });
+    const kept: Buffer[] = [];
+    // Keeps every body chunk it writes, as a recording mock socket might, past its write callback.
+    // (Node's connect() puts its own write back on a subclass: a mock overrides _write and _writev.)
+    type Done = (error?: Error | null) => void;
+    class KeepingSocket extends net.Socket {
+      override _write(chunk: unknown, encoding: BufferEncoding, done: Done): void {
+        if (Buffer.isBuffer(chunk)) kept.push(chunk);
+        Reflect.apply(net.Socket.prototype._write, this, [chunk, encoding, done]);
+      }
+      override _writev(chunks: { chunk: unknown; encoding: BufferEncoding }[], done: Done): void {
+        for (const { chunk } of chunks) if (Buffer.isBuffer(chunk)) kept.push(chunk);
+        Reflect.apply(net.Socket.prototype._writev as NonNullable<net.Socket['_writev']>, this, [chunks, done]);
+      }
+    }
+    const connect = net.connect;
+    net.connect = ((options: net.NetConnectOpts) => new KeepingSocket(options).connect(options)) as typeof net.connect;
+    const client = new MessagingClient({ baseUrl: server.url, apiKey: 'k' });
+    try {
+      await client.messages.send({ ...base, media: mediaFromPath(join(files.dir, `f${6 * 1024 * KiB}.bin`)) });
+    } finally {
+      net.connect = connect;
+      await client.close();
+      await server.close();
+    }
+    expect(kept.length).toBeGreaterThan(10);
+    expect(Buffer.concat(kept).equals(server.received[0]?.body as Buffer)).toBe(true);
+  });
+
+  it('closes the file when the upload is cut off', async () => {
+    const server = await startSlowServer({ everyBytes: 64 * KiB, pauseMs: 1_000 });
+    const client = new MessagingClient({ baseUrl: server.url, apiKey: 'k', timeout: 300, maxRetries: 0 });
+    const path = join(files.dir, `f${6 * 1024 * KiB}.bin`);
+    try {
+      const error = await client.messages.send({ ...base, media: mediaFromPath(path) }).catch((e: unknown) => e);
+      expect(error).toBeInstanceOf(SendOutcomeUnknownError);
+      let open = await openFds(path);
+      for (let i = 0; i < 50 && open > 0; i++) {
+        await sleep(10);
+        open = await openFds(path);
+      }
+      expect(open).toBe(0);
+    } finally {
+      await client.close();
+      await server.close();
+    }
+  });
+});
+
+/** How many of this process's file descriptors point at `path` (Linux). */
+async function openFds(path: string): Promise<number> {
+  let count = 0;
+  for (const fd of await readdir('/proc/self/fd')) {
+    const target = await readlink(`/proc/self/fd/${fd}`).catch(() => '');
+    if (target === path) count++;
+  }
+  return count;
+}
+
+describe('the reuse keeps an upload to a few buffers', () => {
+  it("holds a 96 MB upload's buffers under 2 MB", async () => {
+    const size = 96 * 1024 * KiB;
+    const big = await tempFiles({ 'big.bin': Buffer.alloc(size, 7) });
+    // The server runs in its own process: its received chunks are not this process's memory.
+    const server = spawn(
+      process.execPath,
+      [
+        '-e',
+        `const s = require('node:http').createServer((q, r) => { q.resume(); q.on('end', () => r.writeHead(201, { 'content-type': 'application/json' }).end(process.argv[1])); });
+         s.listen(0, '127.0.0.1', () => console.log(s.address().port));`,
+        answer,
+      ],
+      { stdio: ['ignore', 'pipe', 'inherit'] },
+    );
+    try {
+      const port = await new Promise<string>((resolve) =>
+        server.stdout.once('data', (d: Buffer) => resolve(String(d).trim())),
+      );
+      const client = new MessagingClient({ baseUrl: `http://127.0.0.1:${port}`, apiKey: 'k', timeout: 60_000 });
+      // Warm: the connection and the code path exist before the baseline is taken.
+      await client.messages.send({ ...base, media: new Blob(['warm']) });
+      const baseline = process.memoryUsage().arrayBuffers;
+      let peak = baseline;
+      const sampler = setInterval(() => {
+        peak = Math.max(peak, process.memoryUsage().arrayBuffers);
+      }, 2);
+      try {
+        await client.messages.send({ ...base, media: mediaFromPath(join(big.dir, 'big.bin')) });
+      } finally {
+        clearInterval(sampler);
+        await client.close();
+      }
+      // Without reuse, fresh buffers per read pile up several times past this bound before a collection.
+      expect((peak - baseline) / (1024 * KiB)).toBeLessThan(2);
+    } finally {
+      server.kill();
+      await big.remove();
+    }
+  }, 60_000);
+});
