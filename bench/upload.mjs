@@ -63,11 +63,12 @@ export async function benchUpload(config) {
         runs[mode].above.push(result.peakAboveBaseline / MB);
       }
     }
-    // Why a second measure: an upload's read buffers are freed by V8's young-generation collections,
-    // so the peak follows the young generation's size more than the code. A fresh process starts it
-    // small and doubles it once about 4 MB has survived, which a few KB more at startup can tip; a
-    // long-running server has it grown. Both children here get the same grown size, so the SDK and
-    // raw undici are compared in the same garbage-collector state.
+    // Why a second measure: fresh read buffers are freed by V8's young-generation collections, so
+    // a peak that depends on them follows the young generation's size more than the code. A fresh
+    // process starts it small and doubles it once about 4 MB has survived, which a few KB more at
+    // startup can tip; a long-running server has it grown. Both children here get the same grown
+    // size, so the SDK (which reuses its read buffers) and raw undici (fresh ones per read) are
+    // compared in the same garbage-collector state.
     const grownYoung = ['--min-semi-space-size=16', '--max-semi-space-size=16'];
     /** @type {Record<'raw' | 'sdk', number>} */
     const grown = { raw: 0, sdk: 0 };

@@ -39,17 +39,21 @@ type WriteCallback = (error?: Error | null) => void;
 /** `Writable.prototype.write` with its loose argument list: (chunk, encoding?, callback?) or (chunk, callback). */
 type Write = (this: Socket, chunk: unknown, encoding?: unknown, callback?: unknown) => boolean;
 
-/** Node's own socket classes and write, read on first use: this module also loads where there is no `node:net`. */
-let core: { readonly prototypes: readonly object[]; readonly write: Write } | undefined;
+/**
+ * Whether `socket` is exactly one of Node's, with Node's own write. Read on first use (this module
+ * also loads where there is no `node:net`); `node:tls` only for a socket that is not a plain one,
+ * so a client that never speaks TLS does not load it.
+ */
+function isCoreSocket(socket: Socket): boolean {
+  const proto: unknown = Object.getPrototypeOf(socket);
+  const isCore =
+    proto === process.getBuiltinModule('node:net').Socket.prototype ||
+    proto === process.getBuiltinModule('node:tls').TLSSocket.prototype;
+  return isCore && (socket.write as unknown) === coreWrite();
+}
 
-function coreSockets(): NonNullable<typeof core> {
-  if (core === undefined) {
-    const net = process.getBuiltinModule('node:net');
-    const tls = process.getBuiltinModule('node:tls');
-    const write = process.getBuiltinModule('node:stream').Writable.prototype.write as Write;
-    core = { prototypes: [net.Socket.prototype, tls.TLSSocket.prototype], write };
-  }
-  return core;
+function coreWrite(): Write {
+  return process.getBuiltinModule('node:stream').Writable.prototype.write as Write;
 }
 
 /**
@@ -58,12 +62,11 @@ function coreSockets(): NonNullable<typeof core> {
  * is known to mean "done with the memory".
  */
 export function reportWrittenLeases(socket: Socket): void {
-  const { prototypes, write: coreWrite } = coreSockets();
-  if (!prototypes.includes(Object.getPrototypeOf(socket))) return;
-  if ((socket.write as unknown) !== coreWrite) return;
+  if (!isCoreSocket(socket)) return;
+  const nodeWrite = coreWrite();
   const write: Write = function write(chunk, encoding, callback) {
     const lease = ArrayBuffer.isView(chunk) ? leases.get(chunk.buffer) : undefined;
-    if (lease === undefined) return coreWrite.call(this, chunk, encoding, callback);
+    if (lease === undefined) return nodeWrite.call(this, chunk, encoding, callback);
     const bytes = (chunk as ArrayBufferView).byteLength;
     const buffer = (chunk as ArrayBufferView).buffer;
     const done = typeof encoding === 'function' ? (encoding as WriteCallback) : (callback as WriteCallback | undefined);
@@ -77,8 +80,8 @@ export function reportWrittenLeases(socket: Socket): void {
       if (typeof done === 'function') done(error);
     };
     return typeof encoding === 'function'
-      ? coreWrite.call(this, chunk, onWritten)
-      : coreWrite.call(this, chunk, encoding, onWritten);
+      ? nodeWrite.call(this, chunk, onWritten)
+      : nodeWrite.call(this, chunk, encoding, onWritten);
   };
   socket.write = write as Socket['write'];
 }
