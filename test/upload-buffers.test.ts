@@ -145,35 +145,73 @@ describe('a file upload reuses its read buffers only once the socket has written
     expect(Buffer.concat(kept).equals(server.received[0]?.body as Buffer)).toBe(true);
   });
 
-  it("leaves the chunks alone on a socket that is not exactly Node's (a mock that keeps them)", async () => {
-    const server = await startSlowServer({ everyBytes: 128 * KiB, pauseMs: 2 });
-    const kept: Buffer[] = [];
-    // Keeps every body chunk it writes, as a recording mock socket might, past its write callback.
-    // (Node's connect() puts its own write back on a subclass: a mock overrides _write and _writev.)
-    type Done = (error?: Error | null) => void;
-    class KeepingSocket extends net.Socket {
-      override _write(chunk: unknown, encoding: BufferEncoding, done: Done): void {
-        if (Buffer.isBuffer(chunk)) kept.push(chunk);
-        Reflect.apply(net.Socket.prototype._write, this, [chunk, encoding, done]);
-      }
-      override _writev(chunks: { chunk: unknown; encoding: BufferEncoding }[], done: Done): void {
-        for (const { chunk } of chunks) if (Buffer.isBuffer(chunk)) kept.push(chunk);
-        Reflect.apply(net.Socket.prototype._writev as NonNullable<net.Socket['_writev']>, this, [chunks, done]);
-      }
-    }
-    const connect = net.connect;
-    net.connect = ((options: net.NetConnectOpts) => new KeepingSocket(options).connect(options)) as typeof net.connect;
+  it('leaves every published chunk untouched while subscribers come and go during the upload', async () => {
+    const server = await startSlowServer({ everyBytes: 64 * KiB, pauseMs: 1 });
     const client = new MessagingClient({ baseUrl: server.url, apiKey: 'k' });
+    const kept: { chunk: Buffer; copy: Buffer }[] = [];
+    const keep = (message: unknown) => {
+      const { chunk } = message as { chunk: Buffer | string };
+      if (typeof chunk !== 'string') kept.push({ chunk, copy: Buffer.from(chunk) });
+    };
+    let subscribed = false;
+    const toggle = setInterval(() => {
+      subscribed = !subscribed;
+      if (subscribed) subscribe('undici:request:bodyChunkSent', keep);
+      else unsubscribe('undici:request:bodyChunkSent', keep);
+    }, 3);
     try {
       await client.messages.send({ ...base, media: mediaFromPath(join(files.dir, `f${6 * 1024 * KiB}.bin`)) });
     } finally {
-      net.connect = connect;
+      clearInterval(toggle);
+      unsubscribe('undici:request:bodyChunkSent', keep);
       await client.close();
       await server.close();
     }
-    expect(kept.length).toBeGreaterThan(10);
-    expect(Buffer.concat(kept).equals(server.received[0]?.body as Buffer)).toBe(true);
+    expect(kept.length).toBeGreaterThan(5);
+    expect(kept.filter(({ chunk, copy }) => !chunk.equals(copy))).toHaveLength(0);
   });
+
+  it.each(['a subclass', 'an instance patch'] as const)(
+    "leaves the chunks alone on a socket that is not exactly Node's (%s keeping them)",
+    async (kind) => {
+      const server = await startSlowServer({ everyBytes: 128 * KiB, pauseMs: 2 });
+      const kept: Buffer[] = [];
+      // Keeps every body chunk it writes, as a recording mock socket might, past its write callback.
+      // (Node's connect() puts its own write back on a subclass: a mock overrides _write and _writev.)
+      type Done = (error?: Error | null) => void;
+      type Writev = NonNullable<net.Socket['_writev']>;
+      function keepingWrite(this: net.Socket, chunk: unknown, encoding: BufferEncoding, done: Done): void {
+        if (Buffer.isBuffer(chunk)) kept.push(chunk);
+        Reflect.apply(net.Socket.prototype._write, this, [chunk, encoding, done]);
+      }
+      function keepingWritev(this: net.Socket, chunks: { chunk: unknown; encoding: BufferEncoding }[], done: Done) {
+        for (const { chunk } of chunks) if (Buffer.isBuffer(chunk)) kept.push(chunk);
+        Reflect.apply(net.Socket.prototype._writev as Writev, this, [chunks, done]);
+      }
+      class KeepingSocket extends net.Socket {}
+      KeepingSocket.prototype._write = keepingWrite;
+      KeepingSocket.prototype._writev = keepingWritev as Writev;
+      const open = (options: net.NetConnectOpts) => {
+        if (kind === 'a subclass') return new KeepingSocket(options).connect(options);
+        const socket = new net.Socket(options);
+        socket._write = keepingWrite;
+        socket._writev = keepingWritev as Writev;
+        return socket.connect(options);
+      };
+      const connect = net.connect;
+      net.connect = open as typeof net.connect;
+      const client = new MessagingClient({ baseUrl: server.url, apiKey: 'k' });
+      try {
+        await client.messages.send({ ...base, media: mediaFromPath(join(files.dir, `f${6 * 1024 * KiB}.bin`)) });
+      } finally {
+        net.connect = connect;
+        await client.close();
+        await server.close();
+      }
+      expect(kept.length).toBeGreaterThan(10);
+      expect(Buffer.concat(kept).equals(server.received[0]?.body as Buffer)).toBe(true);
+    },
+  );
 
   it('closes the file when the upload is cut off', async () => {
     const server = await startSlowServer({ everyBytes: 64 * KiB, pauseMs: 1_000 });

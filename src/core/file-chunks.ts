@@ -2,7 +2,6 @@
  * Reads a file for upload through a few buffers that are reused once the socket has written them
  * (see internal/write-leases.ts for when that is known and why it is safe).
  */
-import { channel } from 'node:diagnostics_channel';
 import { promises as fsp } from 'node:fs';
 import { lendUntilWritten } from '../internal/write-leases.js';
 
@@ -17,14 +16,9 @@ const CHUNK_BYTES = 64 * 1024;
 const MAX_FREE_BUFFERS = 8;
 
 /**
- * undici publishes every body chunk it writes on this channel; a subscriber may keep the chunk
- * after the write, so while one listens the buffers are fresh, as a plain stream's are.
- */
-const bodyChunkSent = channel('undici:request:bodyChunkSent');
-
-/**
  * The bytes of the file at `path`, read in order from its start. The chunks are views of reused
- * buffers: a consumer other than the SDK's own socket keeps them lent and gets fresh ones.
+ * buffers; a buffer that no socket of the SDK's own reports written (another consumer) stays lent,
+ * and the next reads take fresh ones.
  */
 export async function* readFileChunks(path: string): AsyncGenerator<Buffer> {
   const file = await fsp.open(path, 'r');
@@ -35,13 +29,12 @@ export async function* readFileChunks(path: string): AsyncGenerator<Buffer> {
   try {
     let position = 0;
     for (;;) {
-      const lend = !bodyChunkSent.hasSubscribers;
-      const buffer = (lend ? free.pop() : undefined) ?? Buffer.allocUnsafeSlow(CHUNK_BYTES);
+      const buffer = free.pop() ?? Buffer.allocUnsafeSlow(CHUNK_BYTES);
       const { bytesRead } = await file.read(buffer, 0, CHUNK_BYTES, position);
       if (bytesRead === 0) return;
       position += bytesRead;
       const chunk = bytesRead === CHUNK_BYTES ? buffer : buffer.subarray(0, bytesRead);
-      if (lend) lendUntilWritten(chunk, giveBack(buffer));
+      lendUntilWritten(chunk, giveBack(buffer));
       yield chunk;
     }
   } finally {

@@ -14,8 +14,13 @@
  * buffer is then simply left to the garbage collector, as before:
  * - a socket that is not exactly Node's (a test library's mock socket may keep the chunk after
  *   calling back), a caller's dispatcher, a proxy, HTTP/2: they are never wrapped;
- * - bytes copied on the way (a stream that joins chunks): the count is never reached.
+ * - bytes copied on the way (a stream that joins chunks): the count is never reached;
+ * - a chunk written while anything subscribes to undici's `undici:request:bodyChunkSent`
+ *   channel: undici publishes the chunk right after the write, and a subscriber may keep it.
+ * Not detected: a spy that replaces the write methods on `net.Socket.prototype` itself and keeps
+ * the chunks (README, "Streamed uploads").
  */
+import { channel } from 'node:diagnostics_channel';
 import type { Socket } from 'node:net';
 
 /** A lent buffer: how many of its bytes are still to be written, and who gets it back. */
@@ -35,21 +40,25 @@ export function lendUntilWritten(chunk: Uint8Array, release: () => void): void {
   leases.set(chunk.buffer, { unwritten: chunk.byteLength, release });
 }
 
+/** undici publishes each body chunk here synchronously after writing it to the socket. */
+const bodyChunkSent = channel('undici:request:bodyChunkSent');
+
 type WriteCallback = (error?: Error | null) => void;
 /** `Writable.prototype.write` with its loose argument list: (chunk, encoding?, callback?) or (chunk, callback). */
 type Write = (this: Socket, chunk: unknown, encoding?: unknown, callback?: unknown) => boolean;
 
 /**
- * Whether `socket` is exactly one of Node's, with Node's own write. Read on first use (this module
- * also loads where there is no `node:net`); `node:tls` only for a socket that is not a plain one,
- * so a client that never speaks TLS does not load it.
+ * Whether `socket` is exactly one of Node's: its class, and no write method of its own (a mock
+ * may patch the instance). Node's classes are read on first use (this module also loads where
+ * there is no `node:net`); `node:tls` only for a socket that is not a plain one.
  */
 function isCoreSocket(socket: Socket): boolean {
   const proto: unknown = Object.getPrototypeOf(socket);
   const isCore =
     proto === process.getBuiltinModule('node:net').Socket.prototype ||
     proto === process.getBuiltinModule('node:tls').TLSSocket.prototype;
-  return isCore && (socket.write as unknown) === coreWrite();
+  const patched = ['write', '_write', '_writev', '_writeGeneric'].some((name) => Object.hasOwn(socket, name));
+  return isCore && !patched && (socket.write as unknown) === coreWrite();
 }
 
 function coreWrite(): Write {
@@ -69,6 +78,11 @@ export function reportWrittenLeases(socket: Socket): void {
     if (lease === undefined) return nodeWrite.call(this, chunk, encoding, callback);
     const bytes = (chunk as ArrayBufferView).byteLength;
     const buffer = (chunk as ArrayBufferView).buffer;
+    // Checked at the write, not at the read: a subscriber that joins mid-upload sees this chunk.
+    if (bodyChunkSent.hasSubscribers) {
+      leases.delete(buffer);
+      return nodeWrite.call(this, chunk, encoding, callback);
+    }
     const done = typeof encoding === 'function' ? (encoding as WriteCallback) : (callback as WriteCallback | undefined);
     const onWritten: WriteCallback = (error) => {
       lease.unwritten -= bytes;
