@@ -94,6 +94,14 @@ export function failureOf(stream: Readable): ValidationError | undefined {
 const MAX_TURN_MS = 10;
 
 /**
+ * The largest piece handed to the multipart encoder. form-data-encoder (4.1) re-slices a larger
+ * chunk from the start of its ArrayBuffer, ignoring the view's offset, so a view into a larger
+ * buffer (`bytes.subarray(1000)`, a pooled Buffer) would go out as the wrong bytes; pieces of at
+ * most this size pass through it as they are (and are not copied).
+ */
+const MAX_PIECE_BYTES = 64 * 1024;
+
+/**
  * Yields the source's bytes; any failure of the source (an error, a destroyed stream, a chunk
  * that is not bytes, more or fewer bytes than the declared size) becomes `mediaSourceFailed`.
  * `size` is checked because the request declared it as its Content-Length: a different count
@@ -110,19 +118,23 @@ export async function* readSource(
   if (early) throw early;
   try {
     for await (const chunk of source()) {
-      // A source that yields many tiny chunks at once (a stream of a few bytes per push) is read,
-      // encoded and written in one chain of promise jobs while the socket takes every write at
-      // once: timers never run, so the loop stalls and the call's deadline cannot fire. Giving the
-      // loop a turn now and then bounds both.
-      if (performance.now() > turnAt) {
-        await new Promise((resolve) => setImmediate(resolve));
-        turnAt = performance.now() + MAX_TURN_MS;
-      }
       const bytes = typeof chunk === 'string' ? Buffer.from(chunk) : chunk;
       if (!(bytes instanceof Uint8Array)) throw new TypeError(`the source yielded ${typeof chunk}, not bytes`);
       sent += bytes.byteLength;
       if (size !== undefined && sent > size) throw new RangeError(`the source has more than its size, ${size} bytes`);
-      yield bytes;
+      for (let at = 0; ; at += MAX_PIECE_BYTES) {
+        // A source that yields many tiny chunks at once (a stream of a few bytes per push) is read,
+        // encoded and written in one chain of promise jobs while the socket takes every write at
+        // once: timers never run, so the loop stalls and the call's deadline cannot fire. Giving
+        // the loop a turn now and then bounds both.
+        if (performance.now() > turnAt) {
+          await new Promise((resolve) => setImmediate(resolve));
+          turnAt = performance.now() + MAX_TURN_MS;
+        }
+        const end = at + MAX_PIECE_BYTES;
+        yield at === 0 && end >= bytes.byteLength ? bytes : bytes.subarray(at, end);
+        if (end >= bytes.byteLength) break;
+      }
     }
   } catch (error) {
     // A watched stream's own error explains more than the premature close its reader sees.
