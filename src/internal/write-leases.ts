@@ -86,7 +86,7 @@ export function reportWrittenLeases(socket: Socket): void {
     const done = typeof encoding === 'function' ? (encoding as WriteCallback) : (callback as WriteCallback | undefined);
     const onWritten: WriteCallback = (error) => {
       lease.unwritten -= bytes;
-      // Exactly every lent byte, once: the lease may have been renewed by then (a new lend replaces it).
+      // Exactly every lent byte, once, and only while this lease stands (a write seen by a subscriber withdrew it).
       if (lease.unwritten === 0 && leases.get(buffer) === lease) {
         leases.delete(buffer);
         lease.release();
