@@ -7,19 +7,17 @@
 import { type ChildProcessByStdio, spawn } from 'node:child_process';
 import { createHash, randomBytes } from 'node:crypto';
 import { readFileSync } from 'node:fs';
-import { createServer } from 'node:https';
-import type { AddressInfo } from 'node:net';
 import { join } from 'node:path';
 import type { Readable } from 'node:stream';
-import { setTimeout as sleep } from 'node:timers/promises';
 import { getCACertificates, setDefaultCACertificates } from 'node:tls';
 import { fileURLToPath } from 'node:url';
 import { MessagingClient, mediaFromPath } from 'tenant-messaging';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { messageLog, parseMultipart, tempFiles } from './helpers/server.js';
+import { json, mediaOf, messageLog, startServer, tempFiles } from './helpers/server.js';
 
 const base = { sender_phone: '+15550000001', to_phone: '+15550000002', type: 'document' } as const;
-const answer = JSON.stringify({ data: messageLog({ message_type: 'document' }) });
+const stored = { data: messageLog({ message_type: 'document' }) };
+const answer = JSON.stringify(stored);
 const MiB = 1024 * 1024;
 const fixture = (name: string) => fileURLToPath(new URL(`./fixtures/${name}`, import.meta.url));
 const tlsFiles = { key: fixture('loopback-key.pem'), cert: fixture('loopback-cert.pem') };
@@ -87,43 +85,20 @@ describe('a file upload reuses its read buffers', () => {
   );
 
   it('delivers every byte intact over TLS while the server reads slowly', async () => {
-    const received: Buffer[] = [];
-    const server = createServer(
-      { key: readFileSync(tlsFiles.key), cert: readFileSync(tlsFiles.cert) },
-      async (req, res) => {
-        const chunks: Buffer[] = [];
-        let sincePause = 0;
-        for await (const chunk of req as AsyncIterable<Buffer>) {
-          chunks.push(chunk);
-          sincePause += chunk.length;
-          if (sincePause >= 256 * 1024) {
-            sincePause = 0;
-            await sleep(2);
-          }
-        }
-        const form = await parseMultipart({
-          method: 'POST',
-          url: '/',
-          headers: req.headers,
-          body: Buffer.concat(chunks),
-        });
-        received.push(Buffer.from(await (form.get('media') as File).arrayBuffer()));
-        res.writeHead(201, { 'content-type': 'application/json' }).end(answer);
-      },
-    );
-    await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
-    const { port } = server.address() as AddressInfo;
-    const client = new MessagingClient({ baseUrl: `https://127.0.0.1:${port}`, apiKey: 'k' });
+    const tls = { key: readFileSync(tlsFiles.key), cert: readFileSync(tlsFiles.cert) };
+    const readPace = { everyBytes: 256 * 1024, pauseMs: 2 };
+    const server = await startServer((_req, res) => json(res, 201, stored), { readPace, tls });
+    const client = new MessagingClient({ baseUrl: server.url, apiKey: 'k' });
     try {
       const path = join(files.dir, 'mid.bin');
       await Promise.all([1, 2].map(() => client.messages.send({ ...base, media: mediaFromPath(path) })));
       const digest = (b: Buffer) => createHash('sha256').update(b).digest('hex');
       const want = digest(readFileSync(path));
+      const received = await Promise.all(server.requests.map(mediaOf));
       expect(received.map(digest)).toEqual([want, want]);
     } finally {
       await client.close();
-      server.closeAllConnections();
-      server.close();
+      await server.close();
     }
   });
 });

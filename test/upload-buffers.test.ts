@@ -8,65 +8,24 @@
 import { createHash, randomBytes } from 'node:crypto';
 import { subscribe, unsubscribe } from 'node:diagnostics_channel';
 import { readdir, readlink } from 'node:fs/promises';
-import { createServer, type IncomingMessage } from 'node:http';
-import net, { type AddressInfo } from 'node:net';
+import net from 'node:net';
 import { join } from 'node:path';
 import { setTimeout as sleep } from 'node:timers/promises';
 import fc from 'fast-check';
 import { MessagingClient, mediaFromPath, SendOutcomeUnknownError } from 'tenant-messaging';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { messageLog, parseMultipart, tempFiles } from './helpers/server.js';
+import { json, mediaOf, messageLog, startServer, tempFiles } from './helpers/server.js';
 
 const base = { sender_phone: '+15550000001', to_phone: '+15550000002', type: 'document' } as const;
-const answer = JSON.stringify({ data: messageLog({ message_type: 'document' }) });
+const answer = { data: messageLog({ message_type: 'document' }) };
 const KiB = 1024;
 
-interface Received {
-  headers: IncomingMessage['headers'];
-  body: Buffer;
-}
-
 /**
- * A loopback server that reads each body slowly: it pauses `pauseMs` after every `everyBytes`
- * bytes, so the client's socket fills and its writes complete late, after later reads.
+ * A loopback server that reads each body slowly (a pause of `pauseMs` after every `everyBytes`
+ * bytes), so the client's socket fills and its writes complete late, after later reads.
  */
-async function startSlowServer(pace: { everyBytes: number; pauseMs: number }) {
-  const received: Received[] = [];
-  const server = createServer(async (req, res) => {
-    const chunks: Buffer[] = [];
-    let sincePause = 0;
-    try {
-      for await (const chunk of req as AsyncIterable<Buffer>) {
-        chunks.push(chunk);
-        sincePause += chunk.length;
-        if (sincePause >= pace.everyBytes) {
-          sincePause = 0;
-          await sleep(pace.pauseMs);
-        }
-      }
-    } catch {
-      return;
-    }
-    received.push({ headers: req.headers, body: Buffer.concat(chunks) });
-    res.writeHead(201, { 'content-type': 'application/json' }).end(answer);
-  });
-  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
-  const { port } = server.address() as AddressInfo;
-  return {
-    url: `http://127.0.0.1:${port}`,
-    received,
-    close: () =>
-      new Promise<void>((resolve) => {
-        server.closeAllConnections();
-        server.close(() => resolve());
-      }),
-  };
-}
-
-async function mediaOf(received: Received): Promise<Buffer> {
-  const form = await parseMultipart({ method: 'POST', url: '/', headers: received.headers, body: received.body });
-  return Buffer.from(await (form.get('media') as File).arrayBuffer());
-}
+const startSlowServer = (readPace: { everyBytes: number; pauseMs: number }) =>
+  startServer((_req, res) => json(res, 201, answer), { readPace });
 
 /** Random bytes whose every 64 KiB window differs, so a buffer reused too early shows. */
 function content(size: number, seed: number): Buffer {
@@ -110,8 +69,8 @@ describe('a file upload reuses its read buffers only once the socket has written
                 client.messages.send({ ...base, media: mediaFromPath(join(files.dir, `f${size}.bin`)) }),
               ),
             );
-            expect(server.received).toHaveLength(chosen.length);
-            const got = await Promise.all(server.received.map(mediaOf));
+            expect(server.requests).toHaveLength(chosen.length);
+            const got = await Promise.all(server.requests.map(mediaOf));
             const want = chosen.map((size) => bytesOf.get(`f${size}.bin`) as Buffer);
             const digest = (b: Buffer) => createHash('sha256').update(b).digest('hex');
             expect(got.map(digest).sort()).toEqual(want.map(digest).sort());
@@ -142,7 +101,7 @@ describe('a file upload reuses its read buffers only once the socket has written
       await server.close();
     }
     // Read after the upload: every chunk still holds what was sent.
-    expect(Buffer.concat(kept).equals(server.received[0]?.body as Buffer)).toBe(true);
+    expect(Buffer.concat(kept).equals(server.requests[0]?.body as Buffer)).toBe(true);
   });
 
   it('leaves every published chunk untouched while subscribers come and go during the upload', async () => {
@@ -209,7 +168,7 @@ describe('a file upload reuses its read buffers only once the socket has written
         await server.close();
       }
       expect(kept.length).toBeGreaterThan(10);
-      expect(Buffer.concat(kept).equals(server.received[0]?.body as Buffer)).toBe(true);
+      expect(Buffer.concat(kept).equals(server.requests[0]?.body as Buffer)).toBe(true);
     },
   );
 

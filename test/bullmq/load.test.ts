@@ -1,7 +1,8 @@
 /**
- * The built entries load their optional peers (bullmq; msw for tenant-messaging/testing) from their
- * own location in each build, whatever globals the host defines: `node -e` (and bundlers' shims) define a global `__filename` that is not this module's
- * file, and the ES module build must not take it for its own. Runs the built package: `npm run build` first.
+ * The built entries load their optional peers (bullmq; msw for tenant-messaging/testing) from
+ * their own location in each build, whatever globals the host defines: `node -e` (and bundlers'
+ * shims) define a global `__filename` that is not this module's file, and the ES module build
+ * must not take it for its own. Runs the built package: `npm run build` first.
  */
 import { execFileSync, execSync } from 'node:child_process';
 import { existsSync } from 'node:fs';
@@ -23,17 +24,21 @@ const run = (...args: string[]) =>
 
 const print = `(m) => console.log(typeof m.MessagingQueue, typeof m.MessagingWorker)`;
 
-describe('loading bullmq from the built entry', () => {
-  it.each([
-    ['node -e (a global __filename of "[eval]")', ['-e', `import(${JSON.stringify(esm)}).then(${print})`]],
+/** The ES module build imported by the two kinds of host whose global `__filename` is not its own. */
+function esmHosts(url: string, then: string): [string, string[]][] {
+  const load = `import(${JSON.stringify(url)}).then(${then})`;
+  return [
+    ['node -e (a global __filename of "[eval]")', ['-e', load]],
     [
       'an ES module host that defines a global __filename elsewhere',
-      [
-        '--input-type=module',
-        '-e',
-        `globalThis.__filename = '/nowhere/index.js'; import(${JSON.stringify(esm)}).then(${print})`,
-      ],
+      ['--input-type=module', '-e', `globalThis.__filename = '/nowhere/index.js'; ${load}`],
     ],
+  ];
+}
+
+describe('loading bullmq from the built entry', () => {
+  it.each([
+    ...esmHosts(esm, print),
     ['the CommonJS build from node -e', ['-e', `Promise.resolve(require(${JSON.stringify(cjs)})).then(${print})`]],
   ])('%s', (_, args) => {
     expect(run(...args)).toBe('function function');
@@ -43,17 +48,7 @@ describe('loading bullmq from the built entry', () => {
 describe('loading msw from the built tenant-messaging/testing entry', () => {
   const testingEsm = pathToFileURL(`${root}dist/testing.js`).href;
   const handlers = `(m) => console.log(m.sandboxHandlers(m.createSandbox()).length > 0)`;
-  it.each([
-    ['node -e (a global __filename of "[eval]")', ['-e', `import(${JSON.stringify(testingEsm)}).then(${handlers})`]],
-    [
-      'an ES module host that defines a global __filename elsewhere',
-      [
-        '--input-type=module',
-        '-e',
-        `globalThis.__filename = '/nowhere/index.js'; import(${JSON.stringify(testingEsm)}).then(${handlers})`,
-      ],
-    ],
-  ])('%s', (_, args) => {
+  it.each(esmHosts(testingEsm, handlers))('%s', (_, args) => {
     expect(run(...args)).toBe('true');
   });
 });

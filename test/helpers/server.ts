@@ -1,5 +1,6 @@
 import { mkdtemp, rm, writeFile } from 'node:fs/promises';
 import { createServer, type IncomingMessage, type ServerResponse } from 'node:http';
+import { createServer as createTlsServer } from 'node:https';
 import type { AddressInfo, Socket } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
@@ -21,18 +22,34 @@ export interface TestServer {
   close(): Promise<void>;
 }
 
+export interface ServerOptions {
+  /** Reads each body slowly: a pause of `pauseMs` after every `everyBytes` bytes, so the client's socket fills. */
+  readPace?: { everyBytes: number; pauseMs: number };
+  /** Serves https with this key and certificate (PEM). */
+  tls?: { key: Buffer; cert: Buffer };
+}
+
 /**
  * A real HTTP server on 127.0.0.1 and a free port that records every request and answers with
  * the test's handler (ky's and stripe's test style): tests assert on what really crossed the wire.
  */
-export async function startServer(handler: Handler): Promise<TestServer> {
+export async function startServer(handler: Handler, options: ServerOptions = {}): Promise<TestServer> {
   const requests: CapturedRequest[] = [];
   const open = new Set<Socket>();
   const state = { sockets: 0 };
-  const server = createServer(async (req, res) => {
+  const { readPace, tls } = options;
+  const onRequest = async (req: IncomingMessage, res: ServerResponse) => {
     const chunks: Buffer[] = [];
+    let sincePause = 0;
     try {
-      for await (const chunk of req) chunks.push(chunk as Buffer);
+      for await (const chunk of req) {
+        chunks.push(chunk as Buffer);
+        sincePause += (chunk as Buffer).length;
+        if (readPace && sincePause >= readPace.everyBytes) {
+          sincePause = 0;
+          await new Promise((resolve) => setTimeout(resolve, readPace.pauseMs));
+        }
+      }
     } catch {
       return; // The client cut the upload off: nothing arrived whole, so nothing is recorded.
     }
@@ -49,7 +66,8 @@ export async function startServer(handler: Handler): Promise<TestServer> {
       res.statusCode = 599;
       res.end(String(error));
     }
-  });
+  };
+  const server = tls ? createTlsServer(tls, onRequest) : createServer(onRequest);
   server.on('connection', (socket) => {
     state.sockets++;
     open.add(socket);
@@ -58,7 +76,7 @@ export async function startServer(handler: Handler): Promise<TestServer> {
   await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
   const { port } = server.address() as AddressInfo;
   return {
-    url: `http://127.0.0.1:${port}`,
+    url: `${tls ? 'https' : 'http'}://127.0.0.1:${port}`,
     requests,
     get sockets() {
       return state.sockets;
@@ -110,6 +128,12 @@ export async function parseMultipart(req: CapturedRequest): Promise<FormData> {
     headers: { 'content-type': String(req.headers['content-type']) },
     body: new Uint8Array(req.body),
   }).formData();
+}
+
+/** The bytes of a multipart request's `media` part. */
+export async function mediaOf(req: CapturedRequest): Promise<Buffer> {
+  const form = await parseMultipart(req);
+  return Buffer.from(await (form.get('media') as File).arrayBuffer());
 }
 
 /** A temporary directory holding the given files; `remove()` deletes it. */
