@@ -84,6 +84,22 @@ describe('a file upload reuses its read buffers only once the socket has written
     );
   }, 60_000);
 
+  it('delivers every byte intact while the socket stays backed up (the reader pauses after every 64 KiB)', async () => {
+    // The random paces above rarely keep the socket full for long; this one does, so its writes
+    // complete long after the reads that follow them: giving a buffer back before its write
+    // callback fails here every time.
+    const server = await startSlowServer({ everyBytes: 64 * KiB, pauseMs: 2 });
+    const client = new MessagingClient({ baseUrl: server.url, apiKey: 'k' });
+    const name = `f${6 * 1024 * KiB}.bin`;
+    try {
+      await client.messages.send({ ...base, media: mediaFromPath(join(files.dir, name)) });
+    } finally {
+      await client.close();
+      await server.close();
+    }
+    expect((await mediaOf(server.requests[0]!)).equals(bytesOf.get(name) as Buffer)).toBe(true);
+  });
+
   it("leaves undici's body chunks untouched while a diagnostics subscriber may keep them", async () => {
     const server = await startSlowServer({ everyBytes: 128 * KiB, pauseMs: 2 });
     const client = new MessagingClient({ baseUrl: server.url, apiKey: 'k' });
