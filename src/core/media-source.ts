@@ -94,6 +94,17 @@ export function failureOf(stream: Readable): ValidationError | undefined {
 const MAX_TURN_MS = 10;
 
 /**
+ * Resolves once the event loop has gone through a whole turn, timers included. One immediate is
+ * not enough: from an I/O callback (where a socket's 'drain' or a file read resumes the upload),
+ * the loop's very next phase runs immediates, and the upload would go on there before any timer
+ * (the call's deadline among them) had run. The second immediate runs after the timers phase.
+ */
+async function wholeTurn(): Promise<void> {
+  await new Promise((resolve) => setImmediate(resolve));
+  await new Promise((resolve) => setImmediate(resolve));
+}
+
+/**
  * The largest piece handed to the multipart encoder. form-data-encoder (4.1) re-slices a larger
  * chunk from the start of its ArrayBuffer, ignoring the view's offset, so a view into a larger
  * buffer (`bytes.subarray(1000)`, a pooled Buffer) would go out as the wrong bytes; pieces of at
@@ -128,7 +139,7 @@ export async function* readSource(
         // once: timers never run, so the loop stalls and the call's deadline cannot fire. Giving
         // the loop a turn now and then bounds both.
         if (performance.now() > turnAt) {
-          await new Promise((resolve) => setImmediate(resolve));
+          await wholeTurn();
           turnAt = performance.now() + MAX_TURN_MS;
         }
         const end = at + MAX_PIECE_BYTES;
