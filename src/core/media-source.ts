@@ -11,6 +11,7 @@
 import { Readable } from 'node:stream';
 import { ValidationError } from '../errors.js';
 import { describeValue } from '../internal/describe-value.js';
+import { wholeTurn } from '../internal/whole-turn.js';
 
 /** What became of a caller's Node stream since the SDK started listening to it. */
 interface Watch {
@@ -92,17 +93,6 @@ export function failureOf(stream: Readable): ValidationError | undefined {
 
 /** The longest a media source is read without letting the event loop turn, in ms. */
 const MAX_TURN_MS = 10;
-
-/**
- * Resolves once the event loop has gone through a whole turn, timers included. One immediate is
- * not enough: from an I/O callback (where a socket's 'drain' or a file read resumes the upload),
- * the loop's very next phase runs immediates, and the upload would go on there before any timer
- * (the call's deadline among them) had run. The second immediate runs after the timers phase.
- */
-async function wholeTurn(): Promise<void> {
-  await new Promise((resolve) => setImmediate(resolve));
-  await new Promise((resolve) => setImmediate(resolve));
-}
 
 /**
  * The largest piece handed to the multipart encoder. form-data-encoder (4.1) re-slices a larger

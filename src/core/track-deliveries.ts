@@ -1,5 +1,6 @@
 import { DeliveryTimeoutError } from '../errors.js';
 import type { PollSettings } from '../internal/poll-options.js';
+import { wholeTurn } from '../internal/whole-turn.js';
 import type { DeliveryUpdate } from '../types/many.js';
 import type { MessageLog } from '../types/message-log.js';
 import { untilAborted } from './abortable.js';
@@ -13,7 +14,7 @@ export interface TrackDeps {
 
 type Ids = Iterable<number> | AsyncIterable<number>;
 
-/** The reader gives the event loop a turn after this many ids. */
+/** The reader gives the event loop a whole turn (timers included) after this many ids. */
 const YIELD_EVERY = 256;
 /** Ids followed at once at most; the reader waits for some to settle before reading more. */
 const MAX_FOLLOWED = 100_000;
@@ -86,7 +87,7 @@ export async function* trackDeliveries(
         const next = await untilAborted(Promise.resolve(iterator.next()), signal);
         if (next.done) break;
         follow(next.value);
-        if (count % YIELD_EVERY === 0) await new Promise((resolve) => setImmediate(resolve));
+        if (count % YIELD_EVERY === 0) await wholeTurn();
         while (following.size >= MAX_FOLLOWED && !signal.aborted) {
           await new Promise<void>((resolve) => {
             roomForMore = resolve;

@@ -1,0 +1,14 @@
+/**
+ * Resolves once the event loop has gone through a whole turn, timers included: for work that runs
+ * as one long chain of promise jobs (a source whose items are all at hand) and must let the rest
+ * of the process run now and then.
+ *
+ * Why two immediates: one is not a whole turn. From an I/O callback (a socket's 'drain', a file
+ * read, a response), the loop's very next phase runs immediates, so the chain would go on there
+ * before any timer (a call's deadline, a poll) had run. The second immediate runs after the
+ * timers phase.
+ */
+export async function wholeTurn(): Promise<void> {
+  await new Promise((resolve) => setImmediate(resolve));
+  await new Promise((resolve) => setImmediate(resolve));
+}
