@@ -9,7 +9,7 @@ import { Readable } from 'node:stream';
 import fc from 'fast-check';
 import { type MediaInput, MessagingClient } from 'tenant-messaging';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { json, mediaOf, messageLog, startServer, type TestServer } from './helpers/server.js';
+import { mediaOf, startUploadServer, type TestServer } from './helpers/server.js';
 
 const KiB = 1024;
 let server: TestServer;
@@ -17,7 +17,7 @@ let client: MessagingClient;
 let viaFetch: MessagingClient;
 
 beforeAll(async () => {
-  server = await startServer((_req, res) => json(res, 201, { data: messageLog({ message_type: 'document' }) }));
+  server = await startUploadServer();
   client = new MessagingClient({ baseUrl: server.url, apiKey: 'k' });
   viaFetch = new MessagingClient({ baseUrl: server.url, apiKey: 'k', fetch: globalThis.fetch });
 });

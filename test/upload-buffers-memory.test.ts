@@ -13,11 +13,9 @@ import { getCACertificates, setDefaultCACertificates } from 'node:tls';
 import { fileURLToPath } from 'node:url';
 import { MessagingClient, mediaFromPath } from 'tenant-messaging';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { json, mediaOf, messageLog, startServer, tempFiles } from './helpers/server.js';
+import { documentSend as base, documentStored, mediaOf, startUploadServer, tempFiles } from './helpers/server.js';
 
-const base = { sender_phone: '+15550000001', to_phone: '+15550000002', type: 'document' } as const;
-const stored = { data: messageLog({ message_type: 'document' }) };
-const answer = JSON.stringify(stored);
+const answer = JSON.stringify(documentStored);
 const MiB = 1024 * 1024;
 const fixture = (name: string) => fileURLToPath(new URL(`./fixtures/${name}`, import.meta.url));
 const tlsFiles = { key: fixture('loopback-key.pem'), cert: fixture('loopback-cert.pem') };
@@ -87,7 +85,7 @@ describe('a file upload reuses its read buffers', () => {
   it('delivers every byte intact over TLS while the server reads slowly', async () => {
     const tls = { key: readFileSync(tlsFiles.key), cert: readFileSync(tlsFiles.cert) };
     const readPace = { everyBytes: 256 * 1024, pauseMs: 2 };
-    const server = await startServer((_req, res) => json(res, 201, stored), { readPace, tls });
+    const server = await startUploadServer({ readPace, tls });
     const client = new MessagingClient({ baseUrl: server.url, apiKey: 'k' });
     try {
       const path = join(files.dir, 'mid.bin');

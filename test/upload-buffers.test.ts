@@ -14,18 +14,15 @@ import { setTimeout as sleep } from 'node:timers/promises';
 import fc from 'fast-check';
 import { MessagingClient, mediaFromPath, SendOutcomeUnknownError } from 'tenant-messaging';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { json, mediaOf, messageLog, startServer, tempFiles } from './helpers/server.js';
+import { documentSend as base, mediaOf, startUploadServer, tempFiles } from './helpers/server.js';
 
-const base = { sender_phone: '+15550000001', to_phone: '+15550000002', type: 'document' } as const;
-const answer = { data: messageLog({ message_type: 'document' }) };
 const KiB = 1024;
 
 /**
  * A loopback server that reads each body slowly (a pause of `pauseMs` after every `everyBytes`
  * bytes), so the client's socket fills and its writes complete late, after later reads.
  */
-const startSlowServer = (readPace: { everyBytes: number; pauseMs: number }) =>
-  startServer((_req, res) => json(res, 201, answer), { readPace });
+const startSlowServer = (readPace: { everyBytes: number; pauseMs: number }) => startUploadServer({ readPace });
 
 /** Random bytes whose every 64 KiB window differs, so a buffer reused too early shows. */
 function content(size: number, seed: number): Buffer {

@@ -14,13 +14,11 @@ import { stat } from 'node:fs/promises';
 import { Readable } from 'node:stream';
 import { MessagingClient } from 'tenant-messaging';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { json, messageLog, startServer, type TestServer } from './helpers/server.js';
-
-const base = { sender_phone: '+15550000001', to_phone: '+15550000002', type: 'document' } as const;
+import { documentSend as base, startUploadServer, type TestServer } from './helpers/server.js';
 
 let server: TestServer;
 beforeAll(async () => {
-  server = await startServer((_req, res) => json(res, 201, { data: messageLog({ message_type: 'document' }) }));
+  server = await startUploadServer();
 });
 afterAll(async () => {
   await server.close();

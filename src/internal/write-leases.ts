@@ -52,13 +52,13 @@ type Write = (this: Socket, chunk: unknown, encoding?: unknown, callback?: unkno
  * may patch the instance). Node's classes are read on first use (this module also loads where
  * there is no `node:net`); `node:tls` only for a socket that is not a plain one.
  */
-function isCoreSocket(socket: Socket): boolean {
+function isCoreSocket(socket: Socket, nodeWrite: Write): boolean {
   const proto: unknown = Object.getPrototypeOf(socket);
   const isCore =
     proto === process.getBuiltinModule('node:net').Socket.prototype ||
     proto === process.getBuiltinModule('node:tls').TLSSocket.prototype;
   const patched = ['write', '_write', '_writev', '_writeGeneric'].some((name) => Object.hasOwn(socket, name));
-  return isCore && !patched && (socket.write as unknown) === coreWrite();
+  return isCore && !patched && (socket.write as unknown) === nodeWrite;
 }
 
 function coreWrite(): Write {
@@ -71,8 +71,8 @@ function coreWrite(): Write {
  * is known to mean "done with the memory".
  */
 export function reportWrittenLeases(socket: Socket): void {
-  if (!isCoreSocket(socket)) return;
   const nodeWrite = coreWrite();
+  if (!isCoreSocket(socket, nodeWrite)) return;
   const write: Write = function write(chunk, encoding, callback) {
     const lease = ArrayBuffer.isView(chunk) ? leases.get(chunk.buffer) : undefined;
     if (lease === undefined) return nodeWrite.call(this, chunk, encoding, callback);

@@ -121,6 +121,17 @@ export function messageLog(overrides: Record<string, unknown> = {}): Record<stri
   };
 }
 
+/** A document send's fields, without its media (the upload tests add `media`). */
+export const documentSend = { sender_phone: '+15550000001', to_phone: '+15550000002', type: 'document' } as const;
+
+/** What the service answers to a document send: its stored log. */
+export const documentStored = { data: messageLog({ message_type: 'document' }) };
+
+/** A server that records every upload and answers `documentStored` (with `startServer`'s options). */
+export function startUploadServer(options: ServerOptions = {}): Promise<TestServer> {
+  return startServer((_req, res) => json(res, 201, documentStored), options);
+}
+
 /** Parses a multipart body the way a server would, with the platform's own FormData parser. */
 export async function parseMultipart(req: CapturedRequest): Promise<FormData> {
   return new Request('http://parse.invalid/', {
