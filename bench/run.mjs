@@ -60,7 +60,7 @@ const results = {
   connections: {
     sdkConnections: throughput.get.sdkConnections + throughput.send.sdkConnections,
     rawConnections: throughput.get.rawConnections + throughput.send.rawConnections,
-    // src/core/undici-transport.ts gives the client's own Agent `connections: MAX_CONNECTIONS` (16).
+    // src/core/transport/undici-transport.ts gives the client's own Agent `connections: MAX_CONNECTIONS` (16).
     limit: 16,
     limitSource: "the SDK Agent's connections limit",
   },

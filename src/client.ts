@@ -1,12 +1,7 @@
 import { inspect } from 'node:util';
-import { Executor } from './core/executor.js';
-import { FetchTransport } from './core/fetch-transport.js';
-import { openObject } from './core/parse.js';
-import type { PollScheduler } from './core/poll-scheduler.js';
-import { RateGate } from './core/rate-gate.js';
-import { DEFAULT_RETRY_POLICY } from './core/retry.js';
-import type { Transport } from './core/transport.js';
-import { UndiciTransport } from './core/undici-transport.js';
+import { clientParts, derivedOptions, type OwnParts } from './client-parts.js';
+import { Executor } from './core/call/executor.js';
+import { openObject } from './core/call/parse.js';
 import { resolveClientConfig } from './internal/client-config.js';
 import { readFields } from './internal/input.js';
 import { Contacts } from './resources/contacts.js';
@@ -21,31 +16,6 @@ import type { ClientOptions, RequestOptions } from './types/options.js';
 import type { WaitForDeliveryOptions } from './types/polling.js';
 import type { RawRequest } from './types/request.js';
 import type { APIPromise } from './types/response.js';
-
-/** What a client made by `withOptions` takes over from its parent (see there). */
-interface Inherited {
-  readonly transport: Transport;
-  readonly scheduler: { current?: PollScheduler } | undefined;
-  /** The parent's rate gate, unless the tenant (`baseUrl`, `apiKey`) or `rateLimit` changes. */
-  readonly rateGate: RateGate | undefined;
-}
-
-/**
- * The internal option under which `withOptions` hands a new client its inheritance. A symbol
- * that is never exported: callers cannot pass it, and option checks (own string keys) never see it.
- */
-const INHERIT = Symbol('tenant-messaging.inherit');
-
-type ConstructorOptions = ClientOptions & { readonly [INHERIT]?: Inherited };
-
-/** What `withOptions` handed over, if anything; a caller's hostile object is left for the option checks. */
-function inheritanceOf(options: unknown): Inherited | undefined {
-  try {
-    return (options as ConstructorOptions | null | undefined)?.[INHERIT];
-  } catch {
-    return undefined;
-  }
-}
 
 /**
  * The Tenant Messaging API client. Construct it once and share it: it keeps a pool of keep-alive
@@ -94,15 +64,10 @@ export class MessagingClient {
 
   readonly #executor: Executor;
   readonly #raw: RawRequests;
-  readonly #transport: Transport;
   readonly #options: ClientOptions;
-  /** False for a client from `withOptions` that uses its parent's connection pool. */
-  readonly #ownsTransport: boolean;
+  /** The connection pool, rate gate and poll scheduler; some may be a parent's (`withOptions`). */
+  readonly #parts: OwnParts;
   readonly #deliveries: Deliveries;
-  /** Shared by every waitForDelivery of this client (and of clients derived from it); made on first use. */
-  readonly #scheduler: { current?: PollScheduler };
-  /** Every request of this client passes it; shared with `withOptions` children (see there). */
-  readonly #rateGate: RateGate;
 
   /**
    * @param options see {@link ClientOptions}; `baseUrl` and `apiKey` default to the
@@ -110,29 +75,17 @@ export class MessagingClient {
    * @throws ValidationError when an option is missing or malformed, naming it and saying how to fix it.
    */
   constructor(options: ClientOptions = {}) {
-    const inherited = inheritanceOf(options);
     // `process` is absent in a browser, where the config check must still run to refuse politely.
     const config = resolveClientConfig(options, globalThis.process?.env ?? {});
-    options = config.options;
-    this.#options = options;
+    this.#options = config.options;
     this.baseUrl = config.apiBase;
     this.timeout = config.timeout;
     this.maxRetries = config.maxRetries;
-    this.#ownsTransport = inherited === undefined;
-    this.#transport =
-      inherited?.transport ??
-      (options.fetch ? new FetchTransport(options.fetch) : new UndiciTransport(options.dispatcher, config.proxy));
-    this.#scheduler = inherited?.scheduler ?? {};
+    // The given options, not the checked copy: they carry what `withOptions` hands over.
+    const parts = clientParts(options, config);
+    this.#parts = parts;
     const serverAddress = config.origin ? new URL(config.origin).host : '';
-    const rateGate =
-      inherited?.rateGate ??
-      new RateGate({
-        spacingMs: config.rateLimit.requestsPerSecond && 1000 / config.rateLimit.requestsPerSecond,
-        adaptive: config.rateLimit.adaptive,
-        maxPauseMs: DEFAULT_RETRY_POLICY.maxRetryAfterMs,
-      });
-    this.#rateGate = rateGate;
-    this.#executor = new Executor({ ...config, serverAddress, transport: this.#transport, rateGate });
+    this.#executor = new Executor({ ...config, serverAddress, transport: parts.transport, rateGate: parts.rateGate });
     this.messages = new Messages(this.#executor);
     this.contacts = new Contacts(this.#executor);
     this.senderNumbers = new SenderNumbers(this.#executor);
@@ -141,7 +94,7 @@ export class MessagingClient {
       messages: this.messages,
       requestTimeout: config.timeout,
       polling: config.polling,
-      scheduler: this.#scheduler,
+      scheduler: parts.scheduler,
       log: config.log,
     });
   }
@@ -166,17 +119,7 @@ export class MessagingClient {
     // An option given as undefined (`apiKey: process.env.UNSET`) changes nothing: it must not
     // erase the parent's value and fall back to the environment's key.
     const changed = Object.fromEntries(Object.entries(given).filter(([, value]) => value !== undefined));
-    const changes = (name: keyof ClientOptions) => name in changed;
-    const inherited: Inherited | undefined =
-      changes('fetch') || changes('dispatcher') || changes('proxy')
-        ? undefined
-        : {
-            transport: this.#transport,
-            scheduler: changes('baseUrl') || changes('apiKey') || changes('polling') ? undefined : this.#scheduler,
-            rateGate: changes('baseUrl') || changes('apiKey') || changes('rateLimit') ? undefined : this.#rateGate,
-          };
-    const merged: ConstructorOptions = { ...this.#options, ...changed, ...(inherited ? { [INHERIT]: inherited } : {}) };
-    return new MessagingClient(merged);
+    return new MessagingClient(derivedOptions(this.#options, this.#parts, changed));
   }
 
   /**
@@ -290,7 +233,7 @@ export class MessagingClient {
    * ```
    */
   close(): Promise<void> {
-    return this.#ownsTransport ? this.#transport.close() : Promise.resolve();
+    return this.#parts.ownsTransport ? this.#parts.transport.close() : Promise.resolve();
   }
 
   /** Shows the client without its API key. */

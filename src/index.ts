@@ -15,6 +15,13 @@ export {
 } from './api-error.js';
 export { MessagingClient } from './client.js';
 export { CHANNEL_NAMES } from './core/channels.js';
+export {
+  type MediaFromPathOptions,
+  type MediaInput,
+  mediaFromPath,
+  type NamedMedia,
+  PathMedia,
+} from './core/media/from-path.js';
 export { Page, PagePromise } from './core/pagination.js';
 export { ENDPOINTS, type EndpointDefinition, type EndpointName, SCOPES, type Scope } from './endpoints.js';
 export {
@@ -30,7 +37,6 @@ export {
   SendOutcomeUnknownError,
   ValidationError,
 } from './errors.js';
-export { type MediaFromPathOptions, type MediaInput, mediaFromPath, type NamedMedia, PathMedia } from './media.js';
 export { DEFAULTS } from './options.js';
 export type { Contacts } from './resources/contacts.js';
 export type { Messages } from './resources/messages.js';

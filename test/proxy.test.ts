@@ -84,7 +84,7 @@ describe('proxy: a URL', () => {
     for (const error of errors) expect(error).toBeInstanceOf(APITimeoutError);
     const atAnswer = proxy.requests.length;
     await sleep(300);
-    // 16 is the client's own connection limit per origin (src/core/undici-transport.ts).
+    // 16 is the client's own connection limit per origin (src/core/transport/undici-transport.ts).
     expect(proxy.requests.length).toBeLessThanOrEqual(16);
     expect(proxy.requests.length).toBe(atAnswer);
     await client.close();

@@ -4,7 +4,7 @@ import { APITimeoutError, MessagingClient } from 'tenant-messaging';
 import { afterEach, describe, expect, it } from 'vitest';
 import { json, messageLog, startServer, type TestServer } from './helpers/server.js';
 
-/** The client's own Agent keeps this many sockets per origin (src/core/undici-transport.ts). */
+/** The client's own Agent keeps this many sockets per origin (src/core/transport/undici-transport.ts). */
 const POOL = 16;
 
 let server: TestServer | undefined;

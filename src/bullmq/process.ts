@@ -1,7 +1,7 @@
 import type { DelayedError as DelayedErrorType, Job, Queue, QueueEventsProducer } from 'bullmq';
 import { APIError, NotFoundError, RateLimitError } from '../api-error.js';
 import type { MessagingClient } from '../client.js';
-import { nextPollDelay } from '../core/poll.js';
+import { nextPollDelay } from '../core/polling/poll.js';
 import { APIConnectionError, SendOutcomeUnknownError, ValidationError } from '../errors.js';
 import type { Logger } from '../types/logger.js';
 import type { MessageLog } from '../types/message-log.js';

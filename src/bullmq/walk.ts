@@ -1,5 +1,5 @@
+import { allOlderThan, matchOf, newestFirst } from '../core/bulk/reconcile.js';
 import type { Page } from '../core/pagination.js';
-import { allOlderThan, matchOf, newestFirst } from '../core/reconcile.js';
 import type { MessageLog } from '../types/message-log.js';
 import type { SentParams } from '../types/send.js';
 

@@ -12,7 +12,7 @@ const NOT_CONNECTED_CODES = new Set([
   'ENETUNREACH',
   'UND_ERR_CONNECT_TIMEOUT',
   'UND_ERR_PRX_CONN', // undici: the socket to the proxy failed before its CONNECT completed
-  'TM_PROXY_TUNNEL_REFUSED', // the undici transport: the proxy refused the CONNECT (src/core/proxy.ts)
+  'TM_PROXY_TUNNEL_REFUSED', // the undici transport: the proxy refused the CONNECT (src/core/transport/proxy.ts)
 ]);
 
 /**

@@ -1,4 +1,4 @@
-import { openObject } from '../core/parse.js';
+import { openObject } from '../core/call/parse.js';
 import { ValidationError } from '../errors.js';
 import { readFields } from '../internal/input.js';
 import type { JsonObject } from '../types/json.js';

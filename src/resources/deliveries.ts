@@ -1,6 +1,6 @@
-import { pollDelivery, type ReadLog } from '../core/poll.js';
-import { PollScheduler } from '../core/poll-scheduler.js';
-import { trackDeliveries } from '../core/track-deliveries.js';
+import { trackDeliveries } from '../core/bulk/track-deliveries.js';
+import { pollDelivery, type ReadLog } from '../core/polling/poll.js';
+import { PollScheduler } from '../core/polling/poll-scheduler.js';
 import type { Log } from '../internal/log.js';
 import { checkTrackOptions, type PollSettings, resolvePollSettings } from '../internal/poll-options.js';
 import { checkPathParams } from '../internal/route.js';

@@ -1,15 +1,15 @@
 import { ReadStream } from 'node:fs';
-import { untilAborted } from '../core/abortable.js';
-import { mayHaveBeenProcessed } from '../core/classify.js';
-import type { ApiResult, RequestBody } from '../core/executor.js';
-import { mediaLabel } from '../core/media-label.js';
-import { watchMediaSource } from '../core/media-source.js';
+import { reconcileSend } from '../core/bulk/reconcile.js';
+import { sendMany } from '../core/bulk/send-many.js';
+import { mayHaveBeenProcessed } from '../core/call/classify.js';
+import type { ApiResult, RequestBody } from '../core/call/executor.js';
+import { openList, parseData } from '../core/call/parse.js';
+import { mediaLabel } from '../core/media/media-label.js';
+import { watchMediaSource } from '../core/media/media-source.js';
 import { type Page, PagePromise, pageFromResult } from '../core/pagination.js';
-import { openList, parseData } from '../core/parse.js';
-import { reconcileSend } from '../core/reconcile.js';
-import { sendMany } from '../core/send-many.js';
 import { endpointLabel } from '../endpoints.js';
 import { issuesFromZod, ResponseValidationError, SendOutcomeUnknownError, ValidationError } from '../errors.js';
+import { untilAborted } from '../internal/abortable.js';
 import { readFields } from '../internal/input.js';
 import { checkReconcile, checkSendManyOptions } from '../internal/many-options.js';
 import { loadedSchemas, loadSchemas } from '../schemas/load.js';
@@ -218,7 +218,9 @@ function checkSendParams(
 /** A text message is a JSON body; the multipart stack loads on the first media send only. */
 function requestOf(params: SendMessageParams): { body: RequestBody } | Promise<{ body: RequestBody }> {
   if (params.type === 'text') return { body: { kind: 'json', text: JSON.stringify(params) } };
-  return import('../core/media-part.js').then(async ({ mediaSendBody }) => ({ body: await mediaSendBody(params) }));
+  return import('../core/media/media-part.js').then(async ({ mediaSendBody }) => ({
+    body: await mediaSendBody(params),
+  }));
 }
 
 /**

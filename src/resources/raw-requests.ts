@@ -1,6 +1,6 @@
-import { rejectedCall } from '../core/api-promise.js';
-import { mayHaveBeenProcessed } from '../core/classify.js';
-import type { ApiResult } from '../core/executor.js';
+import { rejectedCall } from '../core/call/api-promise.js';
+import { mayHaveBeenProcessed } from '../core/call/classify.js';
+import type { ApiResult } from '../core/call/executor.js';
 import { issuesFromZod, OutcomeUnknownError, ResponseValidationError } from '../errors.js';
 import { type CheckedRawRequest, checkRawRequest } from '../internal/raw-request.js';
 import type { JsonValue } from '../types/json.js';

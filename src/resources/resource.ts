@@ -1,4 +1,4 @@
-import type { Executor } from '../core/executor.js';
+import type { Executor } from '../core/call/executor.js';
 
 /** Base of the resource namespaces: each holds the client's executor and nothing else. */
 export abstract class APIResource {

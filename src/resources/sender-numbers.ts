@@ -1,4 +1,4 @@
-import { openList } from '../core/parse.js';
+import { openList } from '../core/call/parse.js';
 import type { JsonObject } from '../types/json.js';
 import type { RequestOptions } from '../types/options.js';
 import type { APIPromise } from '../types/response.js';

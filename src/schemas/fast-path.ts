@@ -14,7 +14,7 @@
  * largest cost the SDK adds to a request.
  */
 import { $constructor, type $loose, type $strict, $ZodObjectJIT } from 'zod/v4/core';
-import type { Schema } from '../core/parse.js';
+import type { Schema } from '../core/call/parse.js';
 import { precheck } from './precheck.js';
 import * as z from './zod.js';
 

@@ -1,6 +1,6 @@
 import { ReadStream } from 'node:fs';
 import { Readable } from 'node:stream';
-import { mediaLabel, mediaLabelProblem } from '../core/media-label.js';
+import { mediaLabel, mediaLabelProblem } from '../core/media/media-label.js';
 import { type MediaInput, PathMedia } from '../types/media.js';
 import { MEDIA_TYPES } from '../types/send.js';
 import { compiledStrictObject, type FastSchema, withPrecheck } from './fast-path.js';

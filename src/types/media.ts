@@ -1,6 +1,6 @@
 /**
  * The public media types. Like every file under `types/`, this imports no implementation module:
- * the runtime code (reading, checking, encoding media) lives in `core/media-part.ts`.
+ * the runtime code (reading, checking, encoding media) lives in `core/media/media-part.ts`.
  */
 import type { ReadStream } from 'node:fs';
 import type { Readable } from 'node:stream';

@@ -7,8 +7,8 @@ import {
 } from 'tenant-messaging';
 import { describe, expect, it } from 'vitest';
 import { errorFromResponse } from '../../src/api-error.js';
-import { classifyFailure, type FailureContext, mayHaveBeenProcessed } from '../../src/core/classify.js';
-import { BodyTooLargeError, DeadlineExceededError } from '../../src/core/transport.js';
+import { classifyFailure, type FailureContext, mayHaveBeenProcessed } from '../../src/core/call/classify.js';
+import { BodyTooLargeError, DeadlineExceededError } from '../../src/core/transport/transport.js';
 
 const call: FailureContext = {
   label: 'GET /messages/{messageLog}',

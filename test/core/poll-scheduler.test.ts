@@ -7,8 +7,8 @@ import {
   type WithResponse,
 } from 'tenant-messaging';
 import { describe, expect, it } from 'vitest';
-import { nextPollDelay, pollDelivery } from '../../src/core/poll.js';
-import { PollScheduler, type SchedulerClock } from '../../src/core/poll-scheduler.js';
+import { nextPollDelay, pollDelivery } from '../../src/core/polling/poll.js';
+import { PollScheduler, type SchedulerClock } from '../../src/core/polling/poll-scheduler.js';
 
 /** The answer behind a read in these clock-only tests. */
 const RESPONSE: ResponseInfo = {

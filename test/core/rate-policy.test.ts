@@ -10,7 +10,7 @@ import {
   type RateAnswer,
   type RateState,
   snapWindow,
-} from '../../src/core/rate-policy.js';
+} from '../../src/core/rate/rate-policy.js';
 
 const ADAPTIVE = { spacingMs: undefined, adaptive: true, maxPauseMs: 60_000 };
 

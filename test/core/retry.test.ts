@@ -7,7 +7,7 @@ import {
 } from 'tenant-messaging';
 import { describe, expect, it } from 'vitest';
 import { errorFromResponse } from '../../src/api-error.js';
-import { DEFAULT_RETRY_POLICY, decideRetry, type FailedAttempt } from '../../src/core/retry.js';
+import { DEFAULT_RETRY_POLICY, decideRetry, type FailedAttempt } from '../../src/core/call/retry.js';
 
 const policy = DEFAULT_RETRY_POLICY;
 const status = (code: number, headers: Record<string, string> = {}) =>

@@ -1,12 +1,12 @@
 /**
- * The undici transport's own handler (src/core/undici-exchange.ts): the URL split that replaces
+ * The undici transport's own handler (src/core/transport/undici-exchange.ts): the URL split that replaces
  * undici's `new URL()` on every call, and what it reads off the wire, over real HTTP.
  */
 import fc from 'fast-check';
 import { MessagingClient } from 'tenant-messaging';
 import { Dispatcher } from 'undici';
 import { afterEach, describe, expect, it } from 'vitest';
-import { splitUrl } from '../../src/core/undici-exchange.js';
+import { splitUrl } from '../../src/core/transport/undici-exchange.js';
 import { messageLog, startServer, type TestServer } from '../helpers/server.js';
 
 let server: TestServer | undefined;

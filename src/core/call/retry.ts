@@ -1,5 +1,5 @@
-import { APIError } from '../api-error.js';
-import { APIConnectionError } from '../errors.js';
+import { APIError } from '../../api-error.js';
+import { APIConnectionError } from '../../errors.js';
 
 /** What the retry policy needs to know about a failed attempt. */
 export interface FailedAttempt {

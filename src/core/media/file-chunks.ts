@@ -1,9 +1,9 @@
 /**
  * Reads a file for upload through a few buffers that are reused once the socket has written them
- * (see internal/write-leases.ts for when that is known and why it is safe).
+ * (see ../transport/write-leases.ts for when that is known and why it is safe).
  */
 import { promises as fsp } from 'node:fs';
-import { lendUntilWritten } from '../internal/write-leases.js';
+import { lendUntilWritten } from '../transport/write-leases.js';
 
 /** Read size: one buffer per read. Node's own default for file streams. */
 const CHUNK_BYTES = 64 * 1024;

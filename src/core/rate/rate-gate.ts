@@ -1,7 +1,7 @@
-import { APIError, retryAfterMs } from '../api-error.js';
-import { Fifo, type FifoNode } from '../internal/fifo.js';
-import type { Route } from '../internal/route.js';
-import { publishRateLimited } from './channels.js';
+import { APIError, retryAfterMs } from '../../api-error.js';
+import { Fifo, type FifoNode } from '../../internal/fifo.js';
+import type { Route } from '../../internal/route.js';
+import { publishRateLimited } from '../channels.js';
 import {
   initialRateState,
   isFree,
@@ -41,7 +41,7 @@ interface Waiter extends FifoNode<Waiter> {
 /**
  * One gate for every request of a client (and of its `withOptions` children that share its
  * pool): each attempt passes it before it reaches the transport, and each answer is reported back
- * to it. The policy (src/core/rate-policy.ts) says when the next start may be; the gate keeps the
+ * to it. The policy (rate-policy.ts) says when the next start may be; the gate keeps the
  * waiting calls in one FIFO with one timer.
  *
  * The fast path: with no fixed rate, no pause and no rate headers seen, `admit` is a flag check

@@ -9,9 +9,9 @@
  * on the `send` promise. Kept free of the multipart stack: `send` loads it for every call.
  */
 import { Readable } from 'node:stream';
-import { ValidationError } from '../errors.js';
-import { describeValue } from '../internal/describe-value.js';
-import { wholeTurn } from '../internal/whole-turn.js';
+import { ValidationError } from '../../errors.js';
+import { describeValue } from '../../internal/describe-value.js';
+import { wholeTurn } from '../../internal/whole-turn.js';
 
 /** What became of a caller's Node stream since the SDK started listening to it. */
 interface Watch {

@@ -1,5 +1,5 @@
 import type { Readable } from 'node:stream';
-import type { HttpMethod } from '../types/request.js';
+import type { HttpMethod } from '../../types/request.js';
 
 /** One HTTP exchange as the SDK's request executor hands it to a transport. */
 export interface TransportRequest {

@@ -1,6 +1,6 @@
 import { Readable } from 'node:stream';
-import { MessagingError, ValidationError } from '../errors.js';
-import type { FetchLike } from '../types/options.js';
+import { MessagingError, ValidationError } from '../../errors.js';
+import type { FetchLike } from '../../types/options.js';
 import {
   DeadlineExceededError,
   readBodyText,

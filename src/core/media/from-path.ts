@@ -1,11 +1,11 @@
 import { basename } from 'node:path';
-import { contentTypeProblem, filenameProblem, guessContentType } from './core/media-label.js';
-import { type Issue, ValidationError } from './errors.js';
-import { checkKnownKeys, type KnownKeys } from './internal/checks.js';
-import { readFields } from './internal/input.js';
-import { type MediaFromPathOptions, PathMedia } from './types/media.js';
+import { type Issue, ValidationError } from '../../errors.js';
+import { checkKnownKeys, type KnownKeys } from '../../internal/checks.js';
+import { readFields } from '../../internal/input.js';
+import { type MediaFromPathOptions, PathMedia } from '../../types/media.js';
+import { contentTypeProblem, filenameProblem, guessContentType } from './media-label.js';
 
-export { type MediaFromPathOptions, type MediaInput, type NamedMedia, PathMedia } from './types/media.js';
+export { type MediaFromPathOptions, type MediaInput, type NamedMedia, PathMedia } from '../../types/media.js';
 
 const MEDIA_FROM_PATH_OPTIONS: KnownKeys<MediaFromPathOptions> = { filename: true, contentType: true };
 

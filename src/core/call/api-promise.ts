@@ -1,4 +1,4 @@
-import type { APIPromise, RateLimitInfo, ResponseInfo } from '../types/response.js';
+import type { APIPromise, RateLimitInfo, ResponseInfo } from '../../types/response.js';
 
 /** What a call learns about its answers as it runs; read by `.withResponse()` and the trace. */
 export interface CallRecord {

@@ -5,10 +5,10 @@
  */
 import { promises as fsp } from 'node:fs';
 import { Readable } from 'node:stream';
-import { ValidationError } from '../errors.js';
-import { type MediaInput, PathMedia } from '../types/media.js';
-import type { SentParams } from '../types/send.js';
-import type { RequestBody } from './executor.js';
+import { ValidationError } from '../../errors.js';
+import { type MediaInput, PathMedia } from '../../types/media.js';
+import type { SentParams } from '../../types/send.js';
+import type { RequestBody } from '../call/executor.js';
 import { readFileChunks } from './file-chunks.js';
 import { guessContentType, mediaLabel, mediaLabelProblem } from './media-label.js';
 import { failureOf, readSource, watchStream, webStreamChunks } from './media-source.js';

@@ -1,10 +1,10 @@
-import { MessagingError, SendOutcomeUnknownError } from '../errors.js';
-import { describeValue } from '../internal/describe-value.js';
-import type { SendManySettings } from '../internal/many-options.js';
-import type { ReconcileResult, SendResult } from '../types/many.js';
-import type { MessageLog } from '../types/message-log.js';
-import type { SendMessageParams, SentParams } from '../types/send.js';
-import { untilAborted } from './abortable.js';
+import { MessagingError, SendOutcomeUnknownError } from '../../errors.js';
+import { untilAborted } from '../../internal/abortable.js';
+import { describeValue } from '../../internal/describe-value.js';
+import type { SendManySettings } from '../../internal/many-options.js';
+import type { ReconcileResult, SendResult } from '../../types/many.js';
+import type { MessageLog } from '../../types/message-log.js';
+import type { SendMessageParams, SentParams } from '../../types/send.js';
 
 /** What `sendMany` needs from the client. */
 export interface SendManyDeps {

@@ -1,7 +1,6 @@
 import type { buildConnector, Dispatcher } from 'undici';
-import { APIConnectionError, MessagingError } from '../errors.js';
-import type { ProxyConfig } from '../internal/proxy.js';
-import { reportWrittenLeases } from '../internal/write-leases.js';
+import { APIConnectionError, MessagingError } from '../../errors.js';
+import type { ProxyConfig } from '../../internal/proxy.js';
 import { ConnectionGates, type GateWaiter } from './connection-gate.js';
 import { Deadline } from './deadline.js';
 import { ProxiedExchangeError, proxyRoute } from './proxy.js';
@@ -13,6 +12,7 @@ import {
   type TransportResponse,
 } from './transport.js';
 import { dispatchExchange, Exchange } from './undici-exchange.js';
+import { reportWrittenLeases } from './write-leases.js';
 
 /**
  * undici, loaded on the first request: importing it is a large part of a cold start (README,
@@ -187,7 +187,7 @@ function createPool(
 
 /**
  * undici's own connector (the same defaults the Agent would use), whose sockets report when a
- * lent upload buffer is written, so the upload reuses it (internal/write-leases.ts).
+ * lent upload buffer is written, so the upload reuses it (write-leases.ts).
  */
 function reportingWrites(connect: buildConnector.connector): buildConnector.connector {
   return (options, callback) =>

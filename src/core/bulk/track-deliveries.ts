@@ -1,9 +1,9 @@
-import { DeliveryTimeoutError } from '../errors.js';
-import type { PollSettings } from '../internal/poll-options.js';
-import { wholeTurn } from '../internal/whole-turn.js';
-import type { DeliveryUpdate } from '../types/many.js';
-import type { MessageLog } from '../types/message-log.js';
-import { untilAborted } from './abortable.js';
+import { DeliveryTimeoutError } from '../../errors.js';
+import { untilAborted } from '../../internal/abortable.js';
+import type { PollSettings } from '../../internal/poll-options.js';
+import { wholeTurn } from '../../internal/whole-turn.js';
+import type { DeliveryUpdate } from '../../types/many.js';
+import type { MessageLog } from '../../types/message-log.js';
 
 /** What tracking needs from the client: one wait per id, on the client's shared poll scheduler. */
 export interface TrackDeps {

@@ -1,6 +1,6 @@
-import { describeValue } from '../internal/describe-value.js';
-import type { Log } from '../internal/log.js';
-import type { UploadProgress } from '../types/options.js';
+import { describeValue } from '../../internal/describe-value.js';
+import type { Log } from '../../internal/log.js';
+import type { UploadProgress } from '../../types/options.js';
 
 /** Turns byte counts into `{ loaded, total }` reports; a throwing callback is logged, never fatal to the upload. */
 export function progressCounter(

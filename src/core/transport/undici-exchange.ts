@@ -1,6 +1,6 @@
 import type { Duplex } from 'node:stream';
 import type { Dispatcher } from 'undici';
-import { ValidationError } from '../errors.js';
+import { ValidationError } from '../../errors.js';
 import type { Deadline } from './deadline.js';
 import { BodyTooLargeError, MAX_RESPONSE_BYTES, type TransportRequest, type TransportResponse } from './transport.js';
 

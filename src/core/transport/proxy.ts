@@ -1,4 +1,4 @@
-import { type ProxyConfig, redactProxyUrl } from '../internal/proxy.js';
+import { type ProxyConfig, redactProxyUrl } from '../../internal/proxy.js';
 
 /**
  * undici's answer when the proxy refused a CONNECT (any status but 200): a `RequestAbortedError`,

@@ -1,6 +1,6 @@
 import { ReadStream } from 'node:fs';
 import { basename } from 'node:path';
-import { type MediaInput, PathMedia } from '../types/media.js';
+import { type MediaInput, PathMedia } from '../../types/media.js';
 
 /** The file name and content type a media part carries in its headers. */
 export interface MediaLabel {

@@ -1,4 +1,4 @@
-import { MinHeap } from '../internal/heap.js';
+import { MinHeap } from '../../internal/heap.js';
 
 /** Time for the scheduler: injectable so its tests are exact. */
 export interface SchedulerClock {

@@ -1,15 +1,15 @@
-import { APIError } from '../api-error.js';
+import { APIError } from '../../api-error.js';
 import {
   APIConnectionError,
   APITimeoutError,
   MessagingError,
   ResponseValidationError,
   ValidationError,
-} from '../errors.js';
-import { describeValue } from '../internal/describe-value.js';
-import { describeNetworkError, failedBeforeConnecting, refusedByHttpClient } from '../internal/network-error.js';
-import type { HttpMethod } from '../types/request.js';
-import { BodyTooLargeError, DeadlineExceededError } from './transport.js';
+} from '../../errors.js';
+import { describeValue } from '../../internal/describe-value.js';
+import { describeNetworkError, failedBeforeConnecting, refusedByHttpClient } from '../../internal/network-error.js';
+import type { HttpMethod } from '../../types/request.js';
+import { BodyTooLargeError, DeadlineExceededError } from '../transport/transport.js';
 
 /** What classifying a failed exchange needs to know about the call. */
 export interface FailureContext {

@@ -1,7 +1,7 @@
-import { type EndpointName, endpointLabel } from '../endpoints.js';
-import { issuesFromZod, ResponseValidationError, type SchemaIssues } from '../errors.js';
-import { isPlainObject } from '../internal/is-plain-object.js';
-import type { JsonObject } from '../types/json.js';
+import { type EndpointName, endpointLabel } from '../../endpoints.js';
+import { issuesFromZod, ResponseValidationError, type SchemaIssues } from '../../errors.js';
+import { isPlainObject } from '../../internal/is-plain-object.js';
+import type { JsonObject } from '../../types/json.js';
 import type { ApiResult } from './response.js';
 
 /** A schema as the SDK uses it: anything with Zod's `safeParse` (the schemas are zod/mini ones). */

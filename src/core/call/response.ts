@@ -1,8 +1,8 @@
-import { errorFromResponse } from '../api-error.js';
-import { ResponseValidationError } from '../errors.js';
-import { parseJson } from '../internal/json.js';
-import type { Route } from '../internal/route.js';
-import type { TransportResponse } from './transport.js';
+import { errorFromResponse } from '../../api-error.js';
+import { ResponseValidationError } from '../../errors.js';
+import { parseJson } from '../../internal/json.js';
+import type { Route } from '../../internal/route.js';
+import type { TransportResponse } from '../transport/transport.js';
 
 /** A successful (2xx) response with its JSON body parsed. */
 export interface ApiResult {

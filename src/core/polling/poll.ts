@@ -1,9 +1,9 @@
-import { APIError } from '../api-error.js';
-import { APIConnectionError, DeliveryTimeoutError } from '../errors.js';
-import type { PollSettings } from '../internal/poll-options.js';
-import type { MessageLog } from '../types/message-log.js';
-import type { WithResponse } from '../types/response.js';
-import { channels } from './channels.js';
+import { APIError } from '../../api-error.js';
+import { APIConnectionError, DeliveryTimeoutError } from '../../errors.js';
+import type { PollSettings } from '../../internal/poll-options.js';
+import type { MessageLog } from '../../types/message-log.js';
+import type { WithResponse } from '../../types/response.js';
+import { channels } from '../channels.js';
 import type { PollScheduler } from './poll-scheduler.js';
 
 /** How one poll reads the log (with its answer): the poller gives each read a deadline and a signal. */

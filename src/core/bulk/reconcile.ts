@@ -1,8 +1,8 @@
-import type { ReconcileSearch } from '../internal/many-options.js';
-import type { ReconcileResult } from '../types/many.js';
-import type { MessageLog } from '../types/message-log.js';
-import type { ListQuery } from '../types/query.js';
-import type { Page } from './pagination.js';
+import type { ReconcileSearch } from '../../internal/many-options.js';
+import type { ReconcileResult } from '../../types/many.js';
+import type { MessageLog } from '../../types/message-log.js';
+import type { ListQuery } from '../../types/query.js';
+import type { Page } from '../pagination.js';
 
 /** What reconciling needs from the client: pages of logs, and sender phones resolved to ids. */
 export interface ReconcileDeps {
