@@ -1,3 +1,4 @@
+import { causeSentence } from './internal/cause-sentence.js';
 import type { MessageLog } from './types/message-log.js';
 import type { SentParams } from './types/send.js';
 /** A response header map: lower-case names, one string per header. */
@@ -218,7 +219,7 @@ export class SendOutcomeUnknownError extends OutcomeUnknownError {
 
   constructor(cause: Error, sent?: { readonly params: SentParams; readonly startedAt: Date }) {
     super(
-      `The message may have been sent: the request may have reached the service, but ${lowerFirst(cause.message)}\n` +
+      `The message may have been sent: the request may have reached the service, but no answer says what happened. ${causeSentence(cause.message)}\n` +
         'The SDK did not retry, because the API has no idempotency key and a retry could send it twice. ' +
         'Before sending again, reconcile: await client.messages.reconcile(error.params, { since: error.startedAt }).',
       cause,
@@ -226,9 +227,4 @@ export class SendOutcomeUnknownError extends OutcomeUnknownError {
     this.params = sent?.params;
     this.startedAt = sent?.startedAt ?? new Date();
   }
-}
-
-function lowerFirst(text: string): string {
-  const trimmed = text.trim().replace(/\.?$/, '.');
-  return trimmed.charAt(0).toLowerCase() + trimmed.slice(1);
 }

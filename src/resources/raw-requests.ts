@@ -2,6 +2,7 @@ import { rejectedCall } from '../core/call/api-promise.js';
 import { mayHaveBeenProcessed } from '../core/call/classify.js';
 import type { ApiResult } from '../core/call/executor.js';
 import { issuesFromZod, OutcomeUnknownError, ResponseValidationError } from '../errors.js';
+import { causeSentence } from '../internal/cause-sentence.js';
 import { type CheckedRawRequest, checkRawRequest } from '../internal/raw-request.js';
 import type { JsonValue } from '../types/json.js';
 import type { RequestOptions } from '../types/options.js';
@@ -32,7 +33,7 @@ function outcomeOf(error: unknown, label: string): unknown {
   if (!mayHaveBeenProcessed(error)) return error;
   const cause = error as Error;
   return new OutcomeUnknownError(
-    `${label} may have been processed: the request may have reached the service, but ${cause.message} ` +
+    `${label} may have been processed: the request may have reached the service, but no answer says what happened. ${causeSentence(cause.message)} ` +
       'The SDK did not retry it. Check its effect before sending it again.',
     cause,
   );
