@@ -83,7 +83,9 @@ describe("outcome-unknown messages quote the cause's text as it was", () => {
   });
 
   it("the SDK's own transport text (a connection reset while waiting for the answer), likewise", async () => {
-    const reset = await startServer((_req, res) => res.socket?.destroy());
+    const reset = await startServer((_req, res) => {
+      res.socket?.destroy();
+    });
     try {
       const sender = new MessagingClient({ baseUrl: reset.url, apiKey: 'k', maxRetries: 0 });
       const error = await sender.messages.send(text).catch((e: unknown) => e);

@@ -3,8 +3,8 @@
  * case gets (settles in time, loop never stalls, nothing unhandled, nothing left open).
  */
 import { type ChildProcess, fork } from 'node:child_process';
-import { monitorEventLoopDelay } from 'node:perf_hooks';
 import type fc from 'fast-check';
+import { watchLoopStalls } from '../helpers/loop-stall.js';
 
 /** One hostile answer; the child process (`hostile-server.ts`, which imports this type) writes it. */
 export interface Answer {
@@ -89,7 +89,7 @@ export async function startHostileServer(): Promise<HostileServer> {
 export interface ProcessWatch {
   /** Unhandled rejections and uncaught exceptions since the watch started. */
   readonly escaped: unknown[];
-  /** The longest event-loop stall since the last `resetLoop()`, in ms. */
+  /** The longest event-loop stall since the last `resetLoop()`, in ms of main-thread CPU (see watchLoopStalls). */
   loopMaxMs(): number;
   resetLoop(): void;
   /** Active resources beyond the baseline taken at start, after up to `settleMs` for them to close. */
@@ -108,8 +108,8 @@ export function watchProcess(): ProcessWatch {
   const onEscape = (error: unknown) => escaped.push(error);
   process.on('unhandledRejection', onEscape);
   process.on('uncaughtException', onEscape);
-  const histogram = monitorEventLoopDelay({ resolution: 10 });
-  histogram.enable();
+  // Started before the baseline of active resources: its own timer is not a leftover.
+  const stalls = watchLoopStalls();
   const baseline = resourceCounts();
   const extra = () => {
     const out: string[] = [];
@@ -121,8 +121,8 @@ export function watchProcess(): ProcessWatch {
   };
   return {
     escaped,
-    loopMaxMs: () => histogram.max / 1e6,
-    resetLoop: () => histogram.reset(),
+    loopMaxMs: () => stalls.maxMs(),
+    resetLoop: () => stalls.reset(),
     async leftovers(settleMs = 500) {
       const until = performance.now() + settleMs;
       for (;;) {
@@ -132,7 +132,7 @@ export function watchProcess(): ProcessWatch {
       }
     },
     stop() {
-      histogram.disable();
+      stalls.stop();
       process.off('unhandledRejection', onEscape);
       process.off('uncaughtException', onEscape);
     },
