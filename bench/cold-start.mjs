@@ -5,6 +5,7 @@
  */
 import { spawn } from 'node:child_process';
 import { fileURLToPath } from 'node:url';
+import { mainEntrySize } from './entry-size.mjs';
 import { forkChild } from './ipc.mjs';
 import { median, round } from './stats.mjs';
 
@@ -68,5 +69,6 @@ export async function benchColdStart(config) {
     sdkFirstGetMs: round(net('sdkGet'), 1),
     rawFirstGetMs: round(net('rawGet'), 1),
     firstGetRatio: round(net('sdkGet') / net('rawGet'), 3),
+    mainEntry: mainEntrySize(),
   };
 }

@@ -1,6 +1,7 @@
 /** Section table, target checks and results.json. */
 import { writeFile } from 'node:fs/promises';
 import { TARGETS } from './config.mjs';
+import { round } from './stats.mjs';
 
 /** @param {any} results @param {string} path */
 const at = (results, path) => path.split('.').reduce((value, key) => value?.[key], results);
@@ -119,6 +120,14 @@ export function formatTable(r, checks = checkTargets(r)) {
       r.coldStart.rawFirstGetMs,
       r.coldStart.firstGetRatio,
       verdict('cold first messages.get vs raw'),
+    ],
+    [
+      '4c',
+      `main entry as imported: ${r.coldStart.mainEntry.files} files, KB (gzip ${round(r.coldStart.mainEntry.gzipBytes / 1024, 1)} KB)`,
+      round(r.coldStart.mainEntry.bytes / 1024, 1),
+      '',
+      '',
+      'info',
     ],
     [
       '5',

@@ -1,4 +1,3 @@
-import { inspect } from 'node:util';
 import { clientParts, derivedOptions, type OwnParts } from './client-parts.js';
 import { Executor } from './core/call/executor.js';
 import { openObject } from './core/call/parse.js';
@@ -237,7 +236,7 @@ export class MessagingClient {
   }
 
   /** Shows the client without its API key. */
-  [inspect.custom](): string {
+  [Symbol.for('nodejs.util.inspect.custom')](): string {
     return `MessagingClient { baseUrl: '${this.baseUrl}', timeout: ${this.timeout}, maxRetries: ${this.maxRetries}, apiKey: '[redacted]' }`;
   }
 

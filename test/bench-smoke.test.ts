@@ -45,6 +45,10 @@ describe('npm run bench --quick', () => {
     for (const key of ['nodeBaselineMs', 'importConstructMs', 'sdkFirstGetMs', 'rawFirstGetMs', 'firstGetRatio']) {
       expect(results.coldStart[key], `coldStart.${key}`).toSatisfy(numeric);
     }
+    for (const key of ['files', 'bytes', 'gzipBytes']) {
+      expect(results.coldStart.mainEntry[key], `coldStart.mainEntry.${key}`).toSatisfy(numeric);
+    }
+    expect(stdout).toMatch(/main entry as imported: \d+ files/);
     for (const key of ['maxRequestsIn1s', 'heapPerPendingWaitBytes', 'totalMs', 'serverRequests']) {
       expect(results.polling[key], `polling.${key}`).toSatisfy(numeric);
     }

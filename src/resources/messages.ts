@@ -11,8 +11,10 @@ import { endpointLabel } from '../endpoints.js';
 import { issuesFromZod, ResponseValidationError, SendOutcomeUnknownError, ValidationError } from '../errors.js';
 import { untilAborted } from '../internal/abortable.js';
 import { readFields } from '../internal/input.js';
+import { isPlainObject } from '../internal/is-plain-object.js';
 import { checkReconcile, checkSendManyOptions } from '../internal/many-options.js';
 import { loadedSchemas, loadSchemas } from '../schemas/load.js';
+import { emptyPayloadAsObject, isMessageLog } from '../schemas/message-log-check.js';
 import type { JsonObject } from '../types/json.js';
 import type { ReconcileOptions, ReconcileResult, SendManyOptions, SendResult } from '../types/many.js';
 import { type MediaInput, PathMedia } from '../types/media.js';
@@ -87,11 +89,11 @@ export class Messages extends APIResource {
       ]);
     };
     const ready = loadedSchemas();
-    // Until the schemas are loaded (the first call), loading runs while the request is in flight.
-    const loading = ready ? undefined : loadSchemas();
+    // Until the schemas are loaded, a valid log is accepted without them (a cold start reading
+    // one log never loads Zod); anything else loads them, and Zod gives the verdict and issues.
     const parse = ready
       ? (result: ApiResult) => check(ready, result)
-      : async (result: ApiResult) => check(await (loading as Promise<Schemas>), result);
+      : (result: ApiResult) => validLogOf(result, id) ?? loadSchemas().then((loaded) => check(loaded, result));
     return this.executor.run('getMessage', { request: { params: { messageLog: id } }, parse }, options);
   }
 
@@ -199,6 +201,12 @@ export class Messages extends APIResource {
 }
 
 type Schemas = Awaited<ReturnType<typeof loadSchemas>>;
+
+/** The log of a `{ data: MessageLog }` answer for `id` when it is plainly valid, checked without Zod; else undefined. */
+function validLogOf(result: ApiResult, id: number): MessageLog | undefined {
+  const data = isPlainObject(result.body) ? result.body['data'] : undefined;
+  return isMessageLog(data) && data.id === id ? emptyPayloadAsObject(data) : undefined;
+}
 
 const SEND_PARAMS = 'Invalid send parameters';
 

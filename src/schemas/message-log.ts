@@ -1,10 +1,9 @@
 import { DELIVERY_STATUSES, MESSAGE_TYPES, type MessageLog } from '../types/message-log.js';
+import { LARAVEL_DATETIME } from './datetime.js';
 import { compiledLooseObject, type FastSchema, fastSchema } from './fast-path.js';
 import { knownOrString } from './known-or-string.js';
+import { emptyPayloadAsObject } from './message-log-check.js';
 import * as z from './zod.js';
-
-/** The service's date-time format: ISO 8601, Laravel style, e.g. `2026-11-21T10:00:00.000000Z`. */
-const LARAVEL_DATETIME = /^\d{4}-\d{2}-\d{2}T\d{2}:\d{2}:\d{2}(\.\d{1,9})?(Z|[+-]\d{2}:?\d{2})$/;
 
 /**
  * PHP serialises an empty associative array as `[]`, so an empty `request_payload` can arrive as
@@ -41,15 +40,6 @@ export const messageLogShape = {
 };
 
 /**
- * PHP serialises an empty associative array as `[]`: read an empty `request_payload` array as the
- * `{}` it means. A step after the check rather than a transform in the schema, because a transform
- * measured as the most expensive step of parsing a log; it copies the log only when it changes it.
- */
-export function emptyPayloadAsObject(log: MessageLog): MessageLog {
-  return Array.isArray(log.request_payload) ? { ...log, request_payload: {} } : log;
-}
-
-/**
  * Runtime schema of `MessageLog`: loose, so unknown fields pass through and are kept. A hot path
  * (every `get`, `send` and page), so it opts into `fastSchema`: a valid log is returned as given
  * (every caller passes a value it has just parsed from JSON and owns), anything else goes
@@ -58,3 +48,5 @@ export function emptyPayloadAsObject(log: MessageLog): MessageLog {
 export const messageLogSchema: FastSchema<MessageLog> = fastSchema(compiledLooseObject(messageLogShape), {
   afterParse: emptyPayloadAsObject,
 });
+
+export { emptyPayloadAsObject };

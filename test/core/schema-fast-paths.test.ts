@@ -4,7 +4,9 @@
  *   one: same verdict, same output, same issues;
  * - the allocation-free precheck (src/schemas/precheck.ts) accepts only what Zod accepts, with
  *   the same value, and does accept the logs the service really sends;
- * - `messageLogSchema`, which opts into both, returns what plain Zod returns, whichever path ran.
+ * - `messageLogSchema`, which opts into both, returns what plain Zod returns, whichever path ran;
+ * - `isMessageLog`, the Zod-free check a cold start uses before the schemas load, accepts only
+ *   what `messageLogSchema` accepts, with the same value, and accepts the logs the service sends.
  * This guards both against a zod release that changes how schemas are defined or parsed.
  * A schema that opts into `fastSchema` gets a property test here, as `messageLogSchema` has.
  */
@@ -12,6 +14,7 @@ import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
 import { compiledLooseObject, compiledStrictObject } from '../../src/schemas/fast-path.js';
 import { emptyPayloadAsObject, messageLogSchema, messageLogShape } from '../../src/schemas/message-log.js';
+import { isMessageLog } from '../../src/schemas/message-log-check.js';
 import { precheck } from '../../src/schemas/precheck.js';
 import { isPlainTextSend, sendMessageParamsSchema, sendMessageParamsZod } from '../../src/schemas/send.js';
 import '../../src/schemas/validators.js'; // loads zod's English messages, as the SDK does
@@ -78,6 +81,15 @@ const logInputs = (() => {
     { weight: 1, arbitrary: fc.oneof(fc.anything(), fc.array(nearlyValid, { maxLength: 2 }), fc.constant(null)) },
   );
 })();
+
+/** `value` as JSON text, or undefined when JSON cannot hold it (a bigint, a cycle). */
+function jsonText(value: unknown): string | undefined {
+  try {
+    return JSON.stringify(value);
+  } catch {
+    return undefined;
+  }
+}
 
 function expectSameResult(compiled: z.ZodMiniType, interpreted: z.ZodMiniType, input: unknown) {
   const fast = compiled.safeParse(input);
@@ -157,6 +169,29 @@ describe('messageLogSchema', () => {
     expect(asIs).toBeGreaterThan(100);
   });
 
+  it('isMessageLog (no Zod) accepts only what the schema accepts, with the same value, and every valid log JSON gives', () => {
+    let accepted = 0;
+    fc.assert(
+      fc.property(logInputs, (input) => {
+        const parsed = messageLogSchema.safeParse(input);
+        if (isMessageLog(input)) {
+          accepted++;
+          expect(parsed.success).toBe(true);
+          expect(emptyPayloadAsObject(input)).toStrictEqual(parsed.success && parsed.data);
+        }
+        // What JSON.parse gives (the only input it meets in the SDK): valid means accepted, unless
+        // the text has a "__proto__" key, which it leaves to Zod.
+        const text = jsonText(input);
+        if (text === undefined || text.includes('"__proto__"')) return;
+        const json: unknown = JSON.parse(text);
+        expect(isMessageLog(json)).toBe(messageLogSchema.safeParse(json).success);
+      }),
+      { numRuns: 1500, seed: SEED },
+    );
+    // The property is only worth something if the generator reaches the accepting side.
+    expect(accepted).toBeGreaterThan(100);
+  });
+
   it('accepts the logs the service sends on the fast path, returning them as given', () => {
     expect(messageLogSchema.prechecked).toBe(true);
     const logs = [
@@ -171,6 +206,7 @@ describe('messageLogSchema', () => {
       expect(parsed.success && parsed.data).toStrictEqual(log);
       const own = structuredClone(log);
       expect((messageLogSchema.safeParse(own) as { data: unknown }).data).toBe(own);
+      expect(isMessageLog(JSON.parse(JSON.stringify(log))), 'isMessageLog').toBe(true);
     }
   });
 

@@ -1,5 +1,4 @@
 import type { Readable } from 'node:stream';
-import pRetry from 'p-retry';
 import type { EndpointName, PathParams } from '../../endpoints.js';
 import { OutcomeUnknownError } from '../../errors.js';
 import { type CallOptions, checkCallOptions } from '../../internal/call-options.js';
@@ -22,6 +21,8 @@ import { DEFAULT_RETRY_POLICY, decideRetry } from './retry.js';
 import { progressCounter } from './upload-progress.js';
 
 export type { ApiResult } from './response.js';
+
+let pRetry: typeof import('p-retry').default | undefined;
 
 /** A request body the executor can (re)produce for each attempt. */
 export type RequestBody =
@@ -208,10 +209,12 @@ export class Executor {
    * how long (it honours `Retry-After`, and never repeats a request that may have reached the
    * service unless repeating it is harmless).
    */
-  #retry(exchange: Exchange, first: unknown): Promise<ApiResult> {
+  async #retry(exchange: Exchange, first: unknown): Promise<ApiResult> {
     const config = this.#config;
     const { route, path, body, signal, maxRetries } = exchange;
     const replayable = body?.kind !== 'stream' || body.replayable;
+    // Loaded on the first failed attempt, not at import: a cold start whose calls succeed never pays for it.
+    pRetry ??= (await import('p-retry')).default;
     return pRetry((attempt) => (attempt === 1 ? Promise.reject(first) : this.#attempt(exchange, attempt)), {
       retries: maxRetries,
       // The delay comes from the policy (it honours Retry-After) and is slept in shouldRetry.
