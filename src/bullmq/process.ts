@@ -5,6 +5,7 @@ import { nextPollDelay } from '../core/polling/poll.js';
 import { APIConnectionError, SendOutcomeUnknownError, ValidationError } from '../errors.js';
 import type { Logger } from '../types/logger.js';
 import type { MessageLog } from '../types/message-log.js';
+import type { FleetGate } from './fleet-gate.js';
 import type { SendJobData, SendJobResult } from './job-data.js';
 import type { BullMQModule } from './load.js';
 import { reconcileParamsOf, sendParamsOf } from './params.js';
@@ -31,6 +32,8 @@ export interface ProcessDeps {
   readonly producer: QueueEventsProducer;
   readonly track: TrackSettings | undefined;
   readonly logger: Logger | undefined;
+  /** Admits every request within the fleet's limit (fleet-gate.ts). */
+  readonly gate: FleetGate;
   /** The fleet's limit: the reconcile walk's page cap derives from it (walk.ts). */
   readonly requestsPerSecond: number | undefined;
   /** How far the service's clock may be behind the workers' (the reconcile window's margin). */
@@ -42,7 +45,7 @@ type SendJob = Job<SendJobData, SendJobResult>;
 
 /** BullMQ's processor for send jobs: one step of the state table per run (see states.ts). */
 export function createProcessor(deps: ProcessDeps) {
-  const { bull, client, queue, producer } = deps;
+  const { bull, client, queue, producer, gate } = deps;
 
   const move = async (job: SendJob, event: SendEvent, patch: Partial<SendJobData> = {}): Promise<SendJobData> => {
     const data: SendJobData = { ...job.data, ...patch, phase: next(job.data.phase, event) };
@@ -104,10 +107,13 @@ export function createProcessor(deps: ProcessDeps) {
     // The mark is in Redis before the POST starts: a crash from here on leaves `in-flight`.
     // A walk left from before a `queue.resend(id)` belongs to the previous POST: not this one's.
     const { reconcile: _previous, ...data } = job.data;
-    await job.updateData({ ...data, startedAt, phase: next(job.data.phase, 'start') });
     let log: MessageLog;
     try {
-      log = await client.messages.send(sendParamsOf(job.data.params));
+      // Admitted before the mark: a send still waiting for its place has certainly not gone out.
+      log = await gate.run(async () => {
+        await job.updateData({ ...data, startedAt, phase: next(job.data.phase, 'start') });
+        return client.messages.send(sendParamsOf(job.data.params));
+      });
     } catch (error) {
       return sendFailed(job, token, error);
     }
@@ -152,7 +158,7 @@ export function createProcessor(deps: ProcessDeps) {
     const { params, reconcile: progress } = job.data as SendJobData & { reconcile: WalkProgress };
     let result: WalkResult;
     try {
-      const step = await walkStep(client, reconcileParamsOf(params), progress, deps.requestsPerSecond);
+      const step = await gate.run(() => walkStep(client, reconcileParamsOf(params), progress, deps.requestsPerSecond));
       if ('progress' in step) {
         await move(job, 'page', { reconcile: step.progress });
         return again(job, token);
@@ -189,7 +195,7 @@ export function createProcessor(deps: ProcessDeps) {
     let status = state.status;
     let unchanged = state.unchanged + 1;
     try {
-      const log = await client.messages.get(logId);
+      const log = await gate.run(() => client.messages.get(logId));
       if (log.delivery_status !== state.status) {
         unchanged = 0;
         status = log.delivery_status;
@@ -231,7 +237,7 @@ export function createProcessor(deps: ProcessDeps) {
     await move(job, 'restart');
     let log: MessageLog | undefined;
     try {
-      log = await client.messages.get(logId);
+      log = await gate.run(() => client.messages.get(logId));
     } catch (error) {
       if (error instanceof RateLimitError) return pauseQueue(error);
       // The update still goes out, without the log: the send itself is certain.

@@ -136,9 +136,21 @@ export interface MessagingCounts {
   readonly tracking: number;
 }
 
-/** The tenant's rate limit, for the whole fleet. */
+/**
+ * The tenant's rate limit, for the whole fleet: no sliding second at the service holds more
+ * requests of the fleet than this. Each request keeps its place one second past its answer, so
+ * answers of `r` ms allow `requestsPerSecond * 1000 / (1000 + r)` requests a second (README).
+ *
+ * @example
+ * ```ts
+ * new MessagingWorker({ connection, name: 'sms', client, rateLimit: { requestsPerSecond: 50 } })
+ * ```
+ */
 export interface WorkerRateLimit {
-  /** Requests per second the service allows this key: sends and delivery polls together. */
+  /**
+   * Requests per second the service allows this key: sends, delivery polls and reconciliation reads together.
+   * @default none: required when `rateLimit` is given
+   */
   requestsPerSecond: number;
 }
 
@@ -167,8 +179,10 @@ export interface MessagingWorkerOptions {
   /** The queue's name, as the producers give it. */
   name: string;
   /**
-   * The client that sends. The worker uses `client.withOptions({ maxRetries: 0 })`: a 429 must
-   * reach the worker, which pauses the whole queue (every worker) for its Retry-After.
+   * The client that sends. The worker uses `client.withOptions({ maxRetries: 0 })` without the
+   * client's own rate gate: a 429 must reach the worker, which pauses the whole queue (every
+   * worker) for its Retry-After. Its `timeout` is also how long a killed worker's open request
+   * keeps its place in the fleet's limit.
    */
   client: MessagingClient;
   /**
@@ -176,7 +190,10 @@ export interface MessagingWorkerOptions {
    * @default 1
    */
   concurrency?: number;
-  /** The tenant's limit for the whole fleet; every worker of the queue must give the same. */
+  /**
+   * The tenant's limit for the whole fleet; every worker of the queue must give the same.
+   * @default none: requests are not limited (a 429 still pauses the queue)
+   */
   rateLimit?: WorkerRateLimit;
   /** Poll each sent message until it is delivered or read. */
   trackDelivery?: TrackDeliveryOptions;

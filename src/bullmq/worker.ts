@@ -2,6 +2,7 @@ import type { Queue, QueueEventsProducer, Worker } from 'bullmq';
 import type { MessagingClient } from '../client.js';
 import { ValidationError } from '../errors.js';
 import { checkName, checkRetention } from './checks.js';
+import { createFleetGate, openGate } from './fleet-gate.js';
 import type { SendJobData, SendJobResult } from './job-data.js';
 import { limiterFor } from './limiter.js';
 import { loadBullmq } from './load.js';
@@ -47,21 +48,37 @@ export class MessagingWorker {
     this.#producer = new bull.QueueEventsProducer(name, { connection });
     // No SDK retries: a 429 must reach the processor, which pauses the whole queue (every worker)
     // for its Retry-After; a send whose connection was never made is retried by BullMQ (attempts).
-    const client = options.client.withOptions({ maxRetries: 0 });
+    // No SDK rate gate either: the fleet gate admits each request, and a request the client then
+    // held (pacing from rate headers) would keep its place in the fleet gate while it waited.
+    const client = options.client.withOptions({ maxRetries: 0, rateLimit: { adaptive: false } });
+    const limit = options.rateLimit?.requestsPerSecond;
+    const gate =
+      limit === undefined
+        ? openGate
+        : createFleetGate({
+            redis: this.#queue.getBackend().client,
+            key: this.#queue.toKey('fleet-requests'),
+            limit,
+            requestTimeout: client.timeout,
+            onSettleError: (error) =>
+              options.logger?.warn('fleet gate: a place was not freed', { error: String(error) }),
+          });
     const processor = createProcessor({
       bull,
       client,
       queue: this.#queue,
       producer: this.#producer,
+      gate,
       track: options.trackDelivery ? { ...TRACK_DEFAULTS, ...options.trackDelivery } : undefined,
       logger: options.logger,
-      requestsPerSecond: options.rateLimit?.requestsPerSecond,
+      requestsPerSecond: limit,
       clockSkewMs: options.clockSkewMs ?? CLOCK_SKEW_DEFAULT,
     });
     this.#worker = new bull.Worker<SendJobData, SendJobResult>(name, processor, {
       connection,
       concurrency: options.concurrency ?? 1,
-      ...(options.rateLimit ? { limiter: limiterFor(options.rateLimit.requestsPerSecond) } : {}),
+      // The limiter paces job starts; the gate is what bounds the requests the service sees.
+      ...(limit === undefined ? {} : { limiter: limiterFor(limit) }),
       ...(options.lockDuration === undefined ? {} : { lockDuration: options.lockDuration }),
       ...(options.stalledInterval === undefined ? {} : { stalledInterval: options.stalledInterval }),
       removeOnComplete: { age: retention.sentSeconds },

@@ -19,10 +19,13 @@ const sandbox = await startSandbox({
 });
 if (Number(env.LOST ?? 0) > 0)
   sandbox.faults.add({ kind: 'lost-answer', route: 'sendMessage', times: Number(env.LOST) });
-// Every send held LATENCY_MS before it is stored: workers spend most of their time inside a send,
-// so a kill at a random moment is likely to cut one.
-if (Number(env.LATENCY_MS ?? 0) > 0)
-  sandbox.faults.add({ kind: 'latency', latencyMs: Number(env.LATENCY_MS), route: 'sendMessage', ratio: 1 });
+// A ratio (LATENCY_RATIO, default all) of the sends held LATENCY_MS before they are counted and
+// stored: the service counts them that much later than requests that started with them, and a
+// kill at a random moment is likely to cut one.
+if (Number(env.LATENCY_MS ?? 0) > 0) {
+  const ratio = Number(env.LATENCY_RATIO ?? 1);
+  sandbox.faults.add({ kind: 'latency', latencyMs: Number(env.LATENCY_MS), route: 'sendMessage', ratio });
+}
 const tenant = sandbox.tenants[TENANT];
 
 // 429s are answered before the request log records anything: count them from the HTTP server.

@@ -64,6 +64,36 @@ describe.runIf(runs)('the limit across workers', () => {
     }
   });
 
+  it('stays within the limit when the service counts some sends only after holding them (count time anywhere in the request)', async () => {
+    // Half the sends are held 400 ms before the sandbox counts them, the others counted at once:
+    // a second at the service then gathers starts from a span of 1.4 s. Paced by job starts
+    // alone (BullMQ's limiter, no fleet gate), 3 workers reached 12 in one second at a limit of 10.
+    const LIMIT = 10;
+    const MESSAGES = 40;
+    const name = uniqueName();
+    const queue = new MessagingQueue({ connection: f.redis.connection, name });
+    const updates = queue.updates();
+    await queue.sendMany(Array.from({ length: MESSAGES }, (_, i) => text(i)));
+    f.sandbox.requestLog.reset();
+    f.sandbox.faults.add({ kind: 'latency', latencyMs: 400, route: 'sendMessage', ratio: 0.5 });
+    const options = fastWorker(f, name, { concurrency: 4, rateLimit: { requestsPerSecond: LIMIT } });
+    const workers = [new MessagingWorker(options), new MessagingWorker(options), new MessagingWorker(options)];
+    try {
+      const seen = await collectUpdates(updates, (s) => s.length >= MESSAGES, 30_000);
+      expect(seen.every((u) => u.status === 'sent')).toBe(true);
+      const route = { route: 'POST /messages' };
+      expect(f.sandbox.requestLog.acceptedAt(route)).toHaveLength(MESSAGES);
+      const busiest = f.sandbox.requestLog.maxInWindow(1000, route);
+      expect(busiest).toBeLessThanOrEqual(LIMIT);
+      // The bound is reached, not kept by running slowly: the gate's cost is the holds' second.
+      expect(busiest).toBeGreaterThanOrEqual(LIMIT - 3);
+    } finally {
+      f.sandbox.faults.clear();
+      await Promise.all(workers.map((w) => w.close()));
+      await queue.close();
+    }
+  });
+
   it('refuses a bad limit with a ValidationError', () => {
     for (const requestsPerSecond of [0, -1, Number.NaN, Number.POSITIVE_INFINITY, 0.5]) {
       expect(() => new MessagingWorker(fastWorker(f, uniqueName(), { rateLimit: { requestsPerSecond } }))).toThrow(
