@@ -203,7 +203,8 @@ describe.runIf(runs)('MessagingWorker: sending', () => {
   it('close() lets the sends in progress finish, and starts nothing new', async () => {
     const name = uniqueName();
     const queue = new MessagingQueue({ connection: f.redis.connection, name });
-    f.sandbox.faults.add({ kind: 'latency', latencyMs: 300, route: 'sendMessage' });
+    // Every send held (a latency fault without `ratio` or `times` holds only the first one).
+    f.sandbox.faults.add({ kind: 'latency', latencyMs: 300, route: 'sendMessage', ratio: 1 });
     await queue.sendMany(Array.from({ length: 10 }, (_, i) => text(i)));
     const worker = new MessagingWorker(fastWorker(f, name, { concurrency: 2 }));
     try {
