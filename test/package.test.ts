@@ -8,35 +8,21 @@ import { existsSync } from 'node:fs';
 import { mkdir, mkdtemp, readFile, rm, stat, symlink, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { dirname, join } from 'node:path';
-import { fileURLToPath } from 'node:url';
 import { promisify } from 'node:util';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { packAndInstall, root } from './helpers/npm.js';
 
 const run = promisify(execFile);
-const root = fileURLToPath(new URL('..', import.meta.url));
 const bin = (name: string) => join(root, 'node_modules', '.bin', name);
 const node = process.execPath;
-// npm is run by the Node that runs the tests, so a Node 20 machine still packs with Node >= 22.
-const npmCli = join(dirname(dirname(node)), 'lib', 'node_modules', 'npm', 'bin', 'npm-cli.js');
-// Settings of an outer npx (CI runs the Node 22 suite under one) must not leak into these installs.
-const env = Object.fromEntries(Object.entries(process.env).filter(([key]) => !/^npm_config_allow_scripts$/i.test(key)));
-const npm = (args: string[], cwd: string) =>
-  existsSync(npmCli) ? run(node, [npmCli, ...args], { cwd, env }) : run('npm', args, { cwd, env });
 
 let work: string;
 let tarball: string;
 let project: string;
 
 beforeAll(async () => {
-  if (!existsSync(join(root, 'dist', 'index.js'))) await npm(['run', 'build'], root);
   work = await mkdtemp(join(tmpdir(), 'tm-pack-'));
-  const { stdout } = await npm(['pack', '--ignore-scripts', '--json', '--pack-destination', work], root);
-  const [info] = JSON.parse(stdout) as { filename: string }[];
-  tarball = join(work, info?.filename ?? '');
-  project = join(work, 'consumer');
-  await mkdir(project);
-  await writeFile(join(project, 'package.json'), JSON.stringify({ name: 'consumer', private: true, type: 'module' }));
-  await npm(['install', tarball, '--no-audit', '--no-fund', '--prefer-offline', '--ignore-scripts'], project);
+  ({ tarball, project } = await packAndInstall(work, 'consumer'));
 }, 180_000);
 
 afterAll(async () => {

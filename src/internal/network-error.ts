@@ -41,9 +41,23 @@ export function errorCodes(error: unknown): string[] {
   return codes;
 }
 
+/**
+ * Deno's fetch carries no error code: its HTTP client (hyper) names the phase that failed in the
+ * message, and `client error (Connect)` is the connection (DNS, refused, unreachable, TLS
+ * handshake): the request was not written.
+ */
+const CONNECT_PHASE = /\bclient error \(Connect\)/;
+
 /** True when the failure certainly happened before the request could reach the service. */
 export function failedBeforeConnecting(error: unknown): boolean {
-  return errorCodes(error).some((code) => NOT_CONNECTED_CODES.has(code));
+  if (errorCodes(error).some((code) => NOT_CONNECTED_CODES.has(code))) return true;
+  let current: unknown = error;
+  for (let depth = 0; current && depth < 5; depth++) {
+    const message = (current as { message?: unknown }).message;
+    if (typeof message === 'string' && CONNECT_PHASE.test(message)) return true;
+    current = (current as { cause?: unknown }).cause;
+  }
+  return false;
 }
 
 /** A short description of a network failure for an error message, e.g. `ECONNREFUSED`. */

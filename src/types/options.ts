@@ -48,7 +48,14 @@ export interface ClientOptions {
   dispatcher?: Dispatcher | undefined;
   /**
    * A fetch-shaped transport used instead of undici: msw, an in-process fake, another runtime.
-   * @default undefined (use undici.request)
+   * A `fetch` that throws when called has sent nothing: the call fails as never sent (and a send
+   * is retried).
+   * @default undefined: undici's dispatcher, or the runtime's own `fetch` where the `undici` it
+   * imports cannot dispatch (Bun)
+   * @example
+   * ```ts
+   * new MessagingClient({ baseUrl, apiKey, fetch: (url, init) => fetch(url, { ...init, proxy: 'http://proxy:3128' }) }) // Bun
+   * ```
    */
   fetch?: FetchLike | undefined;
   /**

@@ -8,7 +8,7 @@ import {
 import { describe, expect, it } from 'vitest';
 import { errorFromResponse } from '../../src/api-error.js';
 import { classifyFailure, type FailureContext, mayHaveBeenProcessed } from '../../src/core/call/classify.js';
-import { BodyTooLargeError, DeadlineExceededError } from '../../src/core/transport/transport.js';
+import { BodyTooLargeError, DeadlineExceededError, NeverSentError } from '../../src/core/transport/transport.js';
 
 const call: FailureContext = {
   label: 'GET /messages/{messageLog}',
@@ -92,6 +92,29 @@ describe('classifyFailure', () => {
   it('a wrapped socket error is found down the cause chain', () => {
     const wrapped = new TypeError('fetch failed', { cause: withCode('ECONNREFUSED') });
     expect((classifyFailure(wrapped, call) as APIConnectionError).neverSent).toBe(true);
+  });
+
+  it("Deno's fetch, which carries no code, names the connect phase: that is neverSent, and only that", () => {
+    const deno = (detail: string) =>
+      new TypeError('fetch failed', {
+        cause: new Error(`error sending request for url (http://127.0.0.1:1/messages): ${detail}`),
+      });
+    const refused = deno('client error (Connect): tcp connect error: Connection refused (os error 111)');
+    expect((classifyFailure(refused, call) as APIConnectionError).neverSent).toBe(true);
+    const dns = deno('client error (Connect): dns error: failed to lookup address information');
+    expect((classifyFailure(dns, call) as APIConnectionError).neverSent).toBe(true);
+    const cut = deno('client error (SendRequest): connection closed before message completed');
+    expect((classifyFailure(cut, call) as APIConnectionError).neverSent).toBe(false);
+  });
+
+  it('a NeverSentError is neverSent whatever its cause, unless the cause is an SDK error or a refused argument', () => {
+    const never = classifyFailure(new NeverSentError(withCode('ECONNRESET')), call) as APIConnectionError;
+    expect(never).toBeInstanceOf(APIConnectionError);
+    expect(never.neverSent).toBe(true);
+    expect(never.message).toMatch(/ECONNRESET/);
+    const sdk = new ValidationError('bad media', []);
+    expect(classifyFailure(new NeverSentError(sdk), call)).toBe(sdk);
+    expect(classifyFailure(new NeverSentError(withCode('UND_ERR_INVALID_ARG')), call)).toBeInstanceOf(ValidationError);
   });
 });
 

@@ -9,7 +9,7 @@ import {
 import { describeValue } from '../../internal/describe-value.js';
 import { describeNetworkError, failedBeforeConnecting, refusedByHttpClient } from '../../internal/network-error.js';
 import type { HttpMethod } from '../../types/request.js';
-import { BodyTooLargeError, DeadlineExceededError } from '../transport/transport.js';
+import { BodyTooLargeError, DeadlineExceededError, NeverSentError } from '../transport/transport.js';
 
 /** What classifying a failed exchange needs to know about the call. */
 export interface FailureContext {
@@ -35,7 +35,8 @@ export interface FailureContext {
  *   would fail the same way again);
  * - a response body over the size cap: `ResponseValidationError`;
  * - anything else is the network: `APIConnectionError`, with `neverSent` set when the connection
- *   was never made (which is what makes a send safe to retry).
+ *   was never made, or the HTTP client failed before it took the request (`NeverSentError`):
+ *   that is what makes a send safe to retry.
  */
 export function classifyFailure(error: unknown, call: FailureContext): unknown {
   if (call.signal?.aborted) return call.signal.reason;
@@ -43,19 +44,24 @@ export function classifyFailure(error: unknown, call: FailureContext): unknown {
     return new APITimeoutError(call.timeout, { cause: error, neverSent: error.neverSent });
   }
   if (error instanceof MessagingError) return error;
-  if (refusedByHttpClient(error)) {
+  // The HTTP client failed before it took the request: what it threw decides the class, and
+  // whatever that is, nothing was sent.
+  const neverSent = error instanceof NeverSentError;
+  const thrown: unknown = neverSent ? error.cause : error;
+  if (thrown instanceof MessagingError) return thrown;
+  if (refusedByHttpClient(thrown)) {
     return new ValidationError(
       `The HTTP client refused ${call.method} ${call.path} before sending it`,
-      [{ path: '', message: error instanceof Error ? error.message : describeValue(error) }],
-      { cause: error },
+      [{ path: '', message: thrown instanceof Error ? thrown.message : describeValue(thrown) }],
+      { cause: thrown },
     );
   }
-  if (error instanceof BodyTooLargeError) {
-    return new ResponseValidationError(call.label, error.status, undefined, [{ path: '', message: error.message }]);
+  if (thrown instanceof BodyTooLargeError) {
+    return new ResponseValidationError(call.label, thrown.status, undefined, [{ path: '', message: thrown.message }]);
   }
   return new APIConnectionError(
-    `Could not complete ${call.method} ${call.path}: ${describeNetworkError(error)}. Check that the base URL is reachable from this server.`,
-    { cause: error, neverSent: failedBeforeConnecting(error) },
+    `Could not complete ${call.method} ${call.path}: ${describeNetworkError(thrown)}. Check that the base URL is reachable from this server.`,
+    { cause: thrown, neverSent: neverSent || failedBeforeConnecting(thrown) },
   );
 }
 

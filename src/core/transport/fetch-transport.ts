@@ -3,6 +3,7 @@ import { MessagingError, ValidationError } from '../../errors.js';
 import type { FetchLike } from '../../types/options.js';
 import {
   DeadlineExceededError,
+  NeverSentError,
   readBodyText,
   type Transport,
   type TransportRequest,
@@ -58,7 +59,14 @@ export class FetchTransport implements Transport {
       init.body = body;
       init.duplex = 'half';
     }
-    const response = await this.#fetch(req.url, init);
+    let pending: Promise<Response>;
+    try {
+      pending = this.#fetch(req.url, init);
+    } catch (error) {
+      // A fetch that throws when called has not started the request.
+      throw new NeverSentError(error);
+    }
+    const response = await pending;
     // A fetch that ignored `redirect: 'manual'` answered from wherever the Location pointed: that
     // body is not the tenant's, so it is refused rather than returned as the API's answer.
     if (response.redirected) {

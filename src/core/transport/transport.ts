@@ -48,6 +48,17 @@ export class DeadlineExceededError extends Error {
 }
 
 /**
+ * Thrown by a transport when its HTTP client failed before it took the request (it threw when
+ * called, or a method it needs is missing): not one byte left, whatever the runtime, so even a
+ * send is safe to retry. `cause` is what the HTTP client threw.
+ */
+export class NeverSentError extends Error {
+  constructor(cause: unknown) {
+    super('the HTTP client failed before it took the request', { cause });
+  }
+}
+
+/**
  * The largest response body the SDK reads. API answers are small JSON documents; a body beyond
  * this is a misbehaving server or proxy, and reading it whole would take the process's memory.
  */

@@ -2,7 +2,13 @@ import type { Duplex } from 'node:stream';
 import type { Dispatcher } from 'undici';
 import { ValidationError } from '../../errors.js';
 import type { Deadline } from './deadline.js';
-import { BodyTooLargeError, MAX_RESPONSE_BYTES, type TransportRequest, type TransportResponse } from './transport.js';
+import {
+  BodyTooLargeError,
+  MAX_RESPONSE_BYTES,
+  NeverSentError,
+  type TransportRequest,
+  type TransportResponse,
+} from './transport.js';
 
 /** undici's header record type (its own module for it is not in undici's exports map). */
 type IncomingHttpHeaders = Parameters<NonNullable<Dispatcher.DispatchHandler['onResponseEnd']>>[1];
@@ -159,7 +165,9 @@ export function dispatchExchange(dispatcher: Dispatcher, req: ExchangeRequest, e
   try {
     dispatcher.dispatch(options, exchange);
   } catch (error) {
-    exchange.onResponseError(undefined as never, error as Error);
+    // dispatch() throws only before it has queued the request (undici answers later failures
+    // through the handler): nothing was written.
+    exchange.onResponseError(undefined as never, new NeverSentError(error));
   }
 }
 

@@ -1,8 +1,9 @@
 import type { buildConnector, Dispatcher } from 'undici';
-import { APIConnectionError, MessagingError } from '../../errors.js';
+import { APIConnectionError, MessagingError, ValidationError } from '../../errors.js';
 import type { ProxyConfig } from '../../internal/proxy.js';
 import { ConnectionGates, type GateWaiter } from './connection-gate.js';
 import { Deadline } from './deadline.js';
+import { FetchTransport } from './fetch-transport.js';
 import { ProxiedExchangeError, proxyRoute } from './proxy.js';
 import {
   BodyTooLargeError,
@@ -31,6 +32,17 @@ async function loadUndici(): Promise<typeof import('undici')> {
       { cause: error, neverSent: true },
     );
   }
+}
+
+/**
+ * Whether this undici can carry the SDK's exchanges. Bun resolves `undici` to a built-in stand-in
+ * whose Agent has neither `dispatch` nor `close`; the runtime's own `fetch` is used there instead.
+ * Decided by what the Agent offers, not by the runtime's name, so a runtime that gains a real
+ * dispatcher gets the undici path without a change here.
+ */
+function hasDispatcher({ Agent }: typeof import('undici')): boolean {
+  const agent = (Agent as { prototype?: Partial<Dispatcher> } | undefined)?.prototype;
+  return typeof agent?.dispatch === 'function' && typeof agent.close === 'function';
 }
 
 /** Sockets the client's own Agent keeps per origin; more concurrent calls queue for a free one. */
@@ -64,6 +76,8 @@ export class UndiciTransport implements Transport {
   readonly #dispatcher: Dispatcher | undefined;
   readonly #proxy: ProxyConfig | undefined;
   #own: OwnPool | undefined;
+  /** The runtime's `fetch`, where its undici has no dispatcher (Bun). */
+  #runtimeFetch: FetchTransport | undefined;
 
   /**
    * @param dispatcher the caller's Dispatcher; when absent the transport creates (and owns) an Agent on first use.
@@ -76,6 +90,7 @@ export class UndiciTransport implements Transport {
 
   async send(req: TransportRequest): Promise<TransportResponse> {
     undici ??= await loadUndici();
+    if (!this.#dispatcher && !hasDispatcher(undici)) return this.#fetchTransport().send(req);
     let own: OwnPool | undefined;
     let dispatcher: Dispatcher;
     if (this.#dispatcher) dispatcher = this.#dispatcher;
@@ -142,6 +157,21 @@ export class UndiciTransport implements Transport {
       }
       if (own && --own.inFlight === 0) own.onIdle?.();
     }
+  }
+
+  /** The transport over the runtime's `fetch`, for a runtime whose undici cannot dispatch. */
+  #fetchTransport(): FetchTransport {
+    if (this.#proxy) {
+      throw new ValidationError('The proxy option cannot be used on this runtime', [
+        {
+          path: 'proxy',
+          message:
+            "this runtime's undici has no dispatcher (Bun's built-in undici), and the proxy runs through one: pass a `fetch` that goes through your proxy instead, e.g. (url, init) => fetch(url, { ...init, proxy: 'http://proxy:3128' }) on Bun",
+        },
+      ]);
+    }
+    this.#runtimeFetch ??= new FetchTransport(globalThis.fetch);
+    return this.#runtimeFetch;
   }
 
   async close(): Promise<void> {
