@@ -1,34 +1,76 @@
-import { defineConfig } from 'tsup';
+import { resolve } from 'node:path';
+import { defineConfig, type Options } from 'tsup';
 
-export default defineConfig({
-  entry: {
-    index: 'src/index.ts',
-    'sandbox/index': 'src/sandbox/index.ts',
-    'sandbox/cli': 'src/sandbox/cli.ts',
-    testing: 'src/testing.ts',
-    'otel/index': 'src/otel/index.ts',
-    'bullmq/index': 'src/bullmq/index.ts',
-  },
-  format: ['esm', 'cjs'],
-  // Declarations come from `tsc` (scripts/build-types.mjs): tsup 9 needs the TypeScript compiler API, which TypeScript 7 no longer ships.
+/**
+ * The Cloudflare Workers build of the main entry (package.json's `workerd` condition, which
+ * wrangler resolves first): the same sources, with the modules a Worker cannot use replaced by
+ * their `.workerd.ts` twins, so that undici (sockets, and `node:sqlite` in its cache store) never
+ * enters a Worker's bundle.
+ */
+const workerdBuild: Options = {
+  entry: { 'workerd/index': 'src/index.ts' },
+  format: ['esm'],
   dts: false,
-  sourcemap: true,
-  clean: true,
-  target: 'node22',
+  // No source maps: they would double the package's size for one target, and the build is plain,
+  // readable JavaScript (a Worker's bundler makes the maps of its own bundle).
+  sourcemap: false,
+  target: 'es2023',
   platform: 'node',
-  // Chunks shared by the entry points (and by the lazily loaded schemas, multipart stack and
-  // undici) are emitted once, so classes stay identical across entries and \`instanceof\` works.
   splitting: true,
   removeNodeProtocol: false,
-  // `import.meta` is a syntax error in CommonJS. Not tsup's `shims`: they would load a shim (and
-  // node:url) into a chunk the main entry shares, and the main entry also runs in browsers.
-  // src/internal/peer-require.ts reads `import.meta.url` only in the ES module build.
-  esbuildOptions(options, { format }) {
-    // TENANT_MESSAGING_CJS: which build a module is in (src/internal/peer-require.ts), never guessed from the host's globals.
-    options.define = { ...options.define, TENANT_MESSAGING_CJS: String(format === 'cjs') };
-    if (format === 'cjs') options.define = { ...options.define, 'import.meta.url': 'undefined' };
+  // formdata-node is bundled here in its Node build: a Worker's bundler would pick its `browser`
+  // build, which is the platform's own FormData, and that one turns the SDK's streamed media
+  // part into the text "[object File]".
+  noExternal: [/^zod/, 'formdata-node'],
+  esbuildOptions(options) {
+    options.define = { ...options.define, TENANT_MESSAGING_CJS: 'false' };
+    // Its own folder: the main build's `clean` must not race with these chunks.
+    options.chunkNames = 'workerd/chunk-[hash]';
   },
-  // zod/mini is bundled into the lazily loaded schema chunk, tree-shaken to what the schemas use:
-  // loading it is several times cheaper than importing zod from node_modules (README, Performance).
-  noExternal: [/^zod/],
-});
+  esbuildPlugins: [
+    {
+      name: 'workerd-twins',
+      setup(build) {
+        build.onResolve({ filter: /\/(default-transport|from-path)\.js$/ }, (args) => ({
+          path: resolve(args.resolveDir, args.path.replace(/\.js$/, '.workerd.ts')),
+        }));
+      },
+    },
+  ],
+};
+
+export default defineConfig([
+  {
+    entry: {
+      index: 'src/index.ts',
+      'sandbox/index': 'src/sandbox/index.ts',
+      'sandbox/cli': 'src/sandbox/cli.ts',
+      testing: 'src/testing.ts',
+      'otel/index': 'src/otel/index.ts',
+      'bullmq/index': 'src/bullmq/index.ts',
+    },
+    format: ['esm', 'cjs'],
+    // Declarations come from `tsc` (scripts/build-types.mjs): tsup 9 needs the TypeScript compiler API, which TypeScript 7 no longer ships.
+    dts: false,
+    sourcemap: true,
+    clean: true,
+    target: 'node22',
+    platform: 'node',
+    // Chunks shared by the entry points (and by the lazily loaded schemas, multipart stack and
+    // undici) are emitted once, so classes stay identical across entries and \`instanceof\` works.
+    splitting: true,
+    removeNodeProtocol: false,
+    // `import.meta` is a syntax error in CommonJS. Not tsup's `shims`: they would load a shim (and
+    // node:url) into a chunk the main entry shares, and the main entry also runs in browsers.
+    // src/internal/peer-require.ts reads `import.meta.url` only in the ES module build.
+    esbuildOptions(options, { format }) {
+      // TENANT_MESSAGING_CJS: which build a module is in (src/internal/peer-require.ts), never guessed from the host's globals.
+      options.define = { ...options.define, TENANT_MESSAGING_CJS: String(format === 'cjs') };
+      if (format === 'cjs') options.define = { ...options.define, 'import.meta.url': 'undefined' };
+    },
+    // zod/mini is bundled into the lazily loaded schema chunk, tree-shaken to what the schemas use:
+    // loading it is several times cheaper than importing zod from node_modules (README, Performance).
+    noExternal: [/^zod/],
+  },
+  workerdBuild,
+]);

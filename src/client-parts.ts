@@ -5,9 +5,9 @@
 import { DEFAULT_RETRY_POLICY } from './core/call/retry.js';
 import type { PollScheduler } from './core/polling/poll-scheduler.js';
 import { RateGate } from './core/rate/rate-gate.js';
+import { createDefaultTransport } from './core/transport/default-transport.js';
 import { FetchTransport } from './core/transport/fetch-transport.js';
 import type { Transport } from './core/transport/transport.js';
-import { UndiciTransport } from './core/transport/undici-transport.js';
 import type { ClientConfig } from './internal/client-config.js';
 import type { ClientOptions } from './types/options.js';
 
@@ -48,7 +48,7 @@ export function clientParts(options: unknown, config: ClientConfig): OwnParts {
     ownsTransport: inherited === undefined,
     transport:
       inherited?.transport ??
-      (checked.fetch ? new FetchTransport(checked.fetch) : new UndiciTransport(checked.dispatcher, proxy)),
+      (checked.fetch ? new FetchTransport(checked.fetch) : createDefaultTransport(checked.dispatcher, proxy)),
     scheduler: inherited?.scheduler ?? {},
     rateGate:
       inherited?.rateGate ??

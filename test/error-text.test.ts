@@ -5,7 +5,13 @@
  * message holds it verbatim, so no word of it changes case.
  */
 import fc from 'fast-check';
-import { APIError, MessagingClient, OutcomeUnknownError, SendOutcomeUnknownError } from 'tenant-messaging';
+import {
+  APIConnectionError,
+  APIError,
+  MessagingClient,
+  OutcomeUnknownError,
+  SendOutcomeUnknownError,
+} from 'tenant-messaging';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { json, startServer, type TestServer } from './helpers/server.js';
 
@@ -95,5 +101,27 @@ describe("outcome-unknown messages quote the cause's text as it was", () => {
     } finally {
       await reset.close();
     }
+  });
+
+  it("a connection error quotes its cause's text as one sentence, whatever it ends with (no '..', no case changed)", async () => {
+    // Cloudflare Workers' fetch fails with 'Network connection lost.': the message read '...lost..'.
+    await fc.assert(
+      fc.asyncProperty(sentence, async (said) => {
+        const failing = new MessagingClient({
+          baseUrl: server.url,
+          apiKey: 'k',
+          maxRetries: 0,
+          fetch: async () => {
+            throw new TypeError(said);
+          },
+        });
+        const error = await failing.messages.get(1).catch((e: unknown) => e);
+        expect(error).toBeInstanceOf(APIConnectionError);
+        const message = (error as Error).message;
+        expect(message).toContain(said.trim().replace(/[.\s]+$/, ''));
+        expect(message).not.toMatch(/\.\s*\./);
+      }),
+      { seed: 19, numRuns: 60 },
+    );
   });
 });

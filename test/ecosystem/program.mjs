@@ -4,8 +4,8 @@
 // Settings: BASE_URL, API_KEY (full), NO_SEND_KEY (a key without the send scope), DEAD_URL (a
 // loopback port nothing listens on), STALL_URL (a server that never answers), REDIRECT_URL (one
 // that answers 302 to another origin), SENDER, TO, and MEDIA_PATH (a file, where the runtime has
-// a file system); from `process.env`, or `globalThis.ECOSYSTEM_ENV` (set by a host that has no
-// `process`, before it imports this file).
+// a file system) or NO_FILE_SYSTEM (where it has none); from `process.env`, unless a host (the
+// Worker in worker.mjs) sets `globalThis.ECOSYSTEM_NO_MAIN` and calls `run(env)` itself.
 import {
   APIConnectionError,
   APIError,
@@ -58,6 +58,21 @@ export async function run(env) {
     );
     return { id: log.id, reported: seen.length > 0, last: seen.at(-1) ?? 0 };
   });
+  if (env.NO_FILE_SYSTEM) {
+    await step('a path is a ValidationError', async () => {
+      const error = await Promise.resolve()
+        .then(() =>
+          client.messages.send({
+            sender_phone: env.SENDER,
+            to_phone: env.TO,
+            type: 'document',
+            media: mediaFromPath('./receipt.pdf'),
+          }),
+        )
+        .catch((e) => e);
+      return { class: error instanceof ValidationError, message: error?.message };
+    });
+  }
   if (env.MEDIA_PATH) {
     await step('send media (path)', async () => {
       const log = await client.messages.send({
@@ -127,6 +142,7 @@ export async function run(env) {
     await dead.close();
     return {
       class: error instanceof APIConnectionError && !(error instanceof SendOutcomeUnknownError),
+      name: error?.name,
       neverSent: error?.neverSent,
     };
   });
@@ -137,7 +153,7 @@ export async function run(env) {
   return steps;
 }
 
-const env = globalThis.ECOSYSTEM_ENV ?? globalThis.process?.env;
+const env = globalThis.process?.env;
 if (env?.BASE_URL && !globalThis.ECOSYSTEM_NO_MAIN) {
   const steps = await run(env);
   console.log(`RESULT ${JSON.stringify(steps)}`);

@@ -60,7 +60,7 @@ export function classifyFailure(error: unknown, call: FailureContext): unknown {
     return new ResponseValidationError(call.label, thrown.status, undefined, [{ path: '', message: thrown.message }]);
   }
   return new APIConnectionError(
-    `Could not complete ${call.method} ${call.path}: ${describeNetworkError(thrown)}. Check that the base URL is reachable from this server.`,
+    `Could not complete ${call.method} ${call.path}: ${describeNetworkError(thrown).replace(/[\s.]+$/, '')}. Check that the base URL is reachable from this server.`,
     { cause: thrown, neverSent: neverSent || failedBeforeConnecting(thrown) },
   );
 }

@@ -60,8 +60,11 @@ export class FetchTransport implements Transport {
       init.duplex = 'half';
     }
     let pending: Promise<Response>;
+    // Called unbound, as a plain function: a runtime's own fetch may refuse any other `this`
+    // (Cloudflare Workers throw "Illegal invocation" when it is called as a method).
+    const fetchImpl = this.#fetch;
     try {
-      pending = this.#fetch(req.url, init);
+      pending = fetchImpl(req.url, init);
     } catch (error) {
       // A fetch that throws when called has not started the request.
       throw new NeverSentError(error);
