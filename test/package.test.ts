@@ -226,7 +226,7 @@ describe('the published package', () => {
     expect(stdout.trim()).toBe('ERR_PACKAGE_PATH_NOT_EXPORTED');
   });
 
-  it('type-checks for ESM and CommonJS consumers with tsc', async () => {
+  it("type-checks for ESM and CommonJS consumers with tsc (nodenext), and with a bundler's resolution", async () => {
     const usage = `import { MessagingClient, mediaFromPath, type MessageLog } from 'tenant-messaging';
 const client = new MessagingClient({ baseUrl: 'https://a.example.com', apiKey: 'k' });
 export async function demo(): Promise<MessageLog> {
@@ -255,6 +255,31 @@ client.messages.send({ sender_phone: '+1', to_phone: '+2', type: 'text' });
       }),
     );
     await run(node, [join(root, 'node_modules', 'typescript', 'bin', 'tsc'), '-p', project]);
+    // A bundler's resolution, as a Worker's or a front-end tool's project has it, with the
+    // condition wrangler resolves (the Workers build has the same types).
+    await writeFile(join(project, 'bundler.ts'), usage);
+    await writeFile(
+      join(project, 'tsconfig.bundler.json'),
+      JSON.stringify({
+        compilerOptions: {
+          module: 'esnext',
+          moduleResolution: 'bundler',
+          customConditions: ['workerd'],
+          strict: true,
+          exactOptionalPropertyTypes: true,
+          noEmit: true,
+          skipLibCheck: false,
+          types: ['node'],
+          typeRoots: [join(root, 'node_modules', '@types')],
+        },
+        files: ['bundler.ts'],
+      }),
+    );
+    await run(node, [
+      join(root, 'node_modules', 'typescript', 'bin', 'tsc'),
+      '-p',
+      join(project, 'tsconfig.bundler.json'),
+    ]);
   });
 
   it('passes publint and are-the-types-wrong', async () => {

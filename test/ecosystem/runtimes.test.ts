@@ -14,7 +14,7 @@
  */
 import { spawn } from 'node:child_process';
 import { existsSync } from 'node:fs';
-import { copyFile, mkdtemp, rm, writeFile } from 'node:fs/promises';
+import { copyFile, mkdtemp, rm, symlink, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
@@ -31,6 +31,10 @@ interface Runtime {
   readonly binary: string;
   /** Runs the program on the runtime and returns its steps. */
   run(): Promise<Record<string, StepResult>>;
+  /** Runs entries.mjs (the sandbox and testing entries) there; absent where they are not offered. */
+  entries?(): Promise<Record<string, StepResult>>;
+  /** Whether msw intercepts the runtime's fetch there (`sandboxHandlers`). */
+  readonly msw?: boolean;
   /** Whether `mediaFromPath` can read a file there. */
   readonly fileSystem: boolean;
   /**
@@ -40,22 +44,21 @@ interface Runtime {
   readonly tellsRefused: boolean;
 }
 
+/** A runtime that runs the files itself: `command` before the file's path. */
+const local = (name: string, command: readonly string[], msw: boolean): Runtime => ({
+  name,
+  binary: command[0] as string,
+  run: () => runProgram(command),
+  entries: () => runProgram(command, 'entries.mjs', msw ? { WITH_MSW: '1' } : {}),
+  msw,
+  fileSystem: true,
+  tellsRefused: true,
+});
+
 const RUNTIMES: readonly Runtime[] = [
-  {
-    name: 'node',
-    binary: process.execPath,
-    run: () => runProgram([process.execPath]),
-    fileSystem: true,
-    tellsRefused: true,
-  },
-  { name: 'bun', binary: bin('bun'), run: () => runProgram([bin('bun')]), fileSystem: true, tellsRefused: true },
-  {
-    name: 'deno',
-    binary: bin('deno'),
-    run: () => runProgram([bin('deno'), 'run', '-A', '--node-modules-dir=manual']),
-    fileSystem: true,
-    tellsRefused: true,
-  },
+  local('node', [process.execPath], true),
+  local('bun', [bin('bun')], false),
+  local('deno', [bin('deno'), 'run', '-A', '--node-modules-dir=manual'], false),
   ...(['nodejs_compat', 'no compatibility flags'] as const).map((flags) => ({
     name: `Cloudflare Workers (${flags})`,
     binary: bin('wrangler'),
@@ -93,10 +96,13 @@ let env: Record<string, string>;
 beforeAll(async () => {
   work = await mkdtemp(join(tmpdir(), 'tm-ecosystem-'));
   ({ project } = await packAndInstall(work, 'ecosystem'));
-  for (const file of ['program.mjs', 'worker.mjs']) {
+  for (const file of ['program.mjs', 'worker.mjs', 'entries.mjs']) {
     await copyFile(fileURLToPath(new URL(`./${file}`, import.meta.url)), join(project, file));
   }
   for (const [file, text] of Object.entries(WRANGLER_CONFIGS)) await writeFile(join(project, file), text);
+  // msw, an optional peer of tenant-messaging/testing: the repository's copy, linked as an install
+  // would place it (its own dependencies resolve from its real path).
+  await symlink(join(root, 'node_modules', 'msw'), join(project, 'node_modules', 'msw'), 'dir');
   sandbox = await startSandbox({ delivery: { deliveredAfterMs: 20, readAfterMs: 40 } });
   stall = await startServer(() => new Promise(() => {}));
   elsewhere = await startServer((_req, res) => json(res, 200, { data: [] }));
@@ -123,9 +129,13 @@ afterAll(async () => {
   if (work) await rm(work, { recursive: true, force: true });
 });
 
-/** Runs program.mjs with `command` in the project and returns its steps. */
-async function runProgram(command: readonly string[]): Promise<Record<string, StepResult>> {
-  const { out, err, code } = await runFor(command, ['program.mjs'], { ...env, MEDIA_PATH: mediaFile }, () => false);
+/** Runs `file` (program.mjs) with `command` in the project and returns its steps. */
+async function runProgram(
+  command: readonly string[],
+  file = 'program.mjs',
+  extraEnv: Record<string, string> = {},
+): Promise<Record<string, StepResult>> {
+  const { out, err, code } = await runFor(command, [file], { ...env, MEDIA_PATH: mediaFile, ...extraEnv }, () => false);
   const line = out.split('\n').find((l) => l.startsWith('RESULT '));
   if (!line) throw new Error(`${command[0]} exited ${code} without a result:\n${out}\n${err}`.slice(0, 4000));
   return JSON.parse(line.slice('RESULT '.length)) as Record<string, StepResult>;
@@ -264,4 +274,24 @@ describe.each(RUNTIMES)('the packed SDK on $name, with default options', (runtim
     },
     90_000,
   );
+
+  // Workers get no such case: these entries are not part of the Workers build (README, Runtimes).
+  if (runtime.entries)
+    it.runIf(available(runtime))(
+      'starts tenant-messaging/sandbox on loopback, and runs tenant-messaging/testing with its fetch (and msw on Node)',
+      async () => {
+        const steps = await (runtime.entries as () => Promise<Record<string, StepResult>>)();
+        const failed = Object.entries(steps)
+          .filter(([, s]) => !s.ok)
+          .map(([name, s]) => `${name}: ${s.error}`);
+        expect(failed, `${runtime.name}: steps that threw`).toEqual([]);
+        expect(steps['sandbox on loopback']?.value).toEqual({
+          stored: 1,
+          status: expect.stringMatching(/^(delivered|read)$/),
+        });
+        expect(steps['testing: the sandbox through its fetch']?.value).toEqual({ denied: true });
+        if (runtime.msw) expect(steps['testing: msw handlers']?.value).toEqual({ id: expect.any(Number), stored: 1 });
+      },
+      90_000,
+    );
 });
