@@ -14,13 +14,14 @@
  */
 import { spawn } from 'node:child_process';
 import { existsSync } from 'node:fs';
-import { copyFile, mkdtemp, rm, symlink, writeFile } from 'node:fs/promises';
+import { copyFile, mkdir, mkdtemp, rm, symlink, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { type RunningSandbox, SANDBOX_PHONES, startSandbox } from 'tenant-messaging/sandbox';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { packAndInstall, root } from '../helpers/npm.js';
+import { redisAvailable, startRedis, type TestRedis } from '../helpers/redis.js';
 import { json, refusedUrl, startServer, type TestServer } from '../helpers/server.js';
 
 const bin = (name: string) => join(root, 'node_modules', '.bin', name);
@@ -33,6 +34,10 @@ interface Runtime {
   run(): Promise<Record<string, StepResult>>;
   /** Runs entries.mjs (the sandbox and testing entries) there; absent where they are not offered. */
   entries?(): Promise<Record<string, StepResult>>;
+  /** Runs bullmq.mjs (a queue and a worker against Redis) there; absent where the entry is not offered. */
+  bullmq?(): Promise<Record<string, unknown>>;
+  /** Runs otel.mjs (instrument() with an in-memory exporter) there. */
+  otel?(): Promise<Record<string, unknown>>;
   /** Whether msw intercepts the runtime's fetch there (`sandboxHandlers`). */
   readonly msw?: boolean;
   /** Whether `mediaFromPath` can read a file there. */
@@ -50,6 +55,8 @@ const local = (name: string, command: readonly string[], msw: boolean): Runtime 
   binary: command[0] as string,
   run: () => runProgram(command),
   entries: () => runProgram(command, 'entries.mjs', msw ? { WITH_MSW: '1' } : {}),
+  bullmq: () => runProgram(command, 'bullmq.mjs', { REDIS_PORT: String(redis?.port) }),
+  otel: () => runProgram(command, 'otel.mjs'),
   msw,
   fileSystem: true,
   tellsRefused: true,
@@ -91,18 +98,24 @@ let redirect: TestServer | undefined;
 /** Where the redirect points: it must never be asked (the key would go with the request). */
 let elsewhere: TestServer | undefined;
 let mediaFile: string;
+let redis: TestRedis | undefined;
+const hasRedisTests = redisAvailable();
 let env: Record<string, string>;
 
 beforeAll(async () => {
   work = await mkdtemp(join(tmpdir(), 'tm-ecosystem-'));
   ({ project } = await packAndInstall(work, 'ecosystem'));
-  for (const file of ['program.mjs', 'worker.mjs', 'entries.mjs']) {
+  for (const file of ['program.mjs', 'worker.mjs', 'entries.mjs', 'bullmq.mjs', 'otel.mjs']) {
     await copyFile(fileURLToPath(new URL(`./${file}`, import.meta.url)), join(project, file));
   }
   for (const [file, text] of Object.entries(WRANGLER_CONFIGS)) await writeFile(join(project, file), text);
-  // msw, an optional peer of tenant-messaging/testing: the repository's copy, linked as an install
-  // would place it (its own dependencies resolve from its real path).
-  await symlink(join(root, 'node_modules', 'msw'), join(project, 'node_modules', 'msw'), 'dir');
+  // The optional peers (msw for /testing, bullmq and ioredis for /bullmq, OpenTelemetry for /otel): the repository's
+  // copies, linked as an install would place them (their dependencies resolve from their real paths).
+  await mkdir(join(project, 'node_modules', '@opentelemetry'));
+  for (const peer of ['msw', 'bullmq', 'ioredis', '@opentelemetry/api', '@opentelemetry/sdk-trace']) {
+    await symlink(join(root, 'node_modules', peer), join(project, 'node_modules', peer), 'dir');
+  }
+  if (hasRedisTests) redis = await startRedis();
   sandbox = await startSandbox({ delivery: { deliveredAfterMs: 20, readAfterMs: 40 } });
   stall = await startServer(() => new Promise(() => {}));
   elsewhere = await startServer((_req, res) => json(res, 200, { data: [] }));
@@ -125,7 +138,7 @@ beforeAll(async () => {
 }, 180_000);
 
 afterAll(async () => {
-  await Promise.all([sandbox?.close(), stall?.close(), redirect?.close(), elsewhere?.close()]);
+  await Promise.all([sandbox?.close(), stall?.close(), redirect?.close(), elsewhere?.close(), redis?.stop()]);
   if (work) await rm(work, { recursive: true, force: true });
 });
 
@@ -294,4 +307,31 @@ describe.each(RUNTIMES)('the packed SDK on $name, with default options', (runtim
       },
       90_000,
     );
+
+  if (runtime.bullmq) {
+    it.runIf(available(runtime) && hasRedisTests)(
+      'runs tenant-messaging/bullmq: a queue and a rate-limited worker send three messages and close',
+      async () => {
+        const result = await (runtime.bullmq as () => Promise<Record<string, unknown>>)();
+        expect(result).toEqual({ sent: ['m-0', 'm-1', 'm-2'], closed: true });
+      },
+      90_000,
+    );
+  }
+
+  if (runtime.otel) {
+    it.runIf(available(runtime))(
+      'runs tenant-messaging/otel: one CLIENT span per call, with its method and status',
+      async () => {
+        const result = await (runtime.otel as () => Promise<Record<string, unknown>>)();
+        expect(result).toEqual({
+          spans: [
+            { name: 'messages.send', method: 'POST', status: 201 },
+            { name: 'messages.get', method: 'GET', status: 200 },
+          ],
+        });
+      },
+      90_000,
+    );
+  }
 });

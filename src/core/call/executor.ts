@@ -11,7 +11,7 @@ import type { RequestTrace } from '../../types/diagnostics.js';
 import type { RequestOptions, SendOptions } from '../../types/options.js';
 import type { ListQuery } from '../../types/query.js';
 import type { APIPromise } from '../../types/response.js';
-import { channels, publishRetry, requestChannel } from '../channels.js';
+import { channels, publishRetry, requestChannel, requestTraced } from '../channels.js';
 import type { RateGate } from '../rate/rate-gate.js';
 import type { Transport } from '../transport/transport.js';
 import { apiPromise, type CallRecord, newCallRecord } from './api-promise.js';
@@ -149,7 +149,7 @@ export class Executor {
         record.durationMs = performance.now() - record.startedAt;
       }
     };
-    if (!requestChannel.hasSubscribers) return apiPromise(work(), record);
+    if (!requestTraced()) return apiPromise(work(), record);
     return apiPromise(this.#traced(route, record, work), record);
   }
 
