@@ -22,13 +22,11 @@ try {
   await client.messages.get(log.id);
   stop();
   await client.close();
-  result.spans = exporter
-    .getFinishedSpans()
-    .map((span) => ({
-      name: span.name,
-      method: span.attributes['http.request.method'],
-      status: span.attributes['http.response.status_code'],
-    }));
+  result.spans = exporter.getFinishedSpans().map((span) => ({
+    name: span.name,
+    method: span.attributes['http.request.method'],
+    status: span.attributes['http.response.status_code'],
+  }));
 } catch (error) {
   result.error = `${error?.name}: ${error?.message}`.slice(0, 400);
 }

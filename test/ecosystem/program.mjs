@@ -85,6 +85,22 @@ export async function run(env) {
       return { id: log.id, type: log.message_type };
     });
   }
+  await step('send media (web stream)', async () => {
+    let left = 3;
+    const stream = new ReadableStream({
+      pull(controller) {
+        if (left-- > 0) controller.enqueue(new Uint8Array(20_000).fill(left));
+        else controller.close();
+      },
+    });
+    const log = await client.messages.send({
+      sender_phone: env.SENDER,
+      to_phone: env.TO,
+      type: 'voice',
+      media: { data: stream, filename: 'note.ogg', contentType: 'audio/ogg' },
+    });
+    return { id: log.id, type: log.message_type };
+  });
   await step('send media (Blob)', async () => {
     const log = await client.messages.send({
       sender_phone: env.SENDER,

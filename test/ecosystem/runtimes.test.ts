@@ -253,6 +253,7 @@ describe.each(RUNTIMES)('the packed SDK on $name, with default options', (runtim
       expect(value('send text')).toMatchObject({ content: 'Hello from the ecosystem test' });
       expect(value('send media (bytes)')).toMatchObject({ type: 'document', media: 'string' });
       expect(value('send media (Blob)')).toMatchObject({ type: 'image' });
+      expect(value('send media (web stream)')).toMatchObject({ type: 'voice' });
       if (runtime.fileSystem) expect(value('send media (path)')).toMatchObject({ type: 'document' });
       else {
         expect(value('a path is a ValidationError')).toMatchObject({ class: true });
