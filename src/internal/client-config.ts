@@ -11,6 +11,7 @@ import { checkHeaders } from './headers.js';
 import { readFields } from './input.js';
 import { createLog, LOG_LEVELS, type Log } from './log.js';
 import { checkProxy, type ProxyConfig } from './proxy.js';
+import { runtimeTag } from './runtime-tag.js';
 
 const CLIENT_OPTIONS: KnownKeys<ClientOptions> = {
   baseUrl: true,
@@ -141,7 +142,7 @@ export function resolveClientConfig(given: unknown, env: NodeJS.ProcessEnv): Cli
     headers: Object.freeze({
       ...headers,
       accept: 'application/json',
-      'user-agent': `tenant-messaging/${VERSION} node/${globalThis.process?.versions?.node ?? 'unknown'}`,
+      'user-agent': `tenant-messaging/${VERSION} ${runtimeTag()}`,
       'x-api-key': apiKey,
     }),
     timeout,

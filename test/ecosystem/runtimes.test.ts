@@ -40,6 +40,8 @@ interface Runtime {
   otel?(): Promise<Record<string, unknown>>;
   /** Whether msw intercepts the runtime's fetch there (`sandboxHandlers`). */
   readonly msw?: boolean;
+  /** How the SDK's User-Agent names the runtime, e.g. `bun/1.4.5`. */
+  readonly agent: RegExp;
   /** Whether `mediaFromPath` can read a file there. */
   readonly fileSystem: boolean;
   /**
@@ -52,6 +54,7 @@ interface Runtime {
 /** A runtime that runs the files itself: `command` before the file's path. */
 const local = (name: string, command: readonly string[], msw: boolean): Runtime => ({
   name,
+  agent: new RegExp(`^tenant-messaging/\\S+ ${name}/\\d+\\.\\d+`),
   binary: command[0] as string,
   run: () => runProgram(command),
   entries: () => runProgram(command, 'entries.mjs', msw ? { WITH_MSW: '1' } : {}),
@@ -68,6 +71,7 @@ const RUNTIMES: readonly Runtime[] = [
   local('deno', [bin('deno'), 'run', '-A', '--node-modules-dir=manual'], false),
   ...(['nodejs_compat', 'no compatibility flags'] as const).map((flags) => ({
     name: `Cloudflare Workers (${flags})`,
+    agent: /^tenant-messaging\/\S+ workerd$/,
     binary: bin('wrangler'),
     run: () => runWorker(flags === 'nodejs_compat' ? 'wrangler.toml' : 'wrangler.plain.toml'),
     fileSystem: false,
@@ -244,6 +248,7 @@ describe.each(RUNTIMES)('the packed SDK on $name, with default options', (runtim
   it.runIf(available(runtime))(
     'sends text and media, reads, waits, lists, types its errors, tells what a dead port means, closes',
     async () => {
+      const before = redirect?.requests.length ?? 0;
       const steps = await runtime.run();
       const failed = Object.entries(steps)
         .filter(([, s]) => !s.ok)
@@ -281,6 +286,9 @@ describe.each(RUNTIMES)('the packed SDK on $name, with default options', (runtim
       expect(value('an abort rejects with its reason')).toEqual({ reason: 'stop' });
       expect(value('a redirect is not followed')).toEqual({ class: true, status: 302 });
       expect(elsewhere?.requests).toEqual([]);
+      const agents = (redirect?.requests.slice(before) ?? []).map((r) => r.headers['user-agent']);
+      expect(agents).toHaveLength(1);
+      expect(agents[0]).toMatch(runtime.agent);
       expect(value('close')).toBe(true);
       // What the service stored: this run's text send, once.
       const stored = (sandbox as RunningSandbox).messages('acme').filter((log) => log.id === sentId(steps));
