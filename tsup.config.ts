@@ -45,6 +45,7 @@ export default defineConfig([
       index: 'src/index.ts',
       'sandbox/index': 'src/sandbox/index.ts',
       'sandbox/cli': 'src/sandbox/cli.ts',
+      'cli/main': 'src/cli/main.ts',
       testing: 'src/testing.ts',
       'otel/index': 'src/otel/index.ts',
       'bullmq/index': 'src/bullmq/index.ts',

@@ -156,6 +156,22 @@ describe('the published package', () => {
     });
   });
 
+  it("the CLI's libraries stay out of the SDK: importing or requiring it, and every entry, never loads commander", async () => {
+    const script = `import { registerHooks, createRequire } from 'node:module';
+      const seen = [];
+      registerHooks({ resolve(specifier, context, next) { if (specifier === 'commander') seen.push(specifier); return next(specifier, context) } });
+      await import('tenant-messaging'); await import('tenant-messaging/sandbox'); await import('tenant-messaging/testing');
+      createRequire(import.meta.url)('tenant-messaging');
+      const before = seen.length;
+      // The control, in the same process: the bin itself does load it (here asked for its help).
+      process.argv = [process.argv[0], 'tenant-messaging', '--help'];
+      await import('./node_modules/tenant-messaging/dist/cli/main.js');
+      console.error('COUNTS', before, seen.length)`;
+    const { stderr, stdout } = await run(node, ['--input-type=module', '-e', script], { cwd: project });
+    expect(stderr).toMatch(/COUNTS 0 1/);
+    expect(stdout).toMatch(/^Usage: tenant-messaging/);
+  });
+
   it('tenant-messaging/otel without @opentelemetry/api: the entry loads, instrument() says what to install', async () => {
     // An optional peer dependency: npm does not install it, and nothing above the consumer provides it.
     const missing = `import('@opentelemetry/api').then(() => console.log('found'), (e) => console.log(e.code))`;
@@ -304,7 +320,14 @@ client.messages.send({ sender_phone: '+1', to_phone: '+2', type: 'text' });
     const pkg = JSON.parse(await readFile(join(project, 'node_modules', 'tenant-messaging', 'package.json'), 'utf8'));
     expect(pkg.engines.node).toBe('>=22.19');
     // zod/mini is bundled (tree-shaken) into the lazily loaded schema chunk: no runtime zod install.
-    expect(Object.keys(pkg.dependencies).sort()).toEqual(['form-data-encoder', 'formdata-node', 'p-retry', 'undici']);
+    // commander is the `tenant-messaging` bin's alone: no SDK entry loads it (tested above).
+    expect(Object.keys(pkg.dependencies).sort()).toEqual([
+      'commander',
+      'form-data-encoder',
+      'formdata-node',
+      'p-retry',
+      'undici',
+    ]);
     // Optional peers: each is loaded only by the entry that needs it, and only when it is used.
     expect(pkg.peerDependenciesMeta).toEqual({
       '@opentelemetry/api': { optional: true },

@@ -1,0 +1,48 @@
+import { readFile } from 'node:fs/promises';
+import { MessagingClient } from '../client.js';
+import { UsageError } from './exit-codes.js';
+
+/** The global options every API command reads its credentials from. */
+export interface CredentialOptions {
+  readonly baseUrl?: string | undefined;
+  readonly apiKeyFile?: string | undefined;
+  readonly apiKey?: string | undefined;
+}
+
+/**
+ * A client from `--base-url` and `--api-key-file`, else `TENANT_MESSAGING_BASE_URL` and
+ * `TENANT_MESSAGING_API_KEY` (the SDK's own defaults).
+ *
+ * Why `--api-key` is refused rather than warned about: a key on the command line is readable by
+ * every user of the machine through `ps` and stays in the shell's history; a warning would come
+ * after it had leaked. The environment or a file keeps it out of both.
+ *
+ * @example
+ * ```ts
+ * const client = await clientFrom({ apiKeyFile: '/run/secrets/tm-key' })
+ * ```
+ */
+export async function clientFrom(options: CredentialOptions): Promise<MessagingClient> {
+  if (options.apiKey !== undefined) {
+    throw new UsageError(
+      '--api-key is refused: a key on the command line is visible to every user through `ps` and stays in your shell history. Set TENANT_MESSAGING_API_KEY, or put the key in a file and pass --api-key-file <path>.',
+    );
+  }
+  let apiKey: string | undefined;
+  if (options.apiKeyFile !== undefined) {
+    try {
+      apiKey = (await readFile(options.apiKeyFile, 'utf8')).trim();
+    } catch (error) {
+      throw new UsageError(
+        `--api-key-file: cannot read ${options.apiKeyFile} (${(error as NodeJS.ErrnoException).code ?? String(error)})`,
+      );
+    }
+    if (apiKey === '') throw new UsageError(`--api-key-file: ${options.apiKeyFile} is empty`);
+  }
+  return new MessagingClient({
+    ...(options.baseUrl === undefined ? {} : { baseUrl: options.baseUrl }),
+    ...(apiKey === undefined ? {} : { apiKey }),
+    // A person waits at the terminal: the SDK's own warnings would interleave with the output.
+    logLevel: 'off',
+  });
+}

@@ -1,0 +1,147 @@
+import { Command, Option } from 'commander';
+import { lookup, read, request, senders } from './commands/account.js';
+import { type Context, follow, get, list, send } from './commands/messages.js';
+import { clientFrom } from './credentials.js';
+import { parseCount, parseDuration } from './duration.js';
+import { createOutput, type Format } from './output.js';
+
+/** The options every API command takes. */
+interface GlobalFlags {
+  baseUrl?: string;
+  apiKeyFile?: string;
+  apiKey?: string;
+  json?: boolean;
+  ndjson?: boolean;
+}
+
+const EXIT_CODES = `
+Exit codes: 0 done, 1 the API or the network failed it, 2 bad usage, 3 outcome unknown (the
+message may have been sent), 4 delivery timeout, 130 interrupted.
+Credentials: TENANT_MESSAGING_BASE_URL and TENANT_MESSAGING_API_KEY, or --base-url and
+--api-key-file <path>. A key on the command line (--api-key) is refused: ps and shell history show it.`;
+
+/**
+ * The `tenant-messaging` command line: every command a thin layer over the public SDK.
+ * `signal` is aborted by Ctrl-C; `onClient` hands each client made to the caller (to close it).
+ *
+ * @example
+ * ```ts
+ * await program(controller.signal).parseAsync(process.argv)
+ * ```
+ */
+export function program(signal: AbortSignal, sandbox: (args: readonly string[]) => Promise<void>): Command {
+  const root = new Command('tenant-messaging')
+    .description('Send, follow and check Tenant Messaging messages from a shell.')
+    .option('--base-url <url>', 'the tenant URL (default: TENANT_MESSAGING_BASE_URL)')
+    .option('--api-key-file <path>', 'a file holding the API key (default: TENANT_MESSAGING_API_KEY)')
+    .addOption(new Option('--api-key <key>').hideHelp())
+    .option('--json', 'print one JSON document')
+    .option('--ndjson', 'print one JSON line per item')
+    .addHelpText('after', EXIT_CODES)
+    .showHelpAfterError('(run with --help for usage)')
+    // Set before the commands are added, so that they inherit it: a usage error throws a
+    // CommanderError for main.ts to turn into exit code 2, instead of exiting with commander's 1.
+    .exitOverride()
+    .configureOutput({ writeErr: (text) => process.stderr.write(text) });
+
+  /** Runs `body` with a client and an output built from the global flags. */
+  const withContext =
+    <A extends unknown[]>(body: (...args: [...A, Context]) => Promise<void>) =>
+    async (...args: A) => {
+      const flags = root.opts<GlobalFlags>();
+      const format: Format = flags.ndjson ? 'ndjson' : flags.json ? 'json' : 'human';
+      const client = await clientFrom(flags);
+      try {
+        await body(...args, { client, out: createOutput(format), signal });
+      } finally {
+        await client.close();
+      }
+    };
+
+  root
+    .command('send')
+    .description('send one message')
+    .requiredOption('--from <phone|id>', "the sender number's phone, or its id")
+    .requiredOption('--to <phone>', "the recipient's phone")
+    .option('--text <content>', 'a text message')
+    .option('--image <path>', 'an image file')
+    .option('--voice <path>', 'a voice file')
+    .option('--document <path>', 'a document file')
+    .option('--caption <text>', 'the caption of a media message')
+    .option('--wait [status]', 'wait until delivered (or read)')
+    .option('--timeout <duration>', 'how long --wait waits', '60s')
+    .option('--reconcile', 'if the outcome is unknown, search the message logs instead of failing')
+    .addHelpText(
+      'after',
+      '\nExamples:\n  $ tenant-messaging send --from +15550001001 --to +15557654321 --text "Your code is 1234" --wait\n  $ tenant-messaging send --from 1 --to +15557654321 --document ./receipt.pdf --caption "Your receipt" --json',
+    )
+    .action(withContext((flags: Parameters<typeof send>[0], _cmd: Command, ctx: Context) => send(flags, ctx)));
+
+  root
+    .command('get <log-id>')
+    .description('show one message log')
+    .addHelpText('after', '\nExample:\n  $ tenant-messaging get 42 --json')
+    .action(withContext((id: string, _flags: object, _cmd: Command, ctx: Context) => get(id, ctx)));
+
+  root
+    .command('wait <log-id>')
+    .description('wait until a message is delivered (or read), with a live status line')
+    .addOption(new Option('--until <status>', 'delivered or read').choices(['delivered', 'read']).default('delivered'))
+    .option('--timeout <duration>', 'how long to wait', '5m')
+    .addHelpText('after', '\nExample:\n  $ tenant-messaging wait 42 --until read --timeout 10m')
+    .action(
+      withContext((id: string, flags: { until: 'delivered' | 'read'; timeout: string }, _cmd: Command, ctx: Context) =>
+        follow(parseCount(id, '<log-id>'), flags.until, parseDuration(flags.timeout, '--timeout'), ctx),
+      ),
+    );
+
+  root
+    .command('list')
+    .description('list the newest message logs')
+    .option('--status <status>', 'only logs of this delivery status (e.g. failed)')
+    .option('--limit <n>', 'how many logs at most', '20')
+    .addHelpText('after', '\nExample:\n  $ tenant-messaging list --status failed --limit 50 --ndjson')
+    .action(withContext((flags: { status?: string; limit: string }, _cmd: Command, ctx: Context) => list(flags, ctx)));
+
+  for (const what of ['me', 'usage', 'subscription'] as const) {
+    root
+      .command(what)
+      .description(`show the tenant's ${what === 'me' ? 'identity' : what}`)
+      .action(withContext((_flags: object, _cmd: Command, ctx: Context) => read(what, ctx)));
+  }
+
+  root
+    .command('senders')
+    .description("list the tenant's sender numbers")
+    .action(withContext((_flags: object, _cmd: Command, ctx: Context) => senders(ctx)));
+
+  root
+    .command('lookup <phone>')
+    .description('check whether a recipient can receive messages')
+    .requiredOption('--from <phone>', "the sender number's phone")
+    .addHelpText('after', '\nExample:\n  $ tenant-messaging lookup +15557654321 --from +15550001001')
+    .action(
+      withContext((phone: string, flags: { from: string }, _cmd: Command, ctx: Context) => lookup(phone, flags, ctx)),
+    );
+
+  root
+    .command('request <method> <path>')
+    .description('any endpoint the commands do not cover (the path is below /api/v1)')
+    .option('--data <json>', 'a JSON body')
+    .addHelpText('after', '\nExample:\n  $ tenant-messaging request GET /sender-numbers')
+    .action(
+      withContext((method: string, path: string, flags: { data?: string }, _cmd: Command, ctx: Context) =>
+        request(method, path, flags, ctx),
+      ),
+    );
+
+  root
+    .command('sandbox')
+    .description('start the local sandbox of the API (alias: tenant-messaging-sandbox)')
+    .allowUnknownOption()
+    .helpOption(false)
+    .argument('[args...]')
+    .action((args: string[]) => sandbox(args));
+
+  return root;
+}
