@@ -1,6 +1,7 @@
 import { Command, Option } from 'commander';
 import { lookup, read, request, senders } from './commands/account.js';
 import { type Context, follow, get, list, send } from './commands/messages.js';
+import { type SendManyFlags, sendMany } from './commands/send-many.js';
 import { clientFrom } from './credentials.js';
 import { parseCount, parseDuration } from './duration.js';
 import { createOutput, type Format } from './output.js';
@@ -46,13 +47,15 @@ export function program(signal: AbortSignal, sandbox: (args: readonly string[]) 
 
   /** Runs `body` with a client and an output built from the global flags. */
   const withContext =
-    <A extends unknown[]>(body: (...args: [...A, Context]) => Promise<void>) =>
+    <A extends unknown[]>(body: (...args: [...A, Context]) => Promise<unknown>) =>
     async (...args: A) => {
       const flags = root.opts<GlobalFlags>();
       const format: Format = flags.ndjson ? 'ndjson' : flags.json ? 'json' : 'human';
       const client = await clientFrom(flags);
       try {
-        await body(...args, { client, out: createOutput(format), signal });
+        // A command that finished with something to report (send-many's failed rows) says its code.
+        const code = await body(...args, { client, out: createOutput(format), signal });
+        if (typeof code === 'number') process.exitCode = code;
       } finally {
         await client.close();
       }
@@ -70,12 +73,26 @@ export function program(signal: AbortSignal, sandbox: (args: readonly string[]) 
     .option('--caption <text>', 'the caption of a media message')
     .option('--wait [status]', 'wait until delivered (or read)')
     .option('--timeout <duration>', 'how long --wait waits', '60s')
+    .option('--interval <duration>', 'the first wait between polls of --wait', '2s')
     .option('--reconcile', 'if the outcome is unknown, search the message logs instead of failing')
     .addHelpText(
       'after',
       '\nExamples:\n  $ tenant-messaging send --from +15550001001 --to +15557654321 --text "Your code is 1234" --wait\n  $ tenant-messaging send --from 1 --to +15557654321 --document ./receipt.pdf --caption "Your receipt" --json',
     )
     .action(withContext((flags: Parameters<typeof send>[0], _cmd: Command, ctx: Context) => send(flags, ctx)));
+
+  root
+    .command('send-many')
+    .description('send every row of a CSV or NDJSON file, with a progress bar')
+    .requiredOption('--file <path>', 'rows of to, text (or image, voice, document, caption), optional from')
+    .option('--from <phone|id>', 'the sender of rows without a from column')
+    .option('--concurrency <n>', 'sends in flight at once', '4')
+    .option('--rate <n/s>', 'requests per second at most (e.g. 20/s or 600/min)')
+    .addHelpText(
+      'after',
+      '\nFailed rows go to <file>.failed.<ext> (fix them and send that file), rows whose outcome is unknown to\n<file>.unknown.<ext> (reconcile first), rows not attempted after Ctrl-C to <file>.remaining.<ext>.\n\nExample:\n  $ tenant-messaging send-many --file campaign.csv --from +15550001001 --concurrency 8 --rate 20/s',
+    )
+    .action(withContext((flags: SendManyFlags, _cmd: Command, ctx: Context) => sendMany(flags, ctx)));
 
   root
     .command('get <log-id>')
@@ -88,10 +105,25 @@ export function program(signal: AbortSignal, sandbox: (args: readonly string[]) 
     .description('wait until a message is delivered (or read), with a live status line')
     .addOption(new Option('--until <status>', 'delivered or read').choices(['delivered', 'read']).default('delivered'))
     .option('--timeout <duration>', 'how long to wait', '5m')
+    .option('--interval <duration>', 'the first wait between polls (later ones back off)', '2s')
     .addHelpText('after', '\nExample:\n  $ tenant-messaging wait 42 --until read --timeout 10m')
     .action(
-      withContext((id: string, flags: { until: 'delivered' | 'read'; timeout: string }, _cmd: Command, ctx: Context) =>
-        follow(parseCount(id, '<log-id>'), flags.until, parseDuration(flags.timeout, '--timeout'), ctx),
+      withContext(
+        (
+          id: string,
+          flags: { until: 'delivered' | 'read'; timeout: string; interval: string },
+          _cmd: Command,
+          ctx: Context,
+        ) =>
+          follow(
+            parseCount(id, '<log-id>'),
+            flags.until,
+            {
+              timeout: parseDuration(flags.timeout, '--timeout'),
+              interval: parseDuration(flags.interval, '--interval'),
+            },
+            ctx,
+          ),
       ),
     );
 

@@ -24,6 +24,7 @@ export interface SendFlags {
   readonly caption?: string;
   readonly wait?: string | boolean;
   readonly timeout: string;
+  readonly interval: string;
   readonly reconcile?: boolean;
 }
 
@@ -93,20 +94,26 @@ export async function send(flags: SendFlags, { client, out, signal }: Context): 
     return;
   }
   out.note(`sent: ${logLine(log)}`);
-  await follow(log.id, until, timeout, { client, out, signal });
+  await follow(
+    log.id,
+    until,
+    { timeout, interval: parseDuration(flags.interval, '--interval') },
+    { client, out, signal },
+  );
 }
 
 /** `wait`: follows a log until `until`, with a live status line on a terminal. */
 export async function follow(
   id: number,
   until: 'delivered' | 'read',
-  timeout: number,
+  { timeout, interval }: { timeout: number; interval: number },
   { client, out, signal }: Context,
 ) {
   try {
     const log = await client.waitForDelivery(id, {
       until,
       timeout,
+      interval,
       signal,
       onUpdate: (seen) => out.status(`message log ${id}: ${seen.delivery_status}`),
     });
