@@ -2,6 +2,7 @@ import { Command, Option } from 'commander';
 import { lookup, read, request, senders } from './commands/account.js';
 import { type Context, follow, get, list, send } from './commands/messages.js';
 import { type SendManyFlags, sendMany } from './commands/send-many.js';
+import { type TailFlags, tail } from './commands/tail.js';
 import { clientFrom } from './credentials.js';
 import { parseCount, parseDuration } from './duration.js';
 import { createOutput, type Format } from './output.js';
@@ -93,6 +94,14 @@ export function program(signal: AbortSignal, sandbox: (args: readonly string[]) 
       '\nFailed rows go to <file>.failed.<ext> (fix them and send that file), rows whose outcome is unknown to\n<file>.unknown.<ext> (reconcile first), rows not attempted after Ctrl-C to <file>.remaining.<ext>.\n\nExample:\n  $ tenant-messaging send-many --file campaign.csv --from +15550001001 --concurrency 8 --rate 20/s',
     )
     .action(withContext((flags: SendManyFlags, _cmd: Command, ctx: Context) => sendMany(flags, ctx)));
+
+  root
+    .command('tail')
+    .description('the newest logs; with --follow, new logs and status changes as they happen, until Ctrl-C')
+    .option('-f, --follow', 'keep reading')
+    .option('--interval <duration>', 'between two reads of the newest logs', '2s')
+    .addHelpText('after', '\nExample:\n  $ tenant-messaging tail --follow --ndjson | jq .log.id')
+    .action(withContext((flags: TailFlags, _cmd: Command, ctx: Context) => tail(flags, ctx)));
 
   root
     .command('get <log-id>')
