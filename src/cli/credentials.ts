@@ -1,5 +1,6 @@
 import { readFile } from 'node:fs/promises';
 import { MessagingClient } from '../client.js';
+import type { Logger } from '../types/logger.js';
 import { UsageError } from './exit-codes.js';
 
 /** The global options every API command reads its credentials from. */
@@ -7,6 +8,8 @@ export interface CredentialOptions {
   readonly baseUrl?: string | undefined;
   readonly apiKeyFile?: string | undefined;
   readonly apiKey?: string | undefined;
+  /** Every request and retry logged to stderr (the SDK's `debug` level: never the key). */
+  readonly verbose?: boolean | undefined;
 }
 
 /**
@@ -42,7 +45,18 @@ export async function clientFrom(options: CredentialOptions): Promise<MessagingC
   return new MessagingClient({
     ...(options.baseUrl === undefined ? {} : { baseUrl: options.baseUrl }),
     ...(apiKey === undefined ? {} : { apiKey }),
-    // A person waits at the terminal: the SDK's own warnings would interleave with the output.
-    logLevel: 'off',
+    // A person waits at the terminal: the SDK's own warnings would interleave with the output,
+    // unless asked for (--verbose), and then on stderr, never stdout.
+    logLevel: options.verbose ? 'debug' : 'off',
+    logger: stderrLogger,
   });
 }
+
+/** The SDK's log lines on stderr, one per line, with their fields as JSON. */
+const stderrLogger = Object.fromEntries(
+  (['debug', 'info', 'warn', 'error'] as const).map((level) => [
+    level,
+    (message: string, fields?: Record<string, unknown>) =>
+      process.stderr.write(`[${level}] ${message}${fields ? ` ${JSON.stringify(fields)}` : ''}\n`),
+  ]),
+) as unknown as Logger;

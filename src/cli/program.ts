@@ -12,6 +12,7 @@ interface GlobalFlags {
   baseUrl?: string;
   apiKeyFile?: string;
   apiKey?: string;
+  verbose?: boolean;
   json?: boolean;
   ndjson?: boolean;
 }
@@ -37,6 +38,7 @@ export function program(signal: AbortSignal, sandbox: (args: readonly string[]) 
     .option('--base-url <url>', 'the tenant URL (default: TENANT_MESSAGING_BASE_URL)')
     .option('--api-key-file <path>', 'a file holding the API key (default: TENANT_MESSAGING_API_KEY)')
     .addOption(new Option('--api-key <key>').hideHelp())
+    .option('--verbose', 'log every request and retry to stderr (never the API key)')
     .option('--json', 'print one JSON document')
     .option('--ndjson', 'print one JSON line per item')
     .addHelpText('after', EXIT_CODES)
@@ -89,6 +91,8 @@ export function program(signal: AbortSignal, sandbox: (args: readonly string[]) 
     .option('--from <phone|id>', 'the sender of rows without a from column')
     .option('--concurrency <n>', 'sends in flight at once', '4')
     .option('--rate <n/s>', 'requests per second at most (e.g. 20/s or 600/min)')
+    .option('--track [status]', 'then follow the sent messages until delivered (or read)')
+    .option('--track-timeout <duration>', 'how long each sent message may take to get there', '10m')
     .addHelpText(
       'after',
       '\nFailed rows go to <file>.failed.<ext> (fix them and send that file), rows whose outcome is unknown to\n<file>.unknown.<ext> (reconcile first), rows not attempted after Ctrl-C to <file>.remaining.<ext>.\n\nExample:\n  $ tenant-messaging send-many --file campaign.csv --from +15550001001 --concurrency 8 --rate 20/s',

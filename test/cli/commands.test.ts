@@ -136,6 +136,14 @@ describe('tenant-messaging (the command line)', () => {
     expect(run.code).toBe(0);
   });
 
+  it('--verbose logs each request on stderr, never the key; stdout keeps only the data', async () => {
+    const run = await cli(['--verbose', 'me', '--json']);
+    expect(run.code).toBe(0);
+    expect(run.stderr).toMatch(/\[debug\] .*GET/);
+    expect(typeof json(run)).toBe('object');
+    expect(run.stderr + run.stdout).not.toContain(env['TENANT_MESSAGING_API_KEY'] as string);
+  });
+
   it('a table for people: the header and one row per log', async () => {
     await cli([...text, 'In a table']);
     const run = await cli(['list', '--limit', '1']);

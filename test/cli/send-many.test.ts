@@ -149,4 +149,47 @@ describe('send-many', () => {
       await sandbox.close();
     }
   }, 60_000);
+
+  it('--track follows the sent messages: all reach delivered, or a timeout gives exit code 4', async () => {
+    const sandbox = await startSandbox({ tenants, delivery: { deliveredAfterMs: 50, readAfterMs: 100 } });
+    try {
+      const reads = join(dir, 'track.csv');
+      await writeFile(
+        reads,
+        `to,text\n${Array.from({ length: 20 }, (_, i) => `${SANDBOX_PHONES.reads},Tracked ${i}`).join('\n')}\n`,
+      );
+      const delivered = await run(sandbox, [
+        'send-many',
+        '--file',
+        reads,
+        '--from',
+        '+15550001001',
+        '--track',
+        '--json',
+      ]);
+      expect(delivered.code).toBe(0);
+      expect(delivered.summary).toMatchObject({ sent: 20, tracked: { reached: 20, timeout: 0, failed: 0 } });
+
+      const never = join(dir, 'never.csv');
+      await writeFile(
+        never,
+        `to,text\n${SANDBOX_PHONES.neverDelivered},Never delivered\n${SANDBOX_PHONES.reads},Delivered\n`,
+      );
+      const late = await run(sandbox, [
+        'send-many',
+        '--file',
+        never,
+        '--from',
+        '+15550001001',
+        '--track',
+        '--track-timeout',
+        '1s',
+        '--json',
+      ]);
+      expect(late.code).toBe(4);
+      expect(late.summary).toMatchObject({ sent: 2, tracked: { reached: 1, timeout: 1, failed: 0 } });
+    } finally {
+      await sandbox.close();
+    }
+  }, 30_000);
 });

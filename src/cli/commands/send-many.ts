@@ -1,7 +1,7 @@
 import { writeFile } from 'node:fs/promises';
 import { SingleBar } from 'cli-progress';
 import type { SendMessageParams } from '../../types/send.js';
-import { parseCount } from '../duration.js';
+import { parseCount, parseDuration } from '../duration.js';
 import { EXIT, UsageError } from '../exit-codes.js';
 import { type Row, readRows, rowsText } from '../rows.js';
 import { type Context, sendParamsOf } from './messages.js';
@@ -11,6 +11,9 @@ export interface SendManyFlags {
   readonly from?: string;
   readonly concurrency: string;
   readonly rate?: string;
+  /** Follow the sent messages to delivered (true, 'delivered') or read. */
+  readonly track?: string | boolean;
+  readonly trackTimeout: string;
 }
 
 /** What a send-many run did, printed at the end (`--json`: on stdout). */
@@ -24,6 +27,8 @@ export interface SendManySummary {
   /** Not attempted (Ctrl-C came first). */
   remaining: number;
   interrupted: boolean;
+  /** With --track: how the sent messages ended. */
+  tracked?: { reached: number; timeout: number; failed: number };
   seconds: number;
   /** The files the failed, unknown and remaining rows were written to. */
   files: Record<string, string>;
@@ -36,6 +41,9 @@ export interface SendManySummary {
  * Ctrl-C stops reading rows; the sends in flight end and are counted.
  */
 export async function sendMany(flags: SendManyFlags, { client, out, signal }: Context): Promise<number> {
+  if (typeof flags.track === 'string' && flags.track !== 'delivered' && flags.track !== 'read') {
+    throw new UsageError(`--track takes delivered or read, got '${flags.track}'`);
+  }
   const file = await readRows(flags.file);
   const concurrency = parseCount(flags.concurrency, '--concurrency');
   const rate = flags.rate === undefined ? undefined : parseRate(flags.rate);
@@ -48,6 +56,7 @@ export async function sendMany(flags: SendManyFlags, { client, out, signal }: Co
   /** Rows with an outcome: sent, failed or unknown. */
   const settled = new Set<Row>();
   let sent = 0;
+  const sentIds: number[] = [];
   const bar = process.stderr.isTTY && out.format === 'human' ? progressBar(file.rows.length) : undefined;
   const tick = () =>
     bar?.update(sent + failed.length + unknown.length, { sent, failed: failed.length, unknown: unknown.length });
@@ -74,8 +83,10 @@ export async function sendMany(flags: SendManyFlags, { client, out, signal }: Co
     for await (const result of sender.messages.sendMany(source(), { concurrency, signal })) {
       const row = handed[result.index] as Row;
       settled.add(row);
-      if (result.status === 'sent') sent++;
-      else {
+      if (result.status === 'sent') {
+        sent++;
+        sentIds.push(result.log.id);
+      } else {
         (result.status === 'failed' ? failed : unknown).push(row);
         out.note(
           `line ${row.line}: ${result.status}: ${result.error.name}: ${result.error.message.replace(/\n\s*/g, ' ')}`,
@@ -103,6 +114,13 @@ export async function sendMany(flags: SendManyFlags, { client, out, signal }: Co
     await writeFile(path, rowsText(file, sortByLine(rows)));
     files[kind] = path;
   }
+  const until =
+    flags.track === undefined || flags.track === false ? undefined : flags.track === 'read' ? 'read' : 'delivered';
+  const tracked =
+    until === undefined || interrupted || sentIds.length === 0
+      ? undefined
+      : await track(sender, sentIds, until, parseDuration(flags.trackTimeout, '--track-timeout'), out, signal);
+  if (tracked?.interrupted) interrupted = true;
   const summary: SendManySummary = {
     rows: file.rows.length,
     sent,
@@ -110,12 +128,64 @@ export async function sendMany(flags: SendManyFlags, { client, out, signal }: Co
     unknown: unknown.length,
     remaining: remaining.length,
     interrupted,
+    ...(tracked ? { tracked: tracked.counts } : {}),
     seconds: Number(((Date.now() - started) / 1000).toFixed(1)),
     files,
   };
   out.value(summary, () => summaryText(summary));
   if (interrupted) return EXIT.interrupted;
-  return unknown.length > 0 ? EXIT.unknown : failed.length > 0 ? EXIT.failed : EXIT.ok;
+  if (unknown.length > 0) return EXIT.unknown;
+  if (failed.length > 0) return EXIT.failed;
+  return tracked && tracked.counts.timeout > 0 ? EXIT.deliveryTimeout : EXIT.ok;
+}
+
+/**
+ * `--track`: the sent messages followed with `trackDeliveries` (one shared poller, a poll per
+ * message per interval at most) until each reaches `until`, times out, or cannot be read.
+ */
+async function track(
+  client: Context['client'],
+  ids: readonly number[],
+  until: 'delivered' | 'read',
+  timeout: number,
+  out: Context['out'],
+  signal: AbortSignal,
+): Promise<{ counts: { reached: number; timeout: number; failed: number }; interrupted: boolean }> {
+  const counts = { reached: 0, timeout: 0, failed: 0 };
+  const ended = new Set<number>();
+  const bar = process.stderr.isTTY && out.format === 'human' ? trackingBar(ids.length, until) : undefined;
+  out.note(`Tracking ${ids.length} sent messages until ${until}...`);
+  try {
+    // The SDK's 2 s between polls, or a tenth of a short --track-timeout, so it is read in time.
+    const interval = Math.min(2_000, Math.max(100, Math.round(timeout / 10)));
+    for await (const update of client.trackDeliveries(ids, { until, timeout, interval, signal })) {
+      if (ended.has(update.id)) continue;
+      const reached = update.status === 'read' || (until === 'delivered' && update.status === 'delivered');
+      if (reached) counts.reached++;
+      else if (update.status === 'timeout') counts.timeout++;
+      else if (update.status === 'failed') counts.failed++;
+      else continue;
+      ended.add(update.id);
+      bar?.update(ended.size, counts);
+    }
+  } catch (error) {
+    if (!signal.aborted) throw error;
+    return { counts, interrupted: true };
+  } finally {
+    bar?.stop();
+  }
+  return { counts, interrupted: false };
+}
+
+function trackingBar(total: number, until: string): SingleBar {
+  const bar = new SingleBar({
+    format: `tracking {bar} {value}/{total} | ${until} {reached} timeout {timeout} failed {failed} | ETA {eta_formatted}`,
+    stream: process.stderr,
+    hideCursor: true,
+    clearOnComplete: false,
+  });
+  bar.start(total, 0, { reached: 0, timeout: 0, failed: 0 });
+  return bar;
 }
 
 /** A row's fields as `send`'s flags; `--from` stands in for a row without one. */
@@ -161,6 +231,11 @@ function summaryText(s: SendManySummary): string {
   const lines = [
     `${s.interrupted ? 'Interrupted' : 'Done'} in ${s.seconds} s: ${s.sent} sent, ${s.failed} failed, ${s.unknown} unknown${s.interrupted ? `, ${s.remaining} not attempted` : ''} (of ${s.rows} rows).`,
   ];
+  if (s.tracked) {
+    lines.push(
+      `Tracked: ${s.tracked.reached} reached the status, ${s.tracked.timeout} timed out, ${s.tracked.failed} could not be read.`,
+    );
+  }
   if (s.files['failed']) lines.push(`Failed rows (refused; fix them and send the file again): ${s.files['failed']}`);
   if (s.files['unknown'])
     lines.push(`Unknown rows (may have been sent; reconcile before sending again): ${s.files['unknown']}`);
