@@ -176,6 +176,8 @@ describe('exit codes', () => {
       ['get', 'abc'],
       ['send', '--to', SANDBOX_PHONES.reads, '--text', 'no sender'],
       ['me', '--api-key', 'tm_live_secret'],
+      // The SDK's own ValidationError (an empty text), before any request.
+      [...text, ''],
     ];
     for (const args of cases) {
       const run = await cli(args);
@@ -184,6 +186,8 @@ describe('exit codes', () => {
       expect(run.stderr, args.join(' ')).not.toContain('tm_live_secret');
     }
     expect(sandbox.requestLog.acceptedAt({ tenant: 'acme' }).length).toBe(before);
+    const empty = await cli([...text, '']);
+    expect(empty.stderr).toMatch(/^ValidationError: .*\n.*content/s);
   });
 
   it('3 for an outcome unknown, with the reconcile advice; --reconcile finds the stored send and exits 0', async () => {
