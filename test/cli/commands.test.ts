@@ -221,6 +221,20 @@ describe('exit codes', () => {
     expect(run.stderr).toMatch(/DeliveryTimeoutError/);
   });
 
+  it('130 for Ctrl-C during a send, which lets the send finish and reports it (stored once)', async () => {
+    sandbox.faults.add({ kind: 'latency', latencyMs: 1_000, route: 'sendMessage', times: 1 });
+    const before = sandbox.faults.injected;
+    // Ctrl-C once the service holds the send (the fault is counted when it starts holding).
+    const whenHeld = (stop: () => void) => {
+      const check = () => (sandbox.faults.injected > before ? stop() : setTimeout(check, 20));
+      check();
+    };
+    const run = await cli([...text, 'Held then interrupted', '--json'], {}, whenHeld);
+    expect(run.code).toBe(130);
+    expect(json(run)).toMatchObject({ content: 'Held then interrupted' });
+    expect(sandbox.messages('acme').filter((m) => m.content === 'Held then interrupted')).toHaveLength(1);
+  });
+
   it('130 for Ctrl-C in the middle of a wait, which stops at once and leaves nothing running', async () => {
     const sent = json(
       await cli(['send', '--from', SENDER, '--to', SANDBOX_PHONES.neverDelivered, '--text', 'x', '--json']),

@@ -74,7 +74,9 @@ export async function send(flags: SendFlags, { client, out, signal }: Context): 
   const timeout = parseDuration(flags.timeout, '--timeout');
   let log: MessageLog;
   try {
-    log = await client.messages.send(params, { signal });
+    // Not aborted by Ctrl-C: a send in flight finishes and is reported (an aborted POST could
+    // have reached the service with nobody told). The exit code is still 130 afterwards.
+    log = await client.messages.send(params);
   } catch (error) {
     if (!(error instanceof SendOutcomeUnknownError) || !flags.reconcile || !error.params) throw error;
     out.note(`The outcome is unknown (${error.message.split('\n')[0]}). Searching the message logs for it...`);
