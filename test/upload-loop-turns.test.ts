@@ -98,6 +98,9 @@ describe('an upload from a source that never waits', () => {
     const { turns, missed } = turnsWithoutTimers(immediateNotes, intervalNotes);
     // The upload must have given turns at all for the check to mean anything.
     expect(turns).toBeGreaterThan(5);
-    expect(missed).toEqual([]);
+    // At most one: a garbage collection that falls between the timers' phase and the immediate
+    // makes one turn look timer-less (seen once under two suites and a CPU hog). A break that is
+    // not a whole turn misses at every turn taken from an I/O callback: 6 to 12 per run here.
+    expect(missed.length, JSON.stringify(missed)).toBeLessThanOrEqual(1);
   });
 });
