@@ -13,6 +13,7 @@ export default defineConfig({
       { find: /^tenant-messaging\/testing$/, replacement: src('testing.ts') },
       { find: /^tenant-messaging\/otel$/, replacement: src('otel/index.ts') },
       { find: /^tenant-messaging\/bullmq$/, replacement: src('bullmq/index.ts') },
+      { find: /^tenant-messaging\/webhooks$/, replacement: src('webhooks/index.ts') },
       { find: /^tenant-messaging$/, replacement: src('index.ts') },
     ],
   },

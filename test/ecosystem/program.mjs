@@ -16,6 +16,7 @@ import {
   SendOutcomeUnknownError,
   ValidationError,
 } from 'tenant-messaging';
+import { signWebhook, verifyWebhook } from 'tenant-messaging/webhooks';
 
 export async function run(env) {
   const steps = {};
@@ -161,6 +162,18 @@ export async function run(env) {
       name: error?.name,
       neverSent: error?.neverSent,
     };
+  });
+  await step('webhook signed and verified', async () => {
+    const secret = 'whsec_MfKQ9r8GKYqrTwjUPD8ILPZIo2LaLaSw';
+    const body = JSON.stringify({
+      type: 'message.read',
+      timestamp: new Date().toISOString(),
+      data: { id: 'o-1', status: 'read' },
+    });
+    const headers = await signWebhook(body, secret, { id: 'evt_eco' });
+    const event = await verifyWebhook(body, new Headers(headers), secret);
+    const tampered = await verifyWebhook(`${body} `, headers, secret).catch((e) => e.reason);
+    return { type: event.type, tampered };
   });
   await step('close', async () => {
     await client.close();

@@ -289,6 +289,7 @@ describe.each(RUNTIMES)('the packed SDK on $name, with default options', (runtim
       const agents = (redirect?.requests.slice(before) ?? []).map((r) => r.headers['user-agent']);
       expect(agents).toHaveLength(1);
       expect(agents[0]).toMatch(runtime.agent);
+      expect(value('webhook signed and verified')).toEqual({ type: 'message.read', tampered: 'bad-signature' });
       expect(value('close')).toBe(true);
       // What the service stored: this run's text send, once.
       const stored = (sandbox as RunningSandbox).messages('acme').filter((log) => log.id === sentId(steps));
