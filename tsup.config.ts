@@ -46,7 +46,7 @@ export default defineConfig([
       'sandbox/index': 'src/sandbox/index.ts',
       'sandbox/cli': 'src/sandbox/cli.ts',
       'cli/main': 'src/cli/main.ts',
-    'webhooks/index': 'src/webhooks/index.ts',
+      'webhooks/index': 'src/webhooks/index.ts',
       testing: 'src/testing.ts',
       'otel/index': 'src/otel/index.ts',
       'bullmq/index': 'src/bullmq/index.ts',
