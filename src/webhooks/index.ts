@@ -10,5 +10,6 @@
  */
 export { type WebhookRefusal, WebhookVerificationError } from './errors.js';
 export type { WebhookEvent, WebhookEventType } from './event.js';
+export { type RelaySummary, type RelayWebhooksOptions, relayWebhooks, type WebhookEndpoint } from './relay.js';
 export { signWebhook, type WebhookSignatureHeaders } from './sign.js';
 export { type VerifyWebhookOptions, verifyWebhook, type WebhookHeaders } from './verify.js';

@@ -1,0 +1,152 @@
+/**
+ * relayWebhooks (one process, no fleet) against real receivers on loopback: every status change
+ * of tracked messages reaches the healthy receiver, verified with the reference `standardwebhooks`
+ * package, at least once and with a stable `webhook-id` per event across retries (it answers 500
+ * to the first attempt of every other event); an endpoint that answers 410 receives nothing after
+ * it; one that never answers is given up after `retryFor`; a redirect is not followed. Bad
+ * endpoints are refused before anything is read, and no error or request ever carries a secret.
+ */
+import type { ServerResponse } from 'node:http';
+import { Webhook } from 'standardwebhooks';
+import { MessagingClient, ValidationError } from 'tenant-messaging';
+import { type RunningSandbox, SANDBOX_PHONES, startSandbox } from 'tenant-messaging/sandbox';
+import { relayWebhooks, type WebhookEvent } from 'tenant-messaging/webhooks';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { type CapturedRequest, startServer, type TestServer } from '../helpers/server.js';
+
+const secretOf = (fill: number) => `whsec_${Buffer.from(new Uint8Array(32).fill(fill)).toString('base64')}`;
+const SECRET = secretOf(3);
+const OTHER = secretOf(4);
+
+let sandbox: RunningSandbox;
+let client: MessagingClient;
+const servers: TestServer[] = [];
+
+beforeAll(async () => {
+  sandbox = await startSandbox({ delivery: { deliveredAfterMs: 50, readAfterMs: 120 } });
+  const tenant = sandbox.tenants['acme'] as (typeof sandbox.tenants)[string];
+  client = new MessagingClient({ baseUrl: tenant.baseUrl, apiKey: tenant.keys.full });
+});
+afterAll(async () => {
+  await client?.close();
+  await Promise.all(servers.map((s) => s.close()));
+  await sandbox?.close();
+});
+
+async function serve(handler: (req: CapturedRequest, res: ServerResponse, index: number) => void): Promise<TestServer> {
+  const server = await startServer(handler);
+  servers.push(server);
+  return server;
+}
+
+const sendMessages = async (n: number) => {
+  const ids: number[] = [];
+  for (let i = 0; i < n; i++) {
+    const log = await client.messages.send({
+      sender_phone: '+15550001001',
+      to_phone: SANDBOX_PHONES.reads,
+      type: 'text',
+      content: `Relayed ${i}`,
+    });
+    ids.push(log.id);
+  }
+  return ids;
+};
+
+describe('relayWebhooks', () => {
+  it('delivers every change, verified and at least once with a stable id; 410 disables, a stall is given up, a redirect is not followed', async () => {
+    const firstAttempts = new Set<string>();
+    let events = 0;
+    const healthy = await serve((req, res) => {
+      const id = req.headers['webhook-id'] as string;
+      // Every other event's first attempt fails: it must come again, with the same id.
+      if (!firstAttempts.has(id)) {
+        firstAttempts.add(id);
+        if (events++ % 2 === 0) return void res.writeHead(500).end('try later');
+      }
+      res.writeHead(204).end();
+    });
+    const goneArrivals: number[] = [];
+    let goneFirstAnswer = Number.POSITIVE_INFINITY;
+    const gone = await serve((_req, res) => {
+      goneArrivals.push(performance.now());
+      res.writeHead(410).end(() => {
+        goneFirstAnswer = Math.min(goneFirstAnswer, performance.now());
+      });
+    });
+    const stall = await serve(() => undefined);
+    const elsewhere = await serve((_req, res) => void res.writeHead(204).end());
+    const redirect = await serve((_req, res) => void res.writeHead(307, { location: elsewhere.url }).end());
+    const ids = await sendMessages(4);
+
+    const summary = await relayWebhooks(client.trackDeliveries(ids, { until: 'read', interval: 40 }), {
+      endpoints: [
+        { url: healthy.url, secret: SECRET },
+        { url: gone.url, secret: OTHER },
+        { url: stall.url, secret: OTHER, events: ['message.read'] },
+        { url: redirect.url, secret: OTHER, events: ['message.read'] },
+      ],
+      timeout: 200,
+      retryFor: 3_000,
+    });
+
+    // The healthy receiver: every request verifies with the reference; per event, one id.
+    const verifier = new Webhook(SECRET);
+    const received = healthy.requests.map((req) => {
+      const event = verifier.verify(req.body.toString(), req.headers as Record<string, string>) as WebhookEvent;
+      return { id: req.headers['webhook-id'] as string, event };
+    });
+    const byId = new Map<string, WebhookEvent[]>();
+    for (const { id, event } of received) byId.set(id, [...(byId.get(id) ?? []), event]);
+    for (const [id, copies] of byId) {
+      expect(new Set(copies.map((e) => JSON.stringify(e))).size, id).toBe(1);
+      expect(id).toBe(`msg_${copies[0]?.data.log_id}_${copies[0]?.data.status}`);
+    }
+    // Every message reached read, through events the receiver got (at least once each).
+    for (const logId of ids) {
+      const statuses = [...byId.values()]
+        .map((c) => c[0])
+        .filter((e) => e?.data.log_id === logId)
+        .map((e) => e?.data.status);
+      expect(statuses, String(logId)).toContain('read');
+      expect(statuses.every((s) => s === 'sent' || s === 'delivered' || s === 'read')).toBe(true);
+    }
+    expect(healthy.requests.length).toBeGreaterThan(byId.size); // the 500s were retried
+    // 410: the deliveries already on their way when it answered, then nothing (the later
+    // statuses of the same messages, and retries, never came).
+    expect(goneArrivals.length).toBeGreaterThan(0);
+    expect(goneArrivals.filter((at) => at > goneFirstAnswer + 20)).toEqual([]);
+    expect(goneArrivals.length).toBeLessThanOrEqual(ids.length);
+    expect(summary.disabled).toEqual([gone.url]);
+    // The stall and the redirect: given up after retryFor; the redirect's target never asked.
+    expect(stall.requests.length).toBeGreaterThan(0);
+    expect(elsewhere.requests).toEqual([]);
+    expect(summary.gaveUp).toBe(ids.length * 2);
+    expect(summary.events).toBe(byId.size);
+    // No request carried a secret.
+    for (const server of [healthy, gone, stall, redirect]) {
+      for (const req of server.requests)
+        expect(JSON.stringify(req.headers) + req.body.toString()).not.toContain(SECRET.slice(6));
+    }
+  }, 20_000);
+
+  it('refuses bad endpoints before reading any update, never quoting a secret', async () => {
+    let read = false;
+    const updates = (async function* () {
+      read = true;
+      yield* [];
+    })();
+    for (const endpoints of [
+      [],
+      [{ url: 'ftp://example.com/hooks', secret: SECRET }],
+      [{ url: 'http://example.com/hooks', secret: SECRET }],
+      [{ url: 'not a url', secret: SECRET }],
+      [{ url: 'https://example.com/hooks', secret: 'whsec_not base64!' }],
+    ]) {
+      const error = await relayWebhooks(updates, { endpoints }).catch((e: unknown) => e);
+      expect(error, JSON.stringify(endpoints)).toBeInstanceOf(ValidationError);
+      expect((error as Error).message).not.toContain(SECRET.slice(6));
+    }
+    expect(read).toBe(false);
+  });
+});
