@@ -33,6 +33,11 @@ export interface RelayWebhooksOptions {
    */
   readonly retryFor?: number | undefined;
   /**
+   * Attempts in flight at once at one endpoint; a delivery waiting between two attempts holds none.
+   * @default 8
+   */
+  readonly concurrency?: number | undefined;
+  /**
    * Allow plain `http://` to a host other than loopback.
    * @default false
    */
@@ -91,11 +96,21 @@ export async function relayWebhooks(
   let delivered = 0;
   let gaveUp = 0;
 
+  const slots = new Map(options.endpoints.map((endpoint) => [endpoint, slotsOf(options.concurrency ?? 8)]));
+
   const deliver = async (endpoint: WebhookEndpoint, id: string, body: string): Promise<void> => {
     const giveUpAt = Date.now() + retryFor;
+    const slot = slots.get(endpoint) as Slots;
     for (let attempt = 0; ; attempt++) {
-      if (disabled.has(endpoint.url)) return;
-      const status = await post(endpoint, id, body, timeout, options.signal);
+      await slot.take();
+      let status: number | undefined;
+      try {
+        // Checked once a slot is ours: an attempt queued behind the one that got 410 is not made.
+        if (disabled.has(endpoint.url)) return;
+        status = await post(endpoint, id, body, timeout, options.signal);
+      } finally {
+        slot.give();
+      }
       if (status !== undefined && status >= 200 && status < 300) {
         delivered++;
         return;
@@ -223,4 +238,29 @@ function pause(ms: number, signal: AbortSignal | undefined): Promise<void> {
     const timer = setTimeout(done, ms);
     signal?.addEventListener('abort', done, { once: true });
   });
+}
+
+/** A count of free slots, with the takers waiting in order. */
+interface Slots {
+  take(): Promise<void>;
+  give(): void;
+}
+
+function slotsOf(size: number): Slots {
+  let free = Math.max(1, Math.floor(size));
+  const waiting: (() => void)[] = [];
+  return {
+    take: () => {
+      if (free > 0) {
+        free--;
+        return Promise.resolve();
+      }
+      return new Promise((resolve) => waiting.push(resolve));
+    },
+    give: () => {
+      const next = waiting.shift();
+      if (next) next();
+      else free++;
+    },
+  };
 }

@@ -99,20 +99,21 @@ describe('send-many', () => {
         '--json',
       ]);
       const refused = Array.from({ length: ROWS }, (_, i) => i).filter(invalid);
-      expect(summary).toMatchObject({
-        rows: ROWS,
-        sent: ROWS - refused.length,
-        failed: refused.length,
-        unknown: 0,
-        remaining: 0,
-        interrupted: false,
-      });
-      expect(code).toBe(1); // some rows failed
+      // A lost answer is reconciled against the logs; if that search itself is refused (429s on
+      // a loaded machine) the row ends unknown, never sent again, and goes to the unknown file.
+      expect(summary).toMatchObject({ rows: ROWS, failed: refused.length, remaining: 0, interrupted: false });
+      expect(summary.sent + summary.unknown).toBe(ROWS - refused.length);
+      expect(code).toBe(summary.unknown > 0 ? 3 : 1);
       // Answers were lost (about 1 in 100) and reconciled: found in the logs, never sent again.
       expect(sandbox.faults.injected).toBeGreaterThan(5);
       const stored = storedByRow(sandbox);
       expect([...stored.values()].every((n) => n === 1)).toBe(true);
+      // Every valid row was stored once: the unknown ones too (their answers were lost after storing).
       expect(stored.size).toBe(ROWS - refused.length);
+      if (summary.unknown > 0) {
+        const unknownFile = await readFile(summary.files['unknown'] as string, 'utf8');
+        expect(unknownFile.trim().split('\n')).toHaveLength(summary.unknown + 1);
+      }
       // The failed file: the header and exactly the refused rows, as they were, in order.
       const failedFile = await readFile(summary.files['failed'] as string, 'utf8');
       expect(failedFile).toBe(`${[lines[0], ...refused.map((i) => lines[i + 1])].join('\n')}\n`);

@@ -67,12 +67,9 @@ describe('relayWebhooks', () => {
       res.writeHead(204).end();
     });
     const goneArrivals: number[] = [];
-    let goneFirstAnswer = Number.POSITIVE_INFINITY;
     const gone = await serve((_req, res) => {
       goneArrivals.push(performance.now());
-      res.writeHead(410).end(() => {
-        goneFirstAnswer = Math.min(goneFirstAnswer, performance.now());
-      });
+      res.writeHead(410).end();
     });
     const stall = await serve(() => undefined);
     const elsewhere = await serve((_req, res) => void res.writeHead(204).end());
@@ -88,6 +85,7 @@ describe('relayWebhooks', () => {
       ],
       timeout: 200,
       retryFor: 3_000,
+      concurrency: 1,
     });
 
     // The healthy receiver: every request verifies with the reference; per event, one id.
@@ -112,11 +110,8 @@ describe('relayWebhooks', () => {
       expect(statuses.every((s) => s === 'sent' || s === 'delivered' || s === 'read')).toBe(true);
     }
     expect(healthy.requests.length).toBeGreaterThan(byId.size); // the 500s were retried
-    // 410: the deliveries already on their way when it answered, then nothing (the later
-    // statuses of the same messages, and retries, never came).
-    expect(goneArrivals.length).toBeGreaterThan(0);
-    expect(goneArrivals.filter((at) => at > goneFirstAnswer + 20)).toEqual([]);
-    expect(goneArrivals.length).toBeLessThanOrEqual(ids.length);
+    // 410 (one attempt at a time there): one request, then nothing.
+    expect(goneArrivals).toHaveLength(1);
     expect(summary.disabled).toEqual([gone.url]);
     // The stall and the redirect: given up after retryFor; the redirect's target never asked.
     expect(stall.requests.length).toBeGreaterThan(0);
