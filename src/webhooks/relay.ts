@@ -142,7 +142,12 @@ export async function relayWebhooks(
       if (options.signal?.aborted) break;
     }
   } catch (error) {
-    if (!options.signal?.aborted) throw error;
+    if (!options.signal?.aborted) {
+      // The deliveries already begun still end (or give up) before the error is passed on:
+      // nothing keeps sending after the caller has its answer.
+      await Promise.all(deliveries);
+      throw error;
+    }
   }
   await Promise.all(deliveries);
   return { events, delivered, gaveUp, disabled: [...disabled] };

@@ -144,4 +144,25 @@ describe('relayWebhooks', () => {
     }
     expect(read).toBe(false);
   });
+
+  it('when the updates fail, the deliveries already begun end before the error is passed on', async () => {
+    let answered = 0;
+    const slow = await serve((_req, res) => {
+      setTimeout(() => {
+        answered++;
+        res.writeHead(204).end();
+      }, 150);
+    });
+    const [logId] = await sendMessages(1);
+    const log = await client.messages.get(logId as number);
+    const updates = (async function* () {
+      yield { id: log.id, log, status: 'sent' };
+      throw new Error('the update source broke');
+    })();
+    const error = await relayWebhooks(updates, { endpoints: [{ url: slow.url, secret: SECRET }] }).catch(
+      (e: unknown) => e,
+    );
+    expect((error as Error).message).toBe('the update source broke');
+    expect(answered).toBe(1);
+  });
 });
