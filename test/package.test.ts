@@ -253,50 +253,29 @@ export async function demo(): Promise<MessageLog> {
 // @ts-expect-error text needs content
 client.messages.send({ sender_phone: '+1', to_phone: '+2', type: 'text' });
 `;
-    await writeFile(join(project, 'esm.mts'), usage);
-    await writeFile(join(project, 'cjs.cts'), usage);
-    await writeFile(
-      join(project, 'tsconfig.json'),
-      JSON.stringify({
-        compilerOptions: {
-          module: 'nodenext',
-          moduleResolution: 'nodenext',
-          strict: true,
-          exactOptionalPropertyTypes: true,
-          noEmit: true,
-          skipLibCheck: false,
-          types: ['node'],
-          typeRoots: [join(root, 'node_modules', '@types')],
-        },
-        files: ['esm.mts', 'cjs.cts'],
-      }),
-    );
-    await run(node, [join(root, 'node_modules', 'typescript', 'bin', 'tsc'), '-p', project]);
+    /** Type-checks `files` (each holding `usage`) in the consumer with strict options and `resolution`. */
+    const typecheck = async (config: string, files: string[], resolution: Record<string, unknown>) => {
+      for (const file of files) await writeFile(join(project, file), usage);
+      const compilerOptions = {
+        ...resolution,
+        strict: true,
+        exactOptionalPropertyTypes: true,
+        noEmit: true,
+        skipLibCheck: false,
+        types: ['node'],
+        typeRoots: [join(root, 'node_modules', '@types')],
+      };
+      await writeFile(join(project, config), JSON.stringify({ compilerOptions, files }));
+      await run(node, [join(root, 'node_modules', 'typescript', 'bin', 'tsc'), '-p', join(project, config)]);
+    };
+    await typecheck('tsconfig.json', ['esm.mts', 'cjs.cts'], { module: 'nodenext', moduleResolution: 'nodenext' });
     // A bundler's resolution, as a Worker's or a front-end tool's project has it, with the
     // condition wrangler resolves (the Workers build has the same types).
-    await writeFile(join(project, 'bundler.ts'), usage);
-    await writeFile(
-      join(project, 'tsconfig.bundler.json'),
-      JSON.stringify({
-        compilerOptions: {
-          module: 'esnext',
-          moduleResolution: 'bundler',
-          customConditions: ['workerd'],
-          strict: true,
-          exactOptionalPropertyTypes: true,
-          noEmit: true,
-          skipLibCheck: false,
-          types: ['node'],
-          typeRoots: [join(root, 'node_modules', '@types')],
-        },
-        files: ['bundler.ts'],
-      }),
-    );
-    await run(node, [
-      join(root, 'node_modules', 'typescript', 'bin', 'tsc'),
-      '-p',
-      join(project, 'tsconfig.bundler.json'),
-    ]);
+    await typecheck('tsconfig.bundler.json', ['bundler.ts'], {
+      module: 'esnext',
+      moduleResolution: 'bundler',
+      customConditions: ['workerd'],
+    });
   });
 
   it('passes publint and are-the-types-wrong', async () => {

@@ -1,4 +1,5 @@
 import type { RedisClient } from 'bullmq';
+import { sleep } from '../internal/sleep.js';
 
 /**
  * The fleet's hard bound: no sliding second at the service holds more than `limit` requests of
@@ -95,7 +96,7 @@ export function createFleetGate(options: FleetGateOptions): FleetGate {
       // An open request's place frees a second after its answer at the earliest, so waking within
       // a second misses no place; the jitter keeps waiting workers from asking in the same instant.
       const ms = Math.min(wait, WINDOW_MS) + Math.floor(random() * 10);
-      await new Promise((resolve) => setTimeout(resolve, ms));
+      await sleep(ms);
     }
   };
 

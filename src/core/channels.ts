@@ -30,21 +30,23 @@ export const CHANNEL_NAMES = Object.freeze({
 export const requestChannel = tracingChannel<unknown, RequestTrace & object>(CHANNEL_NAMES.request);
 
 /**
- * Whether anything listens to the request trace. Bun's TracingChannel has no `hasSubscribers`
- * (Node's has since 22): there, any of its five channels having one counts.
+ * Whether anything listens to the request trace, asked once per call. Bun's TracingChannel has no
+ * `hasSubscribers` (Node's has since 22): there, any of its five channels having one counts.
+ * Which of the two applies is decided once, when this module loads.
  */
-export function requestTraced(): boolean {
-  const own = (requestChannel as { hasSubscribers?: boolean }).hasSubscribers;
-  if (own !== undefined) return own;
-  const { start, end, asyncStart, asyncEnd, error } = requestChannel;
-  return (
-    start.hasSubscribers ||
-    end.hasSubscribers ||
-    asyncStart.hasSubscribers ||
-    asyncEnd.hasSubscribers ||
-    error.hasSubscribers
-  );
-}
+export const requestTraced: () => boolean =
+  (requestChannel as { hasSubscribers?: boolean }).hasSubscribers !== undefined
+    ? () => requestChannel.hasSubscribers
+    : () => {
+        const { start, end, asyncStart, asyncEnd, error } = requestChannel;
+        return (
+          start.hasSubscribers ||
+          end.hasSubscribers ||
+          asyncStart.hasSubscribers ||
+          asyncEnd.hasSubscribers ||
+          error.hasSubscribers
+        );
+      };
 
 /**
  * The plain channels. Publishers check `hasSubscribers` before building a message, so a process

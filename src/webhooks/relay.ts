@@ -1,5 +1,6 @@
 import { type Issue, ValidationError } from '../errors.js';
 import { isLoopback } from '../internal/environment.js';
+import { sleep } from '../internal/sleep.js';
 import type { DeliveryUpdate } from '../types/many.js';
 import type { WebhookEvent, WebhookEventType } from './event.js';
 import { secretKey } from './secret.js';
@@ -124,7 +125,8 @@ export async function relayWebhooks(
         gaveUp++;
         return;
       }
-      await pause(wait, options.signal);
+      // An abort ends the wait early; the next attempt then sees it and gives up.
+      await sleep(wait, options.signal).catch(() => undefined);
     }
   };
 
@@ -230,19 +232,6 @@ function checkEndpoints(options: RelayWebhooksOptions): void {
     }
   }
   if (issues.length > 0) throw new ValidationError('Invalid relayWebhooks options', issues);
-}
-
-/** Waits `ms`, or until the signal aborts. */
-function pause(ms: number, signal: AbortSignal | undefined): Promise<void> {
-  return new Promise((resolve) => {
-    const done = () => {
-      clearTimeout(timer);
-      signal?.removeEventListener('abort', done);
-      resolve();
-    };
-    const timer = setTimeout(done, ms);
-    signal?.addEventListener('abort', done, { once: true });
-  });
 }
 
 /** A count of free slots, with the takers waiting in order. */

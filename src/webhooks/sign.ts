@@ -31,18 +31,14 @@ export async function signWebhook(
   return {
     'webhook-id': id,
     'webhook-timestamp': String(seconds),
-    'webhook-signature': `v1,${await hmac(secret, `${id}.${seconds}.${body}`)}`,
+    'webhook-signature': `v1,${await hmac(secretKey(secret), `${id}.${seconds}.${body}`)}`,
   };
 }
 
-/** The base64 HMAC-SHA256 of `content` under the `whsec_` secret. */
-export async function hmac(secret: string, content: string): Promise<string> {
-  const key = await crypto.subtle.importKey(
-    'raw',
-    secretKey(secret) as BufferSource,
-    { name: 'HMAC', hash: 'SHA-256' },
-    false,
-    ['sign'],
-  );
+/** The base64 HMAC-SHA256 of `content` under a secret's key bytes (secret.ts). */
+export async function hmac(secret: Uint8Array, content: string): Promise<string> {
+  const key = await crypto.subtle.importKey('raw', secret as BufferSource, { name: 'HMAC', hash: 'SHA-256' }, false, [
+    'sign',
+  ]);
   return toBase64(new Uint8Array(await crypto.subtle.sign('HMAC', key, new TextEncoder().encode(content))));
 }

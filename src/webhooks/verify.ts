@@ -49,7 +49,8 @@ export async function verifyWebhook(
   secret: string,
   options: VerifyWebhookOptions = {},
 ): Promise<WebhookEvent> {
-  secretKey(secret); // a bad secret is the caller's mistake: said before the request is judged
+  // A bad secret is the caller's mistake: said before the request is judged.
+  const key = secretKey(secret);
   const id = header(headers, 'webhook-id');
   const signatures = header(headers, 'webhook-signature');
   const stamp = header(headers, 'webhook-timestamp');
@@ -79,7 +80,7 @@ export async function verifyWebhook(
     );
   }
   const text = typeof body === 'string' ? body : new TextDecoder().decode(body);
-  const expected = await hmac(secret, `${id}.${timestamp}.${text}`);
+  const expected = await hmac(key, `${id}.${timestamp}.${text}`);
   let matched = false;
   for (const versioned of signatures.split(' ')) {
     const [version, signature] = versioned.split(',');

@@ -6,15 +6,9 @@
 import { MessagingClient, PermissionDeniedError } from 'tenant-messaging';
 import { SANDBOX_PHONES, startSandbox } from 'tenant-messaging/sandbox';
 import { createSandbox, sandboxHandlers } from 'tenant-messaging/testing';
+import { stepper } from './steps.mjs';
 
-const steps = {};
-const step = async (name, body) => {
-  try {
-    steps[name] = { ok: true, value: await body() };
-  } catch (error) {
-    steps[name] = { ok: false, error: `${error?.name}: ${error?.message}`.slice(0, 400) };
-  }
-};
+const { steps, step } = stepper();
 const text = (content) => ({ sender_phone: '+15550001001', to_phone: SANDBOX_PHONES.reads, type: 'text', content });
 
 await step('sandbox on loopback', async () => {

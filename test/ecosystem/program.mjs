@@ -17,16 +17,10 @@ import {
   ValidationError,
 } from 'tenant-messaging';
 import { signWebhook, verifyWebhook } from 'tenant-messaging/webhooks';
+import { stepper } from './steps.mjs';
 
 export async function run(env) {
-  const steps = {};
-  const step = async (name, body) => {
-    try {
-      steps[name] = { ok: true, value: await body() };
-    } catch (error) {
-      steps[name] = { ok: false, error: `${error?.name}: ${error?.message}`.slice(0, 400) };
-    }
-  };
+  const { steps, step } = stepper();
   const client = new MessagingClient({ baseUrl: env.BASE_URL, apiKey: env.API_KEY });
   const text = (content) => ({ sender_phone: env.SENDER, to_phone: env.TO, type: 'text', content });
   let sent;

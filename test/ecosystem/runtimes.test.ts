@@ -109,7 +109,7 @@ let env: Record<string, string>;
 beforeAll(async () => {
   work = await mkdtemp(join(tmpdir(), 'tm-ecosystem-'));
   ({ project } = await packAndInstall(work, 'ecosystem'));
-  for (const file of ['program.mjs', 'worker.mjs', 'entries.mjs', 'bullmq.mjs', 'otel.mjs']) {
+  for (const file of ['program.mjs', 'steps.mjs', 'worker.mjs', 'entries.mjs', 'bullmq.mjs', 'otel.mjs']) {
     await copyFile(fileURLToPath(new URL(`./${file}`, import.meta.url)), join(project, file));
   }
   for (const [file, text] of Object.entries(WRANGLER_CONFIGS)) await writeFile(join(project, file), text);

@@ -1,3 +1,4 @@
+import { sleep } from '../../internal/sleep.js';
 import type { MessageLog } from '../../types/message-log.js';
 import { parseDuration } from '../duration.js';
 import { EXIT } from '../exit-codes.js';
@@ -57,7 +58,7 @@ export async function tail(flags: TailFlags, { client, out: given, signal }: Con
   if (!flags.follow) return EXIT.ok;
   try {
     for (;;) {
-      await pause(interval, signal);
+      await sleep(interval, signal);
       await read(true);
     }
   } catch (error) {
@@ -65,23 +66,4 @@ export async function tail(flags: TailFlags, { client, out: given, signal }: Con
   }
   out.note(`Stopped: ${events} changes seen.`);
   return EXIT.interrupted;
-}
-
-/** Waits `ms`, or rejects with the signal's reason as soon as it aborts; leaves no listener behind. */
-function pause(ms: number, signal: AbortSignal): Promise<void> {
-  return new Promise((resolve, reject) => {
-    if (signal.aborted) {
-      reject(signal.reason);
-      return;
-    }
-    const onAbort = () => {
-      clearTimeout(timer);
-      reject(signal.reason);
-    };
-    const timer = setTimeout(() => {
-      signal.removeEventListener('abort', onAbort);
-      resolve();
-    }, ms);
-    signal.addEventListener('abort', onAbort, { once: true });
-  });
 }

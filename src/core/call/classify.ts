@@ -6,6 +6,7 @@ import {
   ResponseValidationError,
   ValidationError,
 } from '../../errors.js';
+import { causeSentence } from '../../internal/cause-sentence.js';
 import { describeValue } from '../../internal/describe-value.js';
 import { describeNetworkError, failedBeforeConnecting, refusedByHttpClient } from '../../internal/network-error.js';
 import type { HttpMethod } from '../../types/request.js';
@@ -60,7 +61,7 @@ export function classifyFailure(error: unknown, call: FailureContext): unknown {
     return new ResponseValidationError(call.label, thrown.status, undefined, [{ path: '', message: thrown.message }]);
   }
   return new APIConnectionError(
-    `Could not complete ${call.method} ${call.path}: ${describeNetworkError(thrown).replace(/[\s.]+$/, '')}. Check that the base URL is reachable from this server.`,
+    `Could not complete ${call.method} ${call.path}: ${causeSentence(describeNetworkError(thrown))} Check that the base URL is reachable from this server.`,
     { cause: thrown, neverSent: neverSent || failedBeforeConnecting(thrown) },
   );
 }

@@ -21,6 +21,8 @@ import { reportWrittenLeases } from './write-leases.js';
  * should not pay.
  */
 let undici: typeof import('undici') | undefined;
+/** Whether that undici can dispatch (hasDispatcher), decided once it is loaded. */
+let dispatchable: boolean | undefined;
 
 /** undici itself, or a connection error that says nothing left (the HTTP client could not even load). */
 async function loadUndici(): Promise<typeof import('undici')> {
@@ -90,7 +92,8 @@ export class UndiciTransport implements Transport {
 
   async send(req: TransportRequest): Promise<TransportResponse> {
     undici ??= await loadUndici();
-    if (!this.#dispatcher && !hasDispatcher(undici)) return this.#fetchTransport().send(req);
+    dispatchable ??= hasDispatcher(undici);
+    if (!this.#dispatcher && !dispatchable) return this.#fetchTransport().send(req);
     let own: OwnPool | undefined;
     let dispatcher: Dispatcher;
     if (this.#dispatcher) dispatcher = this.#dispatcher;
