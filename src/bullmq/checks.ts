@@ -1,4 +1,4 @@
-import { ValidationError } from '../errors.js';
+import { type Issue, ValidationError } from '../errors.js';
 import type { MessagingQueueOptions, RetentionOptions } from './types.js';
 
 const DAY = 86_400;
@@ -37,6 +37,15 @@ export function checkJobId(id: unknown, path = 'id'): string | undefined {
     ]);
   }
   return id;
+}
+
+/** The issue of an option that must be a number > 0 (a whole one with `integer`), or none when it is, or is not given. */
+export function positiveIssue(path: string, value: unknown, integer: boolean): Issue | undefined {
+  if (value === undefined) return undefined;
+  if (typeof value !== 'number' || !(value > 0) || !Number.isFinite(value) || (integer && !Number.isInteger(value))) {
+    return { path, message: `must be a ${integer ? 'whole ' : ''}number > 0, got ${String(value)}` };
+  }
+  return undefined;
 }
 
 /** Checks `retention` and applies its defaults. */

@@ -15,6 +15,7 @@ import { loadBullmq } from './load.js';
 // not later inside a constructor.
 loadBullmq();
 
+export type { WebhookEndpoint } from '../webhooks/endpoints.js';
 export { RETENTION_DEFAULTS } from './checks.js';
 export type { SendJobData, SendJobResult, TrackState } from './job-data.js';
 export { type LimiterSettings, limiterFor, peakPerSecond } from './limiter.js';
@@ -36,4 +37,6 @@ export type {
   UpdatesOptions,
   WorkerRateLimit,
 } from './types.js';
+export { WebhookRelay } from './webhook-relay.js';
+export type { DisabledEndpoint, WebhookRelayOptions } from './webhook-types.js';
 export { MessagingWorker, TRACK_DEFAULTS } from './worker.js';

@@ -1,7 +1,7 @@
 import type { Queue, QueueEventsProducer, Worker } from 'bullmq';
 import type { MessagingClient } from '../client.js';
 import { ValidationError } from '../errors.js';
-import { checkName, checkRetention } from './checks.js';
+import { checkName, checkRetention, positiveIssue } from './checks.js';
 import { createFleetGate, openGate } from './fleet-gate.js';
 import type { SendJobData, SendJobResult } from './job-data.js';
 import { limiterFor } from './limiter.js';
@@ -131,10 +131,8 @@ function checkWorkerOptions(options: MessagingWorkerOptions): void {
     issues.push({ path: 'client', message: 'must be a MessagingClient (new MessagingClient({ baseUrl, apiKey }))' });
   }
   const positive = (path: string, value: unknown, integer: boolean) => {
-    if (value === undefined) return;
-    if (typeof value !== 'number' || !(value > 0) || !Number.isFinite(value) || (integer && !Number.isInteger(value))) {
-      issues.push({ path, message: `must be a ${integer ? 'whole ' : ''}number > 0, got ${String(value)}` });
-    }
+    const issue = positiveIssue(path, value, integer);
+    if (issue) issues.push(issue);
   };
   positive('concurrency', options.concurrency, true);
   positive('lockDuration', options.lockDuration, true);

@@ -1,0 +1,115 @@
+import type { Job, MinimalJob, Queue, Worker } from 'bullmq';
+import { attempt, isDelivered, isGone, retryDelay } from '../webhooks/attempt.js';
+import { shownUrl, type WebhookEndpoint } from '../webhooks/endpoints.js';
+import { RETENTION_DEFAULTS } from './checks.js';
+import type { BullMQModule } from './load.js';
+import type { WebhookRelayOptions } from './webhook-types.js';
+
+/** A delivery as Redis keeps it: the event, signed afresh at each attempt. Never a secret, never a URL. */
+export interface DeliveryJob {
+  readonly v: 1;
+  readonly webhookId: string;
+  /** The event's JSON, exactly the bytes every attempt signs and sends. */
+  readonly body: string;
+}
+
+/** How a delivery ended: the endpoint's status, or `disabled` when it was not made. */
+type DeliveryResult = { readonly status: number } | { readonly skipped: 'disabled' };
+
+/** One endpoint's deliveries: its queue, and this process's worker on it. */
+export interface Deliveries {
+  add(job: DeliveryJob): Promise<void>;
+  ready(): Promise<void>;
+  close(): Promise<void>;
+}
+
+const JOB_NAME = 'webhook';
+/** The first retry's ceiling; each later one doubles, up to the longest. */
+const FIRST_RETRY_MS = 5_000;
+const LONGEST_WAIT_MS = 6 * 3_600_000;
+/** BullMQ needs a count: `retryFor` is what ends the retries (the backoff answers -1 past it). */
+const ATTEMPTS = 1_000_000;
+
+export interface DeliveriesSettings {
+  readonly queueName: string;
+  readonly endpoint: WebhookEndpoint;
+  readonly options: WebhookRelayOptions;
+  /** Whether the endpoint answered 410 (to any relay of the queue). */
+  readonly isDisabled: () => Promise<boolean>;
+  readonly disable: () => Promise<void>;
+}
+
+/**
+ * Opens an endpoint's queue of deliveries and a worker on it. Each endpoint has its own queue, so
+ * that one that stalls (each attempt held to `timeout`) or fails holds only its own `concurrency`
+ * slots, never another endpoint's deliveries, and never the messaging workers.
+ */
+export function openDeliveries(bull: BullMQModule, settings: DeliveriesSettings): Deliveries {
+  const { queueName, endpoint, options, isDisabled, disable } = settings;
+  const { connection, logger } = options;
+  const timeout = options.timeout ?? 10_000;
+  const retryFor = options.retryFor ?? 3 * 86_400_000;
+  const url = shownUrl(endpoint.url);
+  const queue: Queue<DeliveryJob, DeliveryResult> = new bull.Queue(queueName, { connection });
+
+  const processor = async (job: Job<DeliveryJob, DeliveryResult>): Promise<DeliveryResult> => {
+    // Checked before every attempt, so that after a 410 at any relay nothing more is sent.
+    if (await isDisabled()) return { skipped: 'disabled' };
+    const outcome = await attempt(endpoint, job.data.webhookId, job.data.body, timeout);
+    if (isDelivered(outcome)) return { status: outcome.status };
+    if (isGone(outcome)) {
+      await disable();
+      logger?.warn('webhook endpoint answered 410 Gone: nothing more is sent to it until relay.enable(url)', { url });
+      return { status: 410 };
+    }
+    // The reason stays with the job (BullMQ's failedReason): a status or a network error, never the secret.
+    throw new Error('status' in outcome ? `the endpoint answered ${outcome.status}` : outcome.failure);
+  };
+
+  const worker: Worker<DeliveryJob, DeliveryResult> = new bull.Worker(queueName, processor, {
+    connection,
+    concurrency: options.concurrency ?? 8,
+    ...(options.lockDuration === undefined ? {} : { lockDuration: options.lockDuration }),
+    ...(options.stalledInterval === undefined ? {} : { stalledInterval: options.stalledInterval }),
+    // A delivery whose relay died is made again, however often that happens: it is never dropped for it.
+    maxStalledCount: 1_000,
+    settings: {
+      backoffStrategy: (attemptsMade: number, _type?: string, _error?: Error, job?: MinimalJob) => {
+        const wait = retryDelay(attemptsMade, FIRST_RETRY_MS, LONGEST_WAIT_MS);
+        // -1 tells BullMQ to stop: the job then ends failed, kept for inspection.
+        return job && Date.now() + wait > job.timestamp + retryFor ? -1 : wait;
+      },
+    },
+  });
+  worker.on('failed', (job, error) => {
+    // Emitted after every failed attempt; `finishedOn` is set only when BullMQ gave up.
+    if (job?.finishedOn !== undefined) {
+      logger?.warn('webhook delivery given up after retryFor', {
+        url,
+        webhookId: job.data.webhookId,
+        error: error.message,
+      });
+    }
+  });
+  worker.on('error', (error) => logger?.error('webhook relay: bullmq worker error', { url, error: String(error) }));
+
+  return {
+    add: async (data) => {
+      await queue.add(JOB_NAME, data, {
+        jobId: data.webhookId,
+        attempts: ATTEMPTS,
+        backoff: { type: 'webhook' },
+        // Kept a day once delivered: the job id is what makes re-reading an update add nothing.
+        removeOnComplete: { age: RETENTION_DEFAULTS.sentSeconds },
+        removeOnFail: { age: RETENTION_DEFAULTS.failedSeconds },
+      });
+    },
+    ready: async () => {
+      await worker.waitUntilReady();
+    },
+    close: async () => {
+      await worker.close();
+      await queue.close();
+    },
+  };
+}

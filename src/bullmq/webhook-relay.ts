@@ -1,0 +1,256 @@
+import { createHash } from 'node:crypto';
+import type { Queue, RedisClient } from 'bullmq';
+import { type Issue, ValidationError } from '../errors.js';
+import { sleep } from '../internal/sleep.js';
+import { checkEndpoints, subscribes, type WebhookEndpoint } from '../webhooks/endpoints.js';
+import { fleetEvent } from '../webhooks/events-of.js';
+import { checkName, positiveIssue } from './checks.js';
+import { loadBullmq } from './load.js';
+import { readUpdates, startId } from './updates.js';
+import { type Deliveries, type DeliveryJob, openDeliveries } from './webhook-deliveries.js';
+import type { DisabledEndpoint, WebhookRelayOptions } from './webhook-types.js';
+
+const WHAT = 'Invalid WebhookRelay options';
+
+/** The wait before reading the event log again after Redis failed the read. */
+const REREAD_MS = 1_000;
+
+/** One endpoint, with its queue of deliveries. */
+interface Target {
+  readonly endpoint: WebhookEndpoint;
+  /** A hash of its URL: names its queue and its disabled mark, so that neither holds the URL. */
+  readonly key: string;
+  readonly deliveries: Deliveries;
+}
+
+/**
+ * Delivery webhooks for the fleet: every update of a `MessagingQueue` (`sent`, `failed`,
+ * `unknown`, `delivered`, `read`, `delivery-timeout`) becomes a signed Standard Webhooks event,
+ * delivered to each endpoint that subscribes to its type as a BullMQ job of that endpoint's own
+ * queue: kept in Redis, so it survives restarts, and retried with exponential backoff and jitter
+ * for `retryFor` (3 days). A 2xx ends a delivery; 410 Gone disables the endpoint (for every relay
+ * of the queue, until `enable(url)`). Delivery is at least once, with a `webhook-id` the same on
+ * every attempt (`msg_<business id>_<log id>_<status>`), so receivers can drop duplicates.
+ *
+ * Run it in one process or several (any number of relays of a queue share the work: deliveries
+ * are jobs, and the reading of updates is idempotent). Its requests go to your endpoints only:
+ * they share nothing with the API's rate limit. Secrets stay in this process's memory: Redis holds
+ * the events and a hash of each endpoint's URL, never a secret or a URL.
+ *
+ * @example
+ * ```ts
+ * const relay = new WebhookRelay({
+ *   connection, name: 'sms',
+ *   endpoints: [{ url: 'https://orders.example.com/hooks/messaging', secret: process.env.WEBHOOK_SECRET }],
+ * })
+ * process.on('SIGTERM', () => relay.close())
+ * ```
+ */
+export class WebhookRelay {
+  /** The relayed queue's name. */
+  readonly name: string;
+  readonly #options: WebhookRelayOptions;
+  /** The relayed queue: its Redis client and key space hold the relay's state (`bull:<name>:webhooks`). */
+  readonly #source: Queue;
+  readonly #stateKey: string;
+  readonly #targets: readonly Target[];
+  readonly #stop = new AbortController();
+  readonly #reading: Promise<void>;
+  /** Where the first relay of the queue starts: `from`, taken when this relay was made. */
+  readonly #firstPosition: string;
+  /** Settles once reading has its position: updates published after that are relayed. */
+  readonly #positioned: Promise<void>;
+  #onPositioned: () => void = () => undefined;
+
+  constructor(options: WebhookRelayOptions) {
+    checkRelayOptions(options);
+    const bull = loadBullmq();
+    this.#options = options;
+    this.name = options.name;
+    this.#source = new bull.Queue(options.name, { connection: options.connection });
+    this.#stateKey = this.#source.toKey('webhooks');
+    const state = this.#source.getBackend().client;
+    this.#targets = options.endpoints.map((endpoint) => {
+      const key = endpointKey(endpoint.url);
+      return {
+        endpoint,
+        key,
+        deliveries: openDeliveries(bull, {
+          queueName: `${options.name}.webhooks.${key}`,
+          endpoint,
+          options,
+          isDisabled: async () => (await (await state).hget(this.#stateKey, disabledField(key))) !== null,
+          disable: async () => {
+            await (await state).hset(this.#stateKey, { [disabledField(key)]: new Date().toISOString() });
+          },
+        }),
+      };
+    });
+    this.#firstPosition = startId(options.from);
+    this.#positioned = new Promise((resolve) => {
+      this.#onPositioned = resolve;
+    });
+    this.#reading = this.#readUpdates();
+  }
+
+  /**
+   * Resolves when the relay has its reading position (every update published from then on is
+   * relayed, and, the first time, every update since it was made) and every endpoint's
+   * deliveries are being taken.
+   *
+   * @example
+   * ```ts
+   * await relay.ready()
+   * ```
+   */
+  async ready(): Promise<void> {
+    await Promise.all([this.#positioned, ...this.#targets.map((target) => target.deliveries.ready())]);
+  }
+
+  /**
+   * The configured endpoints that answered 410 Gone, and since when. Nothing is sent to them
+   * until `enable(url)`.
+   *
+   * @example
+   * ```ts
+   * const gone = await relay.disabledEndpoints()
+   * ```
+   */
+  async disabledEndpoints(): Promise<DisabledEndpoint[]> {
+    const state = await (await this.#source.getBackend().client).hgetall(this.#stateKey);
+    return this.#targets.flatMap(({ endpoint, key }) => {
+      const since = state[disabledField(key)];
+      return since === undefined ? [] : [{ url: endpoint.url, since }];
+    });
+  }
+
+  /**
+   * Sends to an endpoint disabled by a 410 again, from the next update on (the events it missed
+   * meanwhile are not sent).
+   *
+   * @example
+   * ```ts
+   * await relay.enable('https://orders.example.com/hooks/messaging')
+   * ```
+   */
+  async enable(url: string): Promise<void> {
+    const target = this.#targets.find((t) => t.endpoint.url === url);
+    if (!target) {
+      throw new ValidationError('Invalid enable', [
+        { path: 'url', message: "must be the url of one of this relay's endpoints, exactly as configured" },
+      ]);
+    }
+    await (await this.#source.getBackend().client).hdel(this.#stateKey, disabledField(target.key));
+  }
+
+  /**
+   * Stops reading updates, lets the attempts in progress end (each within `timeout`), and closes
+   * the connections. Deliveries not made yet stay in Redis for the next relay.
+   *
+   * @example
+   * ```ts
+   * process.on('SIGTERM', async () => { await relay.close(); process.exit(0) })
+   * ```
+   */
+  async close(): Promise<void> {
+    this.#stop.abort();
+    this.#onPositioned();
+    await this.#reading;
+    await Promise.all(this.#targets.map((target) => target.deliveries.close()));
+    await this.#source.close();
+  }
+
+  /**
+   * Reads the queue's updates from where the relays last stopped and queues their deliveries.
+   * The position is stored only after an update's deliveries are queued, so a relay killed in
+   * between reads that update again; re-queueing it adds nothing, because a delivery's job id is
+   * its `webhook-id` and BullMQ adds a job id once while the job is kept (a day once delivered).
+   * Relays reading at once store positions in any order: one may move back a little, which only
+   * makes the next start re-read (and re-add nothing).
+   */
+  async #readUpdates(): Promise<void> {
+    const signal = this.#stop.signal;
+    const bull = loadBullmq();
+    while (!signal.aborted) {
+      try {
+        const redis = await this.#source.getBackend().client;
+        const cursor = await position(redis, this.#stateKey, this.#firstPosition);
+        this.#onPositioned();
+        const events = new bull.QueueEvents(this.name, { connection: this.#options.connection, lastEventId: cursor });
+        for await (const update of readUpdates(events, signal)) {
+          const event = fleetEvent(update);
+          const state = await redis.hgetall(this.#stateKey);
+          const job: DeliveryJob = { v: 1, webhookId: event.webhookId, body: event.body };
+          await Promise.all(
+            this.#targets
+              .filter((t) => subscribes(t.endpoint, event.type) && state[disabledField(t.key)] === undefined)
+              .map((t) => t.deliveries.add(job)),
+          );
+          await redis.hset(this.#stateKey, { cursor: update.eventId });
+        }
+      } catch (error) {
+        if (signal.aborted) return;
+        // Redis went away or refused a command: BullMQ reconnects by itself; read again from the
+        // stored position once it may be back.
+        this.#options.logger?.error('webhook relay: reading updates failed; reading again', { error: String(error) });
+        await sleep(REREAD_MS, signal).catch(() => undefined);
+      }
+    }
+  }
+}
+
+/**
+ * Where reading starts: the stored position, or, the first time, `first`, stored at once so that
+ * a relay restarted before the first update still starts there.
+ */
+async function position(redis: RedisClient, key: string, first: string): Promise<string> {
+  const stored = await redis.hget(key, 'cursor');
+  if (stored !== null) return stored;
+  await redis.hset(key, { cursor: first });
+  return first;
+}
+
+const endpointKey = (url: string) => createHash('sha256').update(url).digest('hex').slice(0, 16);
+const disabledField = (key: string) => `disabled:${key}`;
+
+function checkRelayOptions(options: WebhookRelayOptions): void {
+  if (typeof options !== 'object' || options === null) {
+    throw new ValidationError(WHAT, [
+      { path: '', message: "must be an object such as { connection, name: 'sms', endpoints: [{ url, secret }] }" },
+    ]);
+  }
+  if (typeof options.connection !== 'object' || options.connection === null) {
+    throw new ValidationError(WHAT, [
+      {
+        path: 'connection',
+        message: "must be ioredis options such as { host: '127.0.0.1', port: 6379 } or an ioredis instance",
+      },
+    ]);
+  }
+  checkName(options.name, WHAT);
+  checkEndpoints(options.endpoints, options.allowInsecureHttp, WHAT);
+  const urls = options.endpoints.map((endpoint) => endpoint.url);
+  const issues: Issue[] = [];
+  for (const [i, url] of urls.entries()) {
+    if (urls.indexOf(url) !== i) {
+      issues.push({
+        path: `endpoints[${i}].url`,
+        message: 'is listed twice: give each endpoint once (with all its events)',
+      });
+    }
+  }
+  for (const [path, integer] of [
+    ['timeout', false],
+    ['retryFor', false],
+    ['concurrency', true],
+    ['lockDuration', true],
+    ['stalledInterval', true],
+  ] as const) {
+    const issue = positiveIssue(path, options[path], integer);
+    if (issue) issues.push(issue);
+  }
+  if (options.from !== undefined && options.from !== 'now' && options.from !== 'start') {
+    issues.push({ path: 'from', message: `must be 'now' or 'start', got ${String(options.from)}` });
+  }
+  if (issues.length > 0) throw new ValidationError(WHAT, issues);
+}

@@ -1,0 +1,85 @@
+/**
+ * The public types of `WebhookRelay`. Like every file of types, this imports no implementation module.
+ */
+import type { Logger } from '../types/logger.js';
+import type { WebhookEndpoint } from '../webhooks/endpoints.js';
+import type { QueueConnection } from './types.js';
+
+/**
+ * Options of `new WebhookRelay()`.
+ *
+ * @example
+ * ```ts
+ * new WebhookRelay({ connection, name: 'sms', endpoints: [{ url: 'https://crm.example.com/hooks', secret }] })
+ * ```
+ */
+export interface WebhookRelayOptions {
+  /** The queue's connection, as its producers and workers give it. */
+  connection: QueueConnection;
+  /** The name of the `MessagingQueue` whose updates are relayed. */
+  name: string;
+  /**
+   * Where the events go. Each endpoint has its own queue of deliveries (named after a hash of its
+   * URL), so a slow or failing endpoint delays only its own events.
+   */
+  endpoints: readonly WebhookEndpoint[];
+  /**
+   * Ms one attempt may take, connection and answer headers included.
+   * @default 10000
+   */
+  timeout?: number;
+  /**
+   * Ms an event keeps being retried at an endpoint after it was queued for it: exponential backoff
+   * from 5 s, each wait a random share of its ceiling (full jitter), the ceiling at most 6 hours.
+   * @default 259200000 (3 days, as Standard Webhooks suggests)
+   */
+  retryFor?: number;
+  /**
+   * Attempts this process makes at once to one endpoint.
+   * @default 8
+   */
+  concurrency?: number;
+  /**
+   * Allow plain `http://` to a host other than loopback.
+   * @default false
+   */
+  allowInsecureHttp?: boolean;
+  /**
+   * Where reading starts the first time (no relay of this queue has run yet): `'now'` or
+   * `'start'` (everything the queue's event log still holds). Later runs resume where the last
+   * one stopped.
+   * @default 'now'
+   */
+  from?: 'now' | 'start';
+  /**
+   * Ms a relay's lock on a delivery lasts; a killed relay's delivery is made again after about
+   * this plus `stalledInterval`.
+   * @default 30000
+   */
+  lockDuration?: number;
+  /**
+   * Ms between checks for deliveries whose relay died.
+   * @default 30000
+   */
+  stalledInterval?: number;
+  /**
+   * Where the relay logs given-up deliveries, disabled endpoints and Redis errors (URLs without
+   * their query, never a secret).
+   * @default none: silent
+   */
+  logger?: Logger;
+}
+
+/**
+ * An endpoint the relay stopped sending to because it answered 410 Gone.
+ *
+ * @example
+ * ```ts
+ * for (const { url, since } of await relay.disabledEndpoints()) console.log(url, since)
+ * ```
+ */
+export interface DisabledEndpoint {
+  readonly url: string;
+  /** When its 410 came (ISO 8601). */
+  readonly since: string;
+}

@@ -1,0 +1,68 @@
+import type { DeliveryUpdate } from '../types/many.js';
+import type { MessageLog } from '../types/message-log.js';
+import type { WebhookEvent } from './event.js';
+
+/**
+ * An update of the fleet's queue (`queue.updates()` in `tenant-messaging/bullmq`), as the relays
+ * read it. Declared here, by shape, so that this light entry never refers to BullMQ's types.
+ */
+export interface FleetUpdate {
+  /** The business id (the queue's job id). */
+  readonly id: string;
+  readonly status: string;
+  readonly log?: MessageLog | undefined;
+  readonly error?: { readonly name: string; readonly message: string } | undefined;
+  /** The event's id in the queue's event log (`<ms>-<seq>`): its ms are when it happened. */
+  readonly eventId: string;
+}
+
+/** An event ready to sign: its body and its `webhook-id`, the same on every attempt. */
+export interface OutgoingEvent {
+  readonly webhookId: string;
+  readonly type: string;
+  readonly body: string;
+}
+
+/**
+ * The event of an update, or undefined for a one-process update that says a log cannot be
+ * tracked (`status: 'failed'` with an `error`: a 404 or a 403 on a poll, not a message's status).
+ */
+export function eventOf(update: DeliveryUpdate | FleetUpdate): OutgoingEvent | undefined {
+  return 'eventId' in update ? fleetEvent(update) : deliveryEvent(update);
+}
+
+/**
+ * A fleet update's event. Its `webhook-id` is `msg_<business id>_<log id or ->_<status>`: the same
+ * whenever the same change is relayed again (a worker re-publishing after a crash, a relay reading
+ * its log again after one), and a new one when `queue.resend(id)` makes a new log. Its timestamp is
+ * the event log's, so it too is the same on every relay of it.
+ */
+export function fleetEvent(update: FleetUpdate): OutgoingEvent {
+  const at = Number(update.eventId.split('-')[0]);
+  const event: WebhookEvent = {
+    type: `message.${update.status}`,
+    timestamp: new Date(Number.isFinite(at) && at > 0 ? at : Date.now()).toISOString(),
+    data: {
+      id: update.id,
+      ...(update.log ? { log_id: update.log.id } : {}),
+      status: update.status,
+      ...(update.log ? { log: update.log } : {}),
+      ...(update.error ? { error: { name: update.error.name, message: update.error.message } } : {}),
+    },
+  };
+  // encodeURIComponent: a business id may hold any character but `:`; a header may not.
+  const webhookId = `msg_${encodeURIComponent(update.id)}_${update.log?.id ?? '-'}_${update.status}`;
+  return { webhookId, type: event.type, body: JSON.stringify(event) };
+}
+
+/** A one-process update's event (`trackDeliveries`): it knows log ids only, so `data.id` is the log id. */
+function deliveryEvent(update: DeliveryUpdate): OutgoingEvent | undefined {
+  if ('error' in update) return undefined;
+  const status = update.status === 'timeout' ? 'delivery-timeout' : update.status;
+  const event: WebhookEvent = {
+    type: `message.${status}`,
+    timestamp: new Date().toISOString(),
+    data: { id: String(update.id), log_id: update.id, status, ...(update.log ? { log: update.log } : {}) },
+  };
+  return { webhookId: `msg_${update.id}_${status}`, type: event.type, body: JSON.stringify(event) };
+}

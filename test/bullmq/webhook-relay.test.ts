@@ -1,0 +1,293 @@
+/**
+ * WebhookRelay against a real Redis, the sandbox and real receivers on loopback: every update of
+ * the queue becomes a signed event (verified with the reference `standardwebhooks` package) at
+ * each endpoint that subscribes to its type, at least once, with a `webhook-id` stable across
+ * retries; 410 disables an endpoint for every relay until `enable`; a stalling endpoint delays
+ * only itself; a redirect is not followed; the deliveries and the reading position survive a
+ * restart, and reading an update again adds nothing. Bad options are refused before any I/O, and
+ * no secret reaches Redis, an error or a log.
+ */
+import type { ServerResponse } from 'node:http';
+import { Redis } from 'ioredis';
+import { Webhook } from 'standardwebhooks';
+import { ValidationError } from 'tenant-messaging';
+import { MessagingQueue, MessagingWorker, WebhookRelay, type WebhookRelayOptions } from 'tenant-messaging/bullmq';
+import type { WebhookEvent } from 'tenant-messaging/webhooks';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { configError } from '../helpers/errors.js';
+import { uniqueName } from '../helpers/redis.js';
+import { dumpRedis } from '../helpers/redis-dump.js';
+import { type CapturedRequest, startServer, type TestServer } from '../helpers/server.js';
+import { type Fixture, fastWorker, runs, startFixture, text } from './fixture.js';
+
+const secretOf = (fill: number) => `whsec_${Buffer.from(new Uint8Array(32).fill(fill)).toString('base64')}`;
+const SECRET = secretOf(7);
+const OTHER = secretOf(8);
+const SECRETS = [SECRET, OTHER].map((s) => s.slice('whsec_'.length));
+
+let f: Fixture;
+const servers: TestServer[] = [];
+const closers: (() => Promise<unknown>)[] = [];
+const logged: string[] = [];
+const logger = {
+  debug: () => undefined,
+  info: () => undefined,
+  warn: (message: string, meta?: unknown) => void logged.push(message + JSON.stringify(meta)),
+  error: (message: string, meta?: unknown) => void logged.push(message + JSON.stringify(meta)),
+};
+
+beforeAll(async () => {
+  if (runs) f = await startFixture({ delivery: { deliveredAfterMs: 60, readAfterMs: 150 } });
+}, 30_000);
+afterAll(async () => {
+  for (const close of closers.reverse()) await close();
+  await Promise.all(servers.map((s) => s.close()));
+  await f?.close();
+});
+
+async function serve(handler: (req: CapturedRequest, res: ServerResponse, index: number) => void): Promise<TestServer> {
+  const server = await startServer(handler);
+  servers.push(server);
+  return server;
+}
+
+/** A queue with a worker that tracks until read, and a relay of it. */
+async function fleet(name: string, relay: Omit<WebhookRelayOptions, 'connection' | 'name'>) {
+  const queue = new MessagingQueue({ connection: f.redis.connection, name });
+  const worker = new MessagingWorker(
+    fastWorker(f, name, { concurrency: 4, trackDelivery: { until: 'read', interval: 40 } }),
+  );
+  const relays: WebhookRelay[] = [];
+  const startRelay = async (extra: Partial<WebhookRelayOptions> = {}) => {
+    const started = new WebhookRelay({
+      connection: f.redis.connection,
+      name,
+      lockDuration: 2_000,
+      stalledInterval: 1_000,
+      logger,
+      ...relay,
+      ...extra,
+    });
+    relays.push(started);
+    await started.ready();
+    return started;
+  };
+  closers.push(async () => {
+    for (const r of relays) await r.close().catch(() => undefined);
+    await worker.close();
+    await queue.close();
+  });
+  return { queue, worker, startRelay };
+}
+
+const until = async (check: () => boolean, timeoutMs: number, what: string | (() => string)) => {
+  const deadline = Date.now() + timeoutMs;
+  while (!check()) {
+    if (Date.now() > deadline) throw new Error(`timed out waiting for ${typeof what === 'string' ? what : what()}`);
+    await new Promise((resolve) => setTimeout(resolve, 25));
+  }
+};
+
+/** A receiver that verifies every request with the reference package, and what it accepted. */
+interface Receiver {
+  readonly server: TestServer;
+  /** The requests it answered 2xx: webhook-id and verified event. */
+  readonly accepted: { id: string; event: WebhookEvent }[];
+  /** `<business id>/<status>` of every event it accepted. */
+  changes(): Set<string>;
+}
+
+async function receiver(secret: string, answer: (id: string, index: number) => number = () => 204): Promise<Receiver> {
+  const verifier = new Webhook(secret);
+  const accepted: { id: string; event: WebhookEvent }[] = [];
+  const server = await serve((req, res, index) => {
+    const id = req.headers['webhook-id'] as string;
+    // Throws (and the test fails on the 500 it causes) unless the signature verifies.
+    const event = verifier.verify(req.body.toString(), req.headers as Record<string, string>) as WebhookEvent;
+    const status = answer(id, index);
+    if (status >= 200 && status < 300) accepted.push({ id, event });
+    res.writeHead(status).end();
+  });
+  return {
+    server,
+    accepted,
+    changes: () => new Set(accepted.map(({ event }) => `${event.data.id}/${event.data.status}`)),
+  };
+}
+
+describe.runIf(runs)('WebhookRelay', () => {
+  it('refuses bad options before any I/O, naming each and never quoting a secret', () => {
+    const connection = { host: '127.0.0.1', port: 1 };
+    const base = { connection, name: 'sms', endpoints: [{ url: 'https://example.com/hooks', secret: SECRET }] };
+    const cases: [Partial<WebhookRelayOptions> & Record<string, unknown>, string][] = [
+      [{ endpoints: [] }, 'endpoints'],
+      [{ endpoints: [{ url: 'http://example.com/hooks', secret: SECRET }] }, 'endpoints[0].url'],
+      [{ endpoints: [{ url: 'https://example.com/hooks', secret: 'whsec_%%%' }] }, 'endpoints[0].secret'],
+      [
+        { endpoints: [{ url: 'https://example.com/hooks', secret: SECRET, events: ['message.opened' as never] }] },
+        'endpoints[0].events',
+      ],
+      [{ endpoints: [...base.endpoints, { url: 'https://example.com/hooks', secret: OTHER }] }, 'endpoints[1].url'],
+      [{ timeout: 0 }, 'timeout'],
+      [{ retryFor: -1 }, 'retryFor'],
+      [{ concurrency: 1.5 }, 'concurrency'],
+      [{ from: 'yesterday' as never }, 'from'],
+      [{ name: 'a:b' }, 'name'],
+    ];
+    for (const [change, path] of cases) {
+      const error = configError(() => new WebhookRelay({ ...base, ...change } as WebhookRelayOptions));
+      expect(
+        error.issues.map((issue) => issue.path),
+        path,
+      ).toContain(path);
+      for (const secret of SECRETS) expect(JSON.stringify({ m: error.message, i: error.issues })).not.toContain(secret);
+    }
+    // http on loopback is fine without allowInsecureHttp, and anywhere with it.
+    expect(() =>
+      configError(() => new WebhookRelay({ ...base, endpoints: [], allowInsecureHttp: true })),
+    ).not.toThrow();
+  });
+
+  it('relays every update to each subscribed endpoint, signed, at least once with a stable id; 500s are retried with the same id and body', async () => {
+    const name = uniqueName('wh');
+    const firstSeen = new Set<string>();
+    // The first attempt of every third event fails: it must come again, the same.
+    const healthy = await receiver(SECRET, (id) => {
+      if (firstSeen.has(id)) return 204;
+      firstSeen.add(id);
+      return firstSeen.size % 3 === 0 ? 500 : 204;
+    });
+    const readsOnly = await receiver(OTHER, () => 200);
+    const { queue, startRelay } = await fleet(name, {
+      endpoints: [
+        { url: healthy.server.url, secret: SECRET },
+        { url: readsOnly.server.url, secret: OTHER, events: ['message.read'] },
+      ],
+    });
+    await startRelay();
+    const ids = ['order-1', 'order-2', 'order/3 ü'];
+    for (const [i, id] of ids.entries()) await queue.send(text(i), { id });
+    const expected = ids.flatMap((id) => ['sent', 'delivered', 'read'].map((s) => `${id}/${s}`));
+    await until(
+      () => expected.every((c) => healthy.changes().has(c)),
+      20_000,
+      () =>
+        `every change at the healthy endpoint: got ${[...healthy.changes()]} of ${healthy.server.requests.length} requests`,
+    );
+    await until(() => readsOnly.changes().size === 3, 5_000, 'the three reads');
+
+    const events = healthy.accepted;
+    const byId = new Map<string, typeof events>();
+    for (const e of events) byId.set(e.id, [...(byId.get(e.id) ?? []), e]);
+    for (const [webhookId, copies] of byId) {
+      const event = copies[0]?.event as WebhookEvent;
+      expect(new Set(copies.map((c) => JSON.stringify(c.event))).size, webhookId).toBe(1);
+      expect(webhookId).toBe(`msg_${encodeURIComponent(event.data.id)}_${event.data.log_id}_${event.data.status}`);
+      expect(event.type).toBe(`message.${event.data.status}`);
+      expect(event.data.log?.id).toBe(event.data.log_id);
+      expect(Number.isNaN(Date.parse(event.timestamp))).toBe(false);
+    }
+    expect(byId.size).toBe(expected.length);
+    expect(healthy.server.requests.length).toBe(events.length + 3); // the three 500s were retried
+    expect([...readsOnly.changes()].every((c) => c.endsWith('/read'))).toBe(true);
+    for (const req of [...healthy.server.requests, ...readsOnly.server.requests]) {
+      expect(req.headers['content-type']).toBe('application/json');
+      for (const secret of SECRETS) expect(JSON.stringify(req.headers) + req.body.toString()).not.toContain(secret);
+    }
+  }, 40_000);
+
+  it('410 disables the endpoint for every relay until enable(url); a stalling endpoint delays only itself; a redirect is not followed', async () => {
+    const name = uniqueName('wh');
+    const healthy = await receiver(SECRET);
+    let goneAnsweredAt = Number.POSITIVE_INFINITY;
+    const gone = await serve((_req, res) => {
+      goneAnsweredAt = Math.min(goneAnsweredAt, performance.now());
+      res.writeHead(410).end();
+    });
+    const stall = await serve(() => undefined);
+    const elsewhere = await serve((_req, res) => void res.writeHead(204).end());
+    const redirect = await serve((_req, res) => void res.writeHead(302, { location: elsewhere.url }).end());
+    const { queue, startRelay } = await fleet(name, {
+      endpoints: [
+        { url: healthy.server.url, secret: SECRET },
+        { url: gone.url, secret: OTHER },
+        { url: `${stall.url}/?token=hidden`, secret: OTHER },
+        { url: redirect.url, secret: OTHER, events: ['message.sent'] },
+      ],
+      timeout: 300,
+      concurrency: 2,
+    });
+    const relay = await startRelay();
+    const second = await startRelay();
+    const started = performance.now();
+    for (let i = 0; i < 4; i++) await queue.send(text(i), { id: `gone-${i}` });
+    await until(() => healthy.changes().size === 12, 15_000, 'the healthy endpoint');
+    // The stall held each of its attempts for the timeout, yet the healthy endpoint had all 12
+    // changes within a few seconds (each message takes ~0.5 s to be read).
+    expect(performance.now() - started).toBeLessThan(10_000);
+    expect(stall.requests.length).toBeGreaterThan(0);
+
+    expect(await relay.disabledEndpoints()).toEqual([{ url: gone.url, since: expect.any(String) }]);
+    expect(await second.disabledEndpoints()).toHaveLength(1);
+    // Nothing reached it once its 410 was answered, beyond attempts already on the wire then.
+    const late = gone.requests.length;
+    await queue.send(text(9), { id: 'after-410' });
+    await until(() => healthy.changes().has('after-410/read'), 10_000, 'after-410');
+    expect(gone.requests.length).toBe(late);
+    expect(late).toBeLessThanOrEqual(4); // two relays × concurrency 2, all begun before the 410 arrived
+    expect(goneAnsweredAt).toBeLessThan(Number.POSITIVE_INFINITY);
+
+    // enable(url): the next updates go there again.
+    await relay.enable(gone.url);
+    expect(await relay.disabledEndpoints()).toEqual([]);
+    await queue.send(text(10), { id: 'after-enable' });
+    await until(() => gone.requests.some((r) => r.body.toString().includes('after-enable')), 10_000, 'after-enable');
+    await expect(relay.enable('https://not.configured/')).rejects.toBeInstanceOf(ValidationError);
+
+    // The redirect was never followed; the stall's query never reached a log.
+    expect(redirect.requests.length).toBeGreaterThan(0);
+    expect(elsewhere.requests).toEqual([]);
+    expect(logged.join('\n')).toContain('410 Gone');
+    expect(logged.join('\n')).not.toContain('token=hidden');
+  }, 40_000);
+
+  it('survives a restart: deliveries queued stay, reading resumes where it stopped, and reading an update again adds nothing', async () => {
+    const name = uniqueName('wh');
+    let up = false;
+    const target = await receiver(SECRET, () => (up ? 204 : 503));
+    const { queue, startRelay } = await fleet(name, { endpoints: [{ url: target.server.url, secret: SECRET }] });
+    const first = await startRelay();
+    await queue.send(text(1), { id: 'before-restart' });
+    // The endpoint is down: the deliveries wait in Redis for their retry.
+    await until(() => target.server.requests.length >= 3, 10_000, 'the first attempts');
+    await first.close();
+    // While no relay runs, more updates.
+    await queue.send(text(2), { id: 'while-down' });
+    await new Promise((resolve) => setTimeout(resolve, 1_000));
+    up = true;
+    await startRelay();
+    const all = ['before-restart', 'while-down'].flatMap((id) =>
+      ['sent', 'delivered', 'read'].map((s) => `${id}/${s}`),
+    );
+    await until(() => target.accepted.length === 6, 30_000, 'every change after the restart');
+    expect(target.changes()).toEqual(new Set(all));
+    const requests = target.server.requests.length;
+
+    // Every update read again from the start of the event log (as after a crash between queueing
+    // deliveries and storing the position): each delivery's job id is its webhook-id, so nothing is added.
+    const redis = new Redis({ host: '127.0.0.1', port: f.redis.port });
+    await redis.hset(`bull:${name}:webhooks`, 'cursor', '0');
+    redis.disconnect();
+    await startRelay();
+    await new Promise((resolve) => setTimeout(resolve, 1_500));
+    expect(target.server.requests.length).toBe(requests);
+  }, 60_000);
+
+  it('keeps no secret and no URL in Redis, and none in its logs', async () => {
+    const everything = await dumpRedis(f.redis.port);
+    expect(everything).toContain('webhooks'); // the relays above did store their state
+    for (const secret of SECRETS) expect(everything).not.toContain(secret);
+    for (const server of servers) expect(everything).not.toContain(server.url.replace('http://', ''));
+    for (const secret of SECRETS) expect(logged.join('\n')).not.toContain(secret);
+  });
+});
