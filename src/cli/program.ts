@@ -1,5 +1,6 @@
 import { Command, Option } from 'commander';
 import { lookup, read, request, senders } from './commands/account.js';
+import { type ListenFlags, listen } from './commands/listen.js';
 import { type Context, follow, get, list, send } from './commands/messages.js';
 import { type SendManyFlags, sendMany } from './commands/send-many.js';
 import { type TailFlags, tail } from './commands/tail.js';
@@ -22,6 +23,20 @@ Exit codes: 0 done, 1 the API or the network failed it, 2 bad usage, 3 outcome u
 message may have been sent), 4 delivery timeout, 130 interrupted.
 Credentials: TENANT_MESSAGING_BASE_URL and TENANT_MESSAGING_API_KEY, or --base-url and
 --api-key-file <path>. A key on the command line (--api-key) is refused: ps and shell history show it.`;
+
+const LISTEN_HELP = `
+Only what happens after listen starts is forwarded (the logs already there are not replayed): a new
+log as message.<its status>, then each change of its delivery_status, signed with Standard Webhooks
+(webhook-id msg_<log id>_<status>, the same on every retry). A failed delivery is retried with
+backoff for 10 minutes; after a 410 Gone the URL is sent nothing more. Without --secret-file or
+TENANT_MESSAGING_WEBHOOK_SECRET, a new secret is made and printed once on stderr. A secret on the
+command line (--secret) is refused: ps and shell history show it. Stdout has one line per event
+forwarded; the endpoint's answers are counted in the summary at Ctrl-C.
+
+Examples:
+  $ tenant-messaging listen --forward-to http://localhost:3000/hooks/messaging
+  $ tenant-messaging listen --forward-to http://localhost:3000/hooks --secret-file ./hooks.secret \\
+      --events message.delivered,message.read --ndjson`;
 
 /**
  * The `tenant-messaging` command line: every command a thin layer over the public SDK.
@@ -106,6 +121,21 @@ export function program(signal: AbortSignal, sandbox: (args: readonly string[]) 
     .option('--interval <duration>', 'between two reads of the newest logs', '2s')
     .addHelpText('after', '\nExample:\n  $ tenant-messaging tail --follow --ndjson | jq .log.id')
     .action(withContext((flags: TailFlags, _cmd: Command, ctx: Context) => tail(flags, ctx)));
+
+  root
+    .command('listen')
+    .description('forward new logs and status changes to a URL as signed webhook events, until Ctrl-C')
+    .requiredOption('--forward-to <url>', 'where each event is POSTed: https, or http on loopback')
+    .option(
+      '--secret-file <path>',
+      'a file holding the whsec_ signing secret (default: TENANT_MESSAGING_WEBHOOK_SECRET)',
+    )
+    .addOption(new Option('--secret <secret>').hideHelp())
+    .option('--events <types>', 'only these event types, comma-separated (e.g. message.delivered,message.read)')
+    .option('--interval <duration>', 'between two reads of the newest logs', '2s')
+    .option('--allow-insecure-http', 'allow plain http to a host other than loopback')
+    .addHelpText('after', LISTEN_HELP)
+    .action(withContext((flags: ListenFlags, _cmd: Command, ctx: Context) => listen(flags, ctx)));
 
   root
     .command('get <log-id>')
