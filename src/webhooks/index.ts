@@ -13,6 +13,6 @@ export type { WebhookEndpoint } from './endpoints.js';
 export { type WebhookRefusal, WebhookVerificationError } from './errors.js';
 export type { WebhookEvent, WebhookEventType } from './event.js';
 export type { FleetUpdate } from './events-of.js';
-export { type RelaySummary, type RelayWebhooksOptions, relayWebhooks } from './relay.js';
+export { type RelaySummary, type RelayWebhooksOptions, relayWebhooks, type WebhookAttempt } from './relay.js';
 export { signWebhook, type WebhookSignatureHeaders } from './sign.js';
 export { type VerifyWebhookOptions, verifyWebhook, type WebhookHeaders } from './verify.js';

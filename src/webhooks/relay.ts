@@ -2,7 +2,7 @@ import { sleep } from '../internal/sleep.js';
 import type { DeliveryUpdate } from '../types/many.js';
 import { type AttemptOutcome, attempt, isDelivered, isGone, retryDelay } from './attempt.js';
 import { checkEndpoints, subscribes, type WebhookEndpoint } from './endpoints.js';
-import { eventOf, type FleetUpdate } from './events-of.js';
+import { eventOf, type FleetUpdate, type OutgoingEvent } from './events-of.js';
 
 /** Options of `relayWebhooks`. */
 export interface RelayWebhooksOptions {
@@ -33,6 +33,29 @@ export interface RelayWebhooksOptions {
    * @default undefined
    */
   readonly signal?: AbortSignal | undefined;
+  /**
+   * Told after every attempt, with its answer and what happens next: for logs, or a live view.
+   * @default undefined
+   * @example
+   * ```ts
+   * onAttempt: (a) => console.log(a.type, a.webhookId, a.status ?? a.failure, a.outcome)
+   * ```
+   */
+  readonly onAttempt?: ((attempt: WebhookAttempt) => void) | undefined;
+}
+
+/** One attempt of `relayWebhooks`, as `onAttempt` is told it. */
+export interface WebhookAttempt {
+  readonly webhookId: string;
+  /** The event type, e.g. `message.delivered`. */
+  readonly type: string;
+  readonly url: string;
+  /** The endpoint's answer, when one came. */
+  readonly status?: number | undefined;
+  /** Why no answer came (a timeout, a refused connection...), when none did. */
+  readonly failure?: string | undefined;
+  /** `delivered` (2xx), `disabled` (410), `retrying`, or `gave-up` (`retryFor` passed, or the signal). */
+  readonly outcome: 'delivered' | 'disabled' | 'retrying' | 'gave-up';
 }
 
 /** What a relay did. */
@@ -86,7 +109,7 @@ export async function relayWebhooks(
 
   const slots = new Map(options.endpoints.map((endpoint) => [endpoint, slotsOf(options.concurrency ?? 8)]));
 
-  const deliver = async (endpoint: WebhookEndpoint, id: string, body: string): Promise<void> => {
+  const deliver = async (endpoint: WebhookEndpoint, event: OutgoingEvent): Promise<void> => {
     const giveUpAt = Date.now() + retryFor;
     const slot = slots.get(endpoint) as Slots;
     for (let n = 1; ; n++) {
@@ -95,23 +118,35 @@ export async function relayWebhooks(
       try {
         // Checked once a slot is ours: an attempt queued behind the one that got 410 is not made.
         if (disabled.has(endpoint.url)) return;
-        outcome = await attempt(endpoint, id, body, timeout, options.signal);
+        outcome = await attempt(endpoint, event.webhookId, event.body, timeout, options.signal);
       } finally {
         slot.give();
       }
+      const tell = (next: WebhookAttempt['outcome']) =>
+        options.onAttempt?.({
+          webhookId: event.webhookId,
+          type: event.type,
+          url: endpoint.url,
+          ...outcome,
+          outcome: next,
+        });
       if (isDelivered(outcome)) {
         delivered++;
+        tell('delivered');
         return;
       }
       if (isGone(outcome)) {
         disabled.add(endpoint.url);
+        tell('disabled');
         return;
       }
       const wait = retryDelay(n, FIRST_RETRY_MS, LONGEST_WAIT_MS);
       if (options.signal?.aborted || Date.now() + wait > giveUpAt) {
         gaveUp++;
+        tell('gave-up');
         return;
       }
+      tell('retrying');
       // An abort ends the wait early; the next attempt then sees it and gives up.
       await sleep(wait, options.signal).catch(() => undefined);
     }
@@ -123,7 +158,7 @@ export async function relayWebhooks(
       if (!event) continue;
       events++;
       for (const endpoint of options.endpoints) {
-        if (subscribes(endpoint, event.type)) deliveries.push(deliver(endpoint, event.webhookId, event.body));
+        if (subscribes(endpoint, event.type)) deliveries.push(deliver(endpoint, event));
       }
       if (options.signal?.aborted) break;
     }

@@ -151,7 +151,9 @@ describe.runIf(runs)('delivery webhooks on the fleet', () => {
           id,
         ).toBe(true);
       expect(changes()).toEqual(published);
-      console.log(`webhook fleet: ${published.size} changes published, ${received.filter((r) => r.path === "/healthy").length} requests at the healthy endpoint, ${received.filter((r) => r.path === "/gone").length} at the 410 one`);
+      console.log(
+        `webhook fleet: ${published.size} changes published, ${received.filter((r) => r.path === '/healthy').length} requests at the healthy endpoint, ${received.filter((r) => r.path === '/gone').length} at the 410 one`,
+      );
 
       // Verified: the receiver refused nothing.
       expect(received.filter((r) => r.status === 400)).toEqual([]);

@@ -3,7 +3,7 @@
  * forwarding to a real receiver on loopback that verifies every request with the reference
  * `standardwebhooks` package: a message sent once listen is ready arrives as `message.sent`, then
  * `message.delivered`, then `message.read`, with webhook-ids `msg_<id>_<status>`; history is not
- * replayed; a 500 is retried with the same webhook-id; the secret from the environment signs and
+ * replayed; a 500 is retried with the same webhook-id; a 410 ends it (exit 1); the secret from the environment signs and
  * is never printed, a generated one is printed once and signs; Ctrl-C ends with 130 and a summary;
  * bad usage exits 2 before any request. Runs the build (`npm test` builds first).
  */
@@ -138,7 +138,7 @@ describe('listen --forward-to', () => {
     );
     expect(hooks.arrivals.some((a) => a.event?.data.log_id === before.id)).toBe(false);
     expect(child.run.stdout.trim().split('\n')).toEqual(
-      ['sent', 'delivered', 'read'].map((s) => `message.${s}`.padEnd(17) + `  msg_${fresh.id}_${s}  -> ${hooks.url}`),
+      ['sent', 'delivered', 'read'].map((s) => `message.${s}`.padEnd(17) + `  msg_${fresh.id}_${s}  -> 200`),
     );
     expect(child.run.stderr).toMatch(/Stopped: 3 events forwarded, 3 delivered, 0 gave up\./);
     expect(child.run.stdout + child.run.stderr).not.toContain(secret);
@@ -176,11 +176,33 @@ describe('listen --forward-to', () => {
     const lines = child.run.stdout
       .trim()
       .split('\n')
-      .map((line) => JSON.parse(line) as { type: string; webhook_id: string; log_id: number });
-    expect(lines.map((l) => l.webhook_id)).toEqual([`msg_${fresh.id}_sent`, `msg_${fresh.id}_read`]);
+      .map((line) => JSON.parse(line) as { type: string; webhook_id: string; status: number; outcome: string });
+    // One line per attempt: the 500 (retrying), then the retry and the read, delivered.
+    expect(lines.map((l) => [l.webhook_id, l.status, l.outcome])).toEqual([
+      [`msg_${fresh.id}_sent`, 500, 'retrying'],
+      [`msg_${fresh.id}_sent`, 200, 'delivered'],
+      [`msg_${fresh.id}_read`, 200, 'delivered'],
+    ]);
     expect(child.run.stderr).toMatch(/Stopped: 2 events forwarded, 2 delivered, 0 gave up\./);
     // Printed once, at the start.
     expect(child.run.stderr.split(printed)).toHaveLength(2);
+  }, 20_000);
+
+  it('an endpoint that answers 410 Gone ends it: exit 1, nothing sent after the 410', async () => {
+    const secret = `whsec_${randomBytes(24).toString('base64')}`;
+    const hooks = await receiver(
+      () => secret,
+      () => 410,
+    );
+    const child = listen(['--forward-to', hooks.url], { [SECRET_ENV]: secret });
+    await child.ready();
+    const fresh = await send('To a gone endpoint');
+    const code = await child.closed;
+    expect(code).toBe(1);
+    expect(hooks.arrivals).toHaveLength(1);
+    expect(hooks.arrivals[0]).toMatchObject({ id: `msg_${fresh.id}_sent`, answered: 410 });
+    expect(child.run.stdout.trim()).toBe(`${'message.sent'.padEnd(17)}  msg_${fresh.id}_sent  -> 410 (disabled)`);
+    expect(child.run.stderr).toContain(`Stopped: ${hooks.url} answered 410 Gone, so nothing more is sent to it.`);
   }, 20_000);
 
   it('bad usage exits 2 before any request: an http URL to another host, a bad URL, a bad --events, an unreadable --secret-file, --secret, a bad secret', async () => {

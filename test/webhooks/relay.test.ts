@@ -10,7 +10,7 @@ import type { ServerResponse } from 'node:http';
 import { Webhook } from 'standardwebhooks';
 import { MessagingClient, ValidationError } from 'tenant-messaging';
 import { type RunningSandbox, SANDBOX_PHONES, startSandbox } from 'tenant-messaging/sandbox';
-import { relayWebhooks, type WebhookEvent } from 'tenant-messaging/webhooks';
+import { relayWebhooks, type WebhookAttempt, type WebhookEvent } from 'tenant-messaging/webhooks';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { type CapturedRequest, startServer, type TestServer } from '../helpers/server.js';
 
@@ -75,6 +75,7 @@ describe('relayWebhooks', () => {
     const elsewhere = await serve((_req, res) => void res.writeHead(204).end());
     const redirect = await serve((_req, res) => void res.writeHead(307, { location: elsewhere.url }).end());
     const ids = await sendMessages(4);
+    const attempts: WebhookAttempt[] = [];
 
     const summary = await relayWebhooks(client.trackDeliveries(ids, { until: 'read', interval: 40 }), {
       endpoints: [
@@ -86,6 +87,7 @@ describe('relayWebhooks', () => {
       timeout: 200,
       retryFor: 3_000,
       concurrency: 1,
+      onAttempt: (attempt) => attempts.push(attempt),
     });
 
     // The healthy receiver: every request verifies with the reference; per event, one id.
@@ -118,6 +120,14 @@ describe('relayWebhooks', () => {
     expect(elsewhere.requests).toEqual([]);
     expect(summary.gaveUp).toBe(ids.length * 2);
     expect(summary.events).toBe(byId.size);
+    // onAttempt was told every attempt, with its answer and what came of it.
+    const told = (outcome: WebhookAttempt['outcome']) => attempts.filter((a) => a.outcome === outcome);
+    expect(told('delivered')).toHaveLength(summary.delivered);
+    expect(told('gave-up')).toHaveLength(summary.gaveUp);
+    expect(told('disabled')).toEqual([expect.objectContaining({ url: gone.url, status: 410 })]);
+    expect(attempts.filter((a) => a.url === healthy.url)).toHaveLength(healthy.requests.length);
+    expect(told('retrying').some((a) => a.url === stall.url && a.failure === 'no answer within 200 ms')).toBe(true);
+    expect(told('retrying').some((a) => a.url === redirect.url && a.status === 307)).toBe(true);
     // No request carried a secret.
     for (const server of [healthy, gone, stall, redirect]) {
       for (const req of server.requests)

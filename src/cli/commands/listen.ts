@@ -1,7 +1,7 @@
 import { ValidationError } from '../../errors.js';
 import type { DeliveryUpdate } from '../../types/many.js';
 import { DELIVERY_STATUSES } from '../../types/message-log.js';
-import { type RelaySummary, relayWebhooks } from '../../webhooks/relay.js';
+import { type RelaySummary, relayWebhooks, type WebhookAttempt } from '../../webhooks/relay.js';
 import { parseDuration } from '../duration.js';
 import { EXIT, UsageError } from '../exit-codes.js';
 import { createOutput } from '../output.js';
@@ -26,9 +26,9 @@ const EVENT_TYPES: readonly string[] = DELIVERY_STATUSES.map((status) => `messag
  * `listen --forward-to <url>`: what `tail --follow` sees, from the moment it starts, sent to `url`
  * as signed Standard Webhooks events by `relayWebhooks`: a log that appears is `message.<its
  * status>`, each later change of a log's delivery status is `message.<new status>`. The first read
- * is the baseline: the history already there is not replayed. One line per event forwarded on
- * stdout; the endpoint's answers are counted in the summary printed at Ctrl-C (the relay reports
- * no answer one by one). Returns 130 after Ctrl-C.
+ * is the baseline: the history already there is not replayed. One line per attempt on stdout,
+ * with the endpoint's answer. Returns 130 after Ctrl-C, and 1 when the endpoint answered 410 Gone
+ * (it is then disabled, so the command stops).
  */
 export async function listen(flags: ListenFlags, { client, out: given, signal }: Context): Promise<number> {
   // A stream of events: with --json too, one JSON document a line.
@@ -38,40 +38,67 @@ export async function listen(flags: ListenFlags, { client, out: given, signal }:
   const secret = await webhookSecret(flags);
   const url = flags.forwardTo;
   let polled = false;
+  // A 410 ends the command: the one endpoint is gone, so nothing more would be forwarded.
+  const stop = new AbortController();
+  const stopped = AbortSignal.any([signal, stop.signal]);
 
   async function* updates(): AsyncGenerator<DeliveryUpdate> {
     polled = true;
     const onFirstPage = () => out.note(readyLine(url, secret));
-    for await (const change of watchLogs(client, { interval, signal, announceFirstPage: false, onFirstPage })) {
+    for await (const change of watchLogs(client, {
+      interval,
+      signal: stopped,
+      announceFirstPage: false,
+      onFirstPage,
+    })) {
       const { log } = change;
       const status = log.delivery_status;
-      const type = `message.${status}`;
-      if (only && !only.includes(type)) continue;
-      // The id relayWebhooks signs the event with (relay.ts): receivers drop duplicates by it.
-      const webhookId = `msg_${log.id}_${status}`;
-      out.value({ type, webhook_id: webhookId, log_id: log.id, status, url, log }, () =>
-        [type.padEnd(17), webhookId, `-> ${url}`].join('  '),
-      );
+      if (only && !only.includes(`message.${status}`)) continue;
       yield { id: log.id, log, status };
     }
   }
+
+  /** One line per attempt, as `stripe listen` prints them: the event, then the endpoint's answer. */
+  const onAttempt = (attempt: WebhookAttempt) => {
+    if (attempt.outcome === 'disabled') stop.abort();
+    const answer = attempt.status ?? attempt.failure;
+    out.value(
+      {
+        type: attempt.type,
+        webhook_id: attempt.webhookId,
+        url: attempt.url,
+        status: attempt.status ?? null,
+        ...(attempt.failure ? { failure: attempt.failure } : {}),
+        outcome: attempt.outcome,
+      },
+      () =>
+        [
+          attempt.type.padEnd(17),
+          attempt.webhookId,
+          `-> ${answer}${attempt.outcome === 'delivered' ? '' : ` (${attempt.outcome})`}`,
+        ].join('  '),
+    );
+  };
 
   let summary: RelaySummary;
   try {
     summary = await relayWebhooks(updates(), {
       endpoints: [{ url, secret: secret.value }],
       allowInsecureHttp: flags.allowInsecureHttp === true,
-      signal,
+      signal: stopped,
+      onAttempt,
     });
   } catch (error) {
     // Thrown before the first read: the relay refused the URL or the secret, before any request.
     if (!polled && error instanceof ValidationError) throw usageErrorOf(error, secret);
     throw error;
   }
-  const gone = summary.disabled.length > 0 ? ` ${url} answered 410 Gone: nothing more was sent to it.` : '';
-  out.note(
-    `Stopped: ${summary.events} events forwarded, ${summary.delivered} delivered, ${summary.gaveUp} gave up.${gone}`,
-  );
+  const counts = `${summary.events} events forwarded, ${summary.delivered} delivered, ${summary.gaveUp} gave up.`;
+  if (summary.disabled.length > 0) {
+    out.note(`Stopped: ${url} answered 410 Gone, so nothing more is sent to it. ${counts}`);
+    return EXIT.failed;
+  }
+  out.note(`Stopped: ${counts}`);
   return signal.aborted ? EXIT.interrupted : EXIT.ok;
 }
 
