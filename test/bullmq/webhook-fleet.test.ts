@@ -17,6 +17,7 @@ import { MessagingQueue } from 'tenant-messaging/bullmq';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { uniqueName } from '../helpers/redis.js';
 import { dumpRedis } from '../helpers/redis-dump.js';
+import { expectDocumentedEvent } from '../helpers/webhook-schema.js';
 import { type Fixture, runs, startFixture, text } from './fixture.js';
 
 const root = fileURLToPath(new URL('../../', import.meta.url));
@@ -166,6 +167,8 @@ describe.runIf(runs)('delivery webhooks on the fleet', () => {
       }
       for (const [change, webhookIds] of idsByChange) expect([...webhookIds], change).toHaveLength(1);
       for (const [id, bodies] of bodiesById) expect(bodies.size, id).toBe(1);
+      // Every event is one the README's JSON Schema documents.
+      for (const r of accepted()) expectDocumentedEvent(r.body);
       // The 500s were retried: more requests than changes.
       const healthyRequests = received.filter((r) => r.path === '/healthy');
       expect(healthyRequests.filter((r) => r.status === 500).length).toBeGreaterThan(published.size / 5);

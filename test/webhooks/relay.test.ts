@@ -13,6 +13,7 @@ import { type RunningSandbox, SANDBOX_PHONES, startSandbox } from 'tenant-messag
 import { relayWebhooks, type WebhookAttempt, type WebhookEvent } from 'tenant-messaging/webhooks';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { type CapturedRequest, startServer, type TestServer } from '../helpers/server.js';
+import { expectDocumentedEvent } from '../helpers/webhook-schema.js';
 
 const secretOf = (fill: number) => `whsec_${Buffer.from(new Uint8Array(32).fill(fill)).toString('base64')}`;
 const SECRET = secretOf(3);
@@ -94,6 +95,7 @@ describe('relayWebhooks', () => {
     const verifier = new Webhook(SECRET);
     const received = healthy.requests.map((req) => {
       const event = verifier.verify(req.body.toString(), req.headers as Record<string, string>) as WebhookEvent;
+      expectDocumentedEvent(req.body.toString());
       return { id: req.headers['webhook-id'] as string, event };
     });
     const byId = new Map<string, WebhookEvent[]>();
