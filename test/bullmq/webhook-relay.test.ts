@@ -292,7 +292,11 @@ describe.runIf(runs)('WebhookRelay', () => {
     const name = uniqueName('wh');
     // The first attempt of every event fails: each delivery waits in Redis for its retry.
     const tried = new Set<string>();
-    const target = await receiver(SECRET, (id) => (tried.has(id) ? 204 : (tried.add(id), 503)));
+    const target = await receiver(SECRET, (id) => {
+      if (tried.has(id)) return 204;
+      tried.add(id);
+      return 503;
+    });
     const { queue, startRelay, relayed, published } = await fleet(name, {
       endpoints: [{ url: target.server.url, secret: SECRET }],
     });
