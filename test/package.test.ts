@@ -316,7 +316,8 @@ client.messages.send({ sender_phone: '+1', to_phone: '+2', type: 'text' });
       bullmq: { optional: true },
       ioredis: { optional: true },
       msw: { optional: true },
+      pg: { optional: true },
     });
-    expect(pkg.peerDependencies).toMatchObject({ bullmq: '^6.0.0', ioredis: '^5.0.0' });
+    expect(pkg.peerDependencies).toMatchObject({ bullmq: '^6.0.0', ioredis: '^5.0.0', pg: '^8.0.0' });
   });
 });

@@ -65,6 +65,29 @@ export function checkRetention(
   return settings;
 }
 
+/**
+ * Checks a connection: Redis (ioredis options or instance) or PostgreSQL (`{ postgres }` with a
+ * connection string, a pool config or a `pg.Pool`).
+ */
+export function checkConnection(connection: unknown, what: string): void {
+  const postgres = (connection as { postgres?: unknown } | null)?.postgres;
+  const isObject = (value: unknown) => typeof value === 'object' && value !== null;
+  const fine =
+    isObject(connection) &&
+    (!('postgres' in (connection as object)) ||
+      isObject(postgres) ||
+      (typeof postgres === 'string' && postgres !== ''));
+  if (!fine) {
+    throw new ValidationError(what, [
+      {
+        path: 'postgres' in Object(connection) ? 'connection.postgres' : 'connection',
+        message:
+          "must be ioredis options such as { host: '127.0.0.1', port: 6379 } or an ioredis instance (Redis), or { postgres: 'postgres://…' | pool config | pg.Pool } (PostgreSQL)",
+      },
+    ]);
+  }
+}
+
 /** Checks the producer's options. */
 export function checkQueueOptions(options: MessagingQueueOptions): void {
   if (typeof options !== 'object' || options === null) {
@@ -72,14 +95,7 @@ export function checkQueueOptions(options: MessagingQueueOptions): void {
       { path: '', message: "must be an object such as { connection: { host: '127.0.0.1', port: 6379 }, name: 'sms' }" },
     ]);
   }
-  if (typeof options.connection !== 'object' || options.connection === null) {
-    throw new ValidationError('Invalid MessagingQueue options', [
-      {
-        path: 'connection',
-        message: "must be ioredis options such as { host: '127.0.0.1', port: 6379 } or an ioredis instance",
-      },
-    ]);
-  }
+  checkConnection(options.connection, 'Invalid MessagingQueue options');
   checkName(options.name, 'Invalid MessagingQueue options');
   const { attempts } = options;
   if (attempts !== undefined && !(Number.isInteger(attempts) && attempts >= 1)) {

@@ -1,5 +1,5 @@
-import type { RedisClient } from 'bullmq';
 import { sleep } from '../internal/sleep.js';
+import type { PlaceStore } from './fleet-places.js';
 
 /**
  * The fleet's hard bound: no sliding second at the service holds more than `limit` requests of
@@ -12,13 +12,14 @@ import { sleep } from '../internal/sleep.js';
  * second at the service gathers starts from a span longer than a second (measured: 25 in one
  * second at a limit of 20, no crash needed).
  *
- * How: one sorted set in Redis holds a member per request, from its admission until one second
- * after its answer (a killed worker's open request: until its lease ends). A request is admitted
- * only while fewer than `limit` members remain. Take any second at the service and the last of
- * its requests to be admitted: every other request counted in that second had been admitted
- * earlier, and its answer came after the second began, so less than a second before that
- * admission: its member was still there. So the second holds at most `limit`. Every timestamp
- * is Redis's (TIME), so the workers' clocks do not matter.
+ * How: one set in the queue's datastore (a sorted set in Redis, a table in PostgreSQL: see
+ * fleet-places.ts) holds a member per request, from its admission until one second after its
+ * answer (a killed worker's open request: until its lease ends). A request is admitted only while
+ * fewer than `limit` members remain. Take any second at the service and the last of its requests
+ * to be admitted: every other request counted in that second had been admitted earlier, and its
+ * answer came after the second began, so less than a second before that admission: its member
+ * was still there. So the second holds at most `limit`. Every timestamp is the datastore's clock,
+ * so the workers' clocks do not matter.
  *
  * The cost: a request holds its place for its own duration plus a second, so the fleet makes at
  * most `limit * 1000 / (1000 + r)` requests a second when answers take `r` ms (README).
@@ -31,39 +32,9 @@ export interface FleetGate {
 /** The window the service counts in: the tenant limit is per second. */
 const WINDOW_MS = 1000;
 
-/**
- * KEYS[1] the set; ARGV: limit, lease (ms an open request may hold its place), member.
- * Returns 0 when admitted, else the ms until the earliest place frees (at least 1).
- */
-const ADMIT = `
-local t = redis.call('TIME')
-local now = tonumber(t[1]) * 1000 + math.floor(tonumber(t[2]) / 1000)
-redis.call('ZREMRANGEBYSCORE', KEYS[1], '-inf', now)
-if redis.call('ZCARD', KEYS[1]) < tonumber(ARGV[1]) then
-  redis.call('ZADD', KEYS[1], now + tonumber(ARGV[2]), ARGV[3])
-  redis.call('PEXPIRE', KEYS[1], tonumber(ARGV[2]))
-  return 0
-end
-local first = redis.call('ZRANGE', KEYS[1], 0, 0, 'WITHSCORES')
-return math.max(1, tonumber(first[2]) - now)
-`;
-
-const ADMIT_COMMAND = 'tenantMessagingFleetAdmit';
-const SETTLE_COMMAND = 'tenantMessagingFleetSettle';
-
-/** KEYS[1] the set; ARGV: window, member. The member's place now ends `window` ms from now. */
-const SETTLE = `
-local t = redis.call('TIME')
-local now = tonumber(t[1]) * 1000 + math.floor(tonumber(t[2]) / 1000)
-redis.call('ZADD', KEYS[1], 'XX', now + tonumber(ARGV[1]), ARGV[2])
-return 0
-`;
-
 export interface FleetGateOptions {
-  /** The queue's Redis connection (BullMQ's `queue.client`). */
-  readonly redis: Promise<RedisClient>;
-  /** The set's key, in the queue's own key space. */
-  readonly key: string;
+  /** Where the places are kept: the queue's own datastore. */
+  readonly places: PlaceStore;
   /** Requests per sliding second, for the whole fleet. */
   readonly limit: number;
   /**
@@ -72,26 +43,19 @@ export interface FleetGateOptions {
    */
   readonly requestTimeout: number;
   readonly random?: () => number;
-  /** Told when settling fails (Redis gone): the place then ends with its lease. */
+  /** Told when settling fails (the datastore gone): the place then ends with its lease. */
   readonly onSettleError?: (error: unknown) => void;
 }
 
 export function createFleetGate(options: FleetGateOptions): FleetGate {
-  const { key, limit, requestTimeout, random = Math.random } = options;
+  const { places, limit, requestTimeout, random = Math.random } = options;
   const lease = requestTimeout + 2 * WINDOW_MS;
   let next = 0;
   const prefix = `${process.pid}:${Date.now().toString(36)}:${random().toString(36).slice(2, 8)}`;
 
-  // Defined through BullMQ's client interface, so that any of its Redis adapters can run them.
-  const redis = options.redis.then((client) => {
-    client.defineCommand(ADMIT_COMMAND, { numberOfKeys: 1, lua: ADMIT });
-    client.defineCommand(SETTLE_COMMAND, { numberOfKeys: 1, lua: SETTLE });
-    return client;
-  });
-
-  const admit = async (client: RedisClient, member: string): Promise<void> => {
+  const admit = async (member: string): Promise<void> => {
     for (;;) {
-      const wait = Number(await client.runCommand(ADMIT_COMMAND, [key, limit, lease, member]));
+      const wait = await places.admit(member, limit, lease);
       if (wait === 0) return;
       // An open request's place frees a second after its answer at the earliest, so waking within
       // a second misses no place; the jitter keeps waiting workers from asking in the same instant.
@@ -102,14 +66,13 @@ export function createFleetGate(options: FleetGateOptions): FleetGate {
 
   return {
     async run(request) {
-      const client = await redis;
       const member = `${prefix}:${next++}`;
-      await admit(client, member);
+      await admit(member);
       try {
         return await request();
       } finally {
         try {
-          await client.runCommand(SETTLE_COMMAND, [key, WINDOW_MS, member]);
+          await places.settle(member, WINDOW_MS);
         } catch (error) {
           options.onSettleError?.(error);
         }

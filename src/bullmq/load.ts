@@ -7,7 +7,7 @@ export type BullMQModule = typeof BullMQ;
 
 /** What to install, said once for every way the load can fail. */
 export const INSTALL_HINT =
-  'tenant-messaging/bullmq needs bullmq (^6) and ioredis (^5), optional peer dependencies that are not installed: run `npm install bullmq ioredis`, and start a Redis server (e.g. `apt-get install -y redis-server`).';
+  'tenant-messaging/bullmq needs bullmq (^6), an optional peer dependency that is not installed: run `npm install bullmq ioredis` for Redis (and start a Redis server, e.g. `apt-get install -y redis-server`), or `npm install bullmq pg` for PostgreSQL.';
 
 let loaded: BullMQModule | undefined;
 
@@ -20,7 +20,7 @@ let loaded: BullMQModule | undefined;
 export function loadBullmq(load: (name: string) => unknown = requirePeer): BullMQModule {
   if (loaded) return loaded;
   try {
-    load('ioredis');
+    // ioredis or pg, whichever the connection needs, is checked when a connection is given (backend.ts).
     const module = load('bullmq') as BullMQModule;
     if (load === requirePeer) loaded = module;
     return module;

@@ -1,6 +1,7 @@
 import type { JobsOptions, Queue } from 'bullmq';
 import { ValidationError } from '../errors.js';
 import type { SendMessageParams } from '../types/send.js';
+import { type Backend, backendOf, makeQueue, makeQueueEvents } from './backend.js';
 import { checkJobId, checkQueueOptions, checkRetention } from './checks.js';
 import { SEND_JOB, type SendJobData, type SendJobResult } from './job-data.js';
 import { type BullMQModule, loadBullmq } from './load.js';
@@ -14,7 +15,7 @@ import type {
   MessagingUpdate,
   UpdatesOptions,
 } from './types.js';
-import { EVENTS_KEPT, readUpdates, startId } from './updates.js';
+import { EVENTS_KEPT, MARK_EVENT, readUpdates, startId } from './updates.js';
 
 /** Jobs per `addBulk` call in `sendMany`: one round trip each, and a bounded Redis command. */
 const BULK_CHUNK = 500;
@@ -33,8 +34,8 @@ export class MessagingQueue {
   /** The queue's name. */
   readonly name: string;
   readonly #bull: BullMQModule;
+  readonly #backend: Backend;
   readonly #queue: Queue<SendJobData, SendJobResult>;
-  readonly #options: MessagingQueueOptions;
   readonly #jobOptions: JobsOptions;
   /** The readers `updates()` opened: `close()` closes those still open (an iteration never started never closes its own). */
   readonly #readers = new Set<{ close(): Promise<void> }>();
@@ -43,10 +44,9 @@ export class MessagingQueue {
     checkQueueOptions(options);
     const retention = checkRetention(options.retention);
     this.#bull = loadBullmq();
-    this.#options = options;
+    this.#backend = backendOf(this.#bull, options.connection);
     this.name = options.name;
-    this.#queue = new this.#bull.Queue(options.name, {
-      connection: options.connection,
+    this.#queue = makeQueue<SendJobData, SendJobResult>(this.#bull, options.name, this.#backend, {
       streams: { events: { maxLen: EVENTS_KEPT } },
     });
     this.#jobOptions = {
@@ -141,22 +141,36 @@ export class MessagingQueue {
    * ```
    */
   updates(options: UpdatesOptions = {}): AsyncIterable<MessagingUpdate> {
-    const events = new this.#bull.QueueEvents(this.name, {
-      connection: this.#options.connection,
-      lastEventId: startId(options.from),
-    });
-    this.#readers.add(events);
-    const reader = readUpdates(events, options.signal);
+    // Where reading starts is fixed now, at the call, even if the iteration starts later.
+    const position = this.#startPosition(options.from);
+    position.catch(() => undefined); // the iteration reports it; an iteration never started must not leave it unhandled
     const readers = this.#readers;
+    const [bull, name, backend] = [this.#bull, this.name, this.#backend];
+    const open = async () => {
+      const events = makeQueueEvents(bull, name, backend, { lastEventId: await position });
+      readers.add(events);
+      return events;
+    };
     return {
       async *[Symbol.asyncIterator]() {
+        const events = await open();
         try {
-          yield* reader;
+          yield* readUpdates(events, options.signal);
         } finally {
           readers.delete(events);
         }
       },
     };
+  }
+
+  /**
+   * The event-log id to read after. `'now'` on Redis is this instant in the stream's id format;
+   * PostgreSQL's ids are a sequence with no time in them, so there a mark is published and
+   * reading starts after it.
+   */
+  #startPosition(from: string | undefined): Promise<string> {
+    if (this.#backend.kind === 'redis' || (from !== undefined && from !== 'now')) return Promise.resolve(startId(from));
+    return this.#queue.getBackend().publishEvent({ event: MARK_EVENT }, EVENTS_KEPT);
   }
 
   /**

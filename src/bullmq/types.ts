@@ -2,13 +2,40 @@
  * The public types of `tenant-messaging/bullmq`. Like every file of types, this imports no
  * implementation module.
  */
-import type { ConnectionOptions } from 'bullmq';
+import type { ConnectionOptions, PostgresConnectionOptions } from 'bullmq';
 import type { MessagingClient } from '../client.js';
 import type { Logger } from '../types/logger.js';
 import type { MessageLog } from '../types/message-log.js';
 
-/** The Redis connection: ioredis options (`{ host, port }`) or an ioredis instance, as BullMQ takes it. */
-export type QueueConnection = ConnectionOptions;
+/**
+ * Where the queue lives: Redis (ioredis options such as `{ host, port }`, or an ioredis instance,
+ * as BullMQ takes them) or PostgreSQL (`{ postgres: ... }`, BullMQ 6's PostgreSQL backend).
+ *
+ * @example
+ * ```ts
+ * const redis: QueueConnection = { host: '127.0.0.1', port: 6379, maxRetriesPerRequest: null }
+ * const postgres: QueueConnection = { postgres: { connectionString: process.env.DATABASE_URL, max: 4 } }
+ * ```
+ */
+export type QueueConnection = ConnectionOptions | PostgresQueueConnection;
+
+/**
+ * A queue in PostgreSQL, with BullMQ's PostgreSQL backend (README, "Choosing a backend").
+ *
+ * @example
+ * ```ts
+ * new MessagingQueue({ connection: { postgres: 'postgres://app@db/app' }, name: 'sms' })
+ * ```
+ */
+export interface PostgresQueueConnection {
+  /**
+   * What BullMQ's PostgreSQL backend takes: a connection string, a node-postgres pool config
+   * (with BullMQ's `schema`, default `bullmq`, and `migrate: true` to create or upgrade its
+   * tables on connect), or a `pg.Pool` whose `search_path` starts with BullMQ's schema (BullMQ
+   * cannot set it on a pool it did not make) and whose tables exist (`runMigrations`).
+   */
+  postgres: PostgresConnectionOptions;
+}
 
 /**
  * How long Redis keeps a finished send (its job holds phone numbers and message contents, which are
@@ -94,6 +121,8 @@ export interface MessagingUpdate {
   readonly error?: UpdateError | undefined;
   /** The event's id in the queue's event log: pass it as `updates({ from })` to resume after it. */
   readonly eventId: string;
+  /** When the worker published it (ISO 8601); absent on updates published by versions before it. */
+  readonly at?: string | undefined;
 }
 
 /** A failure as an update carries it (plain data: it went through Redis). */

@@ -10,17 +10,22 @@ import type { MessagingUpdate } from './types.js';
  */
 export const UPDATE_EVENT = 'tenant-messaging:update';
 
+/** A mark `updates()` reads after on PostgreSQL, whose event ids hold no time (queue.ts). */
+export const MARK_EVENT = 'tenant-messaging:mark';
+
 /** How many events the queue's event log keeps (BullMQ's default for its own events). */
 export const EVENTS_KEPT = 10_000;
 
-/** An update before it has an event id. */
-export type Unpublished = Omit<MessagingUpdate, 'eventId'>;
+/** An update before it has an event id and a time. */
+export type Unpublished = Omit<MessagingUpdate, 'eventId' | 'at'>;
 
 export async function publish(producer: QueueEventsProducer, update: Unpublished): Promise<void> {
-  await producer.publishEvent({ eventName: UPDATE_EVENT, update: JSON.stringify(update) }, EVENTS_KEPT);
+  // `at` goes with the update: PostgreSQL's event ids carry no time, and a webhook's timestamp is it.
+  const stamped = { ...update, at: new Date().toISOString() };
+  await producer.publishEvent({ eventName: UPDATE_EVENT, update: JSON.stringify(stamped) }, EVENTS_KEPT);
 }
 
-/** The id to start reading from: `'now'` becomes this instant in the stream's id format (ms-seq). */
+/** The Redis stream id to start reading from: `'now'` becomes this instant in the stream's id format (ms-seq). */
 export function startId(from: string | undefined, now = Date.now()): string {
   if (from === undefined || from === 'now') return `${now - 1}-0`;
   if (from === 'start') return '0';

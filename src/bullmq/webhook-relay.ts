@@ -4,7 +4,8 @@ import { type Issue, ValidationError } from '../errors.js';
 import { sleep } from '../internal/sleep.js';
 import { checkEndpoints, subscribes, type WebhookEndpoint } from '../webhooks/endpoints.js';
 import { fleetEvent } from '../webhooks/events-of.js';
-import { checkName, positiveIssue } from './checks.js';
+import { isPostgres } from './backend.js';
+import { checkConnection, checkName, positiveIssue } from './checks.js';
 import { loadBullmq } from './load.js';
 import { readUpdates, startId } from './updates.js';
 import { type Deliveries, type DeliveryJob, openDeliveries } from './webhook-deliveries.js';
@@ -219,11 +220,13 @@ function checkRelayOptions(options: WebhookRelayOptions): void {
       { path: '', message: "must be an object such as { connection, name: 'sms', endpoints: [{ url, secret }] }" },
     ]);
   }
-  if (typeof options.connection !== 'object' || options.connection === null) {
+  checkConnection(options.connection, WHAT);
+  if (isPostgres(options.connection)) {
     throw new ValidationError(WHAT, [
       {
-        path: 'connection',
-        message: "must be ioredis options such as { host: '127.0.0.1', port: 6379 } or an ioredis instance",
+        path: 'connection.postgres',
+        message:
+          'WebhookRelay keeps its deliveries on Redis only for now: on PostgreSQL, relay from one process with relayWebhooks(queue.updates(), { endpoints })',
       },
     ]);
   }

@@ -1,8 +1,10 @@
 import type { Queue, QueueEventsProducer, Worker } from 'bullmq';
 import type { MessagingClient } from '../client.js';
 import { ValidationError } from '../errors.js';
-import { checkName, checkRetention, positiveIssue } from './checks.js';
+import { type Backend, backendOf, makeProducer, makeQueue, makeWorker } from './backend.js';
+import { checkConnection, checkName, checkRetention, positiveIssue } from './checks.js';
 import { createFleetGate, openGate } from './fleet-gate.js';
+import { type PgPoolLike, type PlaceStore, postgresPlaces, redisPlaces } from './fleet-places.js';
 import type { SendJobData, SendJobResult } from './job-data.js';
 import { limiterFor } from './limiter.js';
 import { loadBullmq } from './load.js';
@@ -42,10 +44,11 @@ export class MessagingWorker {
     checkWorkerOptions(options);
     const retention = checkRetention(options.retention, WHAT);
     const bull = loadBullmq();
-    const { connection, name } = options;
+    const { name } = options;
+    const backend = backendOf(bull, options.connection);
     this.name = name;
-    this.#queue = new bull.Queue(name, { connection });
-    this.#producer = new bull.QueueEventsProducer(name, { connection });
+    this.#queue = makeQueue<SendJobData, SendJobResult>(bull, name, backend);
+    this.#producer = makeProducer(bull, name, backend);
     // No SDK retries: a 429 must reach the processor, which pauses the whole queue (every worker)
     // for its Retry-After; a send whose connection was never made is retried by BullMQ (attempts).
     // No SDK rate gate either: the fleet gate admits each request, and a request the client then
@@ -56,8 +59,7 @@ export class MessagingWorker {
       limit === undefined
         ? openGate
         : createFleetGate({
-            redis: this.#queue.getBackend().client,
-            key: this.#queue.toKey('fleet-requests'),
+            places: placesOf(backend, this.#queue),
             limit,
             requestTimeout: client.timeout,
             onSettleError: (error) =>
@@ -74,8 +76,7 @@ export class MessagingWorker {
       requestsPerSecond: limit,
       clockSkewMs: options.clockSkewMs ?? CLOCK_SKEW_DEFAULT,
     });
-    this.#worker = new bull.Worker<SendJobData, SendJobResult>(name, processor, {
-      connection,
+    this.#worker = makeWorker<SendJobData, SendJobResult>(bull, name, processor, backend, {
       concurrency: options.concurrency ?? 1,
       // The limiter paces job starts; the gate is what bounds the requests the service sees.
       ...(limit === undefined ? {} : { limiter: limiterFor(limit) }),
@@ -86,7 +87,7 @@ export class MessagingWorker {
       // A job that stalls again after its re-run is still reconciled, never failed by BullMQ for it.
       maxStalledCount: 10,
     });
-    // Connection trouble with Redis: BullMQ reconnects by itself; without a listener it would be an unhandled 'error' event.
+    // Connection trouble with the datastore: BullMQ reconnects by itself; without a listener it would be an unhandled 'error' event.
     this.#worker.on('error', (error) => options.logger?.error('bullmq worker error', { error: String(error) }));
   }
 
@@ -117,12 +118,20 @@ export class MessagingWorker {
   }
 }
 
+/** The fleet gate's places, in the queue's own datastore and key space. */
+function placesOf(backend: Backend, queue: Queue): PlaceStore {
+  const bullBackend = queue.getBackend() as unknown as { client?: Promise<never>; connection?: { pool?: PgPoolLike } };
+  if (backend.kind === 'postgres') return postgresPlaces(bullBackend.connection?.pool as PgPoolLike, queue.name);
+  return redisPlaces(queue.getBackend().client, queue.toKey('fleet-requests'));
+}
+
 function checkWorkerOptions(options: MessagingWorkerOptions): void {
   if (typeof options !== 'object' || options === null) {
     throw new ValidationError(WHAT, [
       { path: '', message: "must be an object such as { connection, name: 'sms', client }" },
     ]);
   }
+  checkConnection(options.connection, WHAT);
   checkName(options.name, WHAT);
   const issues: { path: string; message: string }[] = [];
   // Checked by shape, not `instanceof`: importing the client's class here would pull the whole

@@ -12,8 +12,10 @@ export interface FleetUpdate {
   readonly status: string;
   readonly log?: MessageLog | undefined;
   readonly error?: { readonly name: string; readonly message: string } | undefined;
-  /** The event's id in the queue's event log (`<ms>-<seq>`): its ms are when it happened. */
+  /** The event's id in the queue's event log (on Redis `<ms>-<seq>`, on PostgreSQL a sequence number). */
   readonly eventId: string;
+  /** When the worker published it (ISO 8601). */
+  readonly at?: string | undefined;
 }
 
 /** An event ready to sign: its body and its `webhook-id`, the same on every attempt. */
@@ -35,13 +37,12 @@ export function eventOf(update: DeliveryUpdate | FleetUpdate): OutgoingEvent | u
  * A fleet update's event. Its `webhook-id` is `msg_<business id>_<log id or ->_<status>`: the same
  * whenever the same change is relayed again (a worker re-publishing after a crash, a relay reading
  * its log again after one), and a new one when `queue.resend(id)` makes a new log. Its timestamp is
- * the event log's, so it too is the same on every relay of it.
+ * the update's own, so it too is the same on every relay of it.
  */
 export function fleetEvent(update: FleetUpdate): OutgoingEvent {
-  const at = Number(update.eventId.split('-')[0]);
   const event: WebhookEvent = {
     type: `message.${update.status}`,
-    timestamp: new Date(Number.isFinite(at) && at > 0 ? at : Date.now()).toISOString(),
+    timestamp: occurredAt(update),
     data: {
       id: update.id,
       ...(update.log ? { log_id: update.log.id } : {}),
@@ -53,6 +54,17 @@ export function fleetEvent(update: FleetUpdate): OutgoingEvent {
   // encodeURIComponent: a business id may hold any character but `:`; a header may not.
   const webhookId = `msg_${encodeURIComponent(update.id)}_${update.log?.id ?? '-'}_${update.status}`;
   return { webhookId, type: event.type, body: JSON.stringify(event) };
+}
+
+/**
+ * When a fleet update happened, the same on every relay of it: its `at`, or for an update published
+ * before updates carried one, the time in a Redis stream id; never the reader's clock unless neither.
+ */
+function occurredAt(update: FleetUpdate): string {
+  const at = update.at === undefined ? Number.NaN : Date.parse(update.at);
+  if (Number.isFinite(at)) return new Date(at).toISOString();
+  const streamMs = /^(\d+)-\d+$/.exec(update.eventId)?.[1];
+  return new Date(streamMs === undefined ? Date.now() : Number(streamMs)).toISOString();
 }
 
 /** A one-process update's event (`trackDeliveries`): it knows log ids only, so `data.id` is the log id. */

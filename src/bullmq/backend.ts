@@ -1,0 +1,112 @@
+import type {
+  BackendFactory,
+  ConnectionOptions,
+  Processor,
+  Queue,
+  QueueEvents,
+  QueueEventsOptions,
+  QueueEventsProducer,
+  QueueOptions,
+  Worker,
+  WorkerOptions,
+} from 'bullmq';
+import { MessagingError } from '../errors.js';
+import { requirePeer } from '../internal/peer-require.js';
+import type { BullMQModule } from './load.js';
+import type { PostgresQueueConnection, QueueConnection } from './types.js';
+
+/**
+ * Which of BullMQ's datastores a queue lives in, read from the connection its caller gave: each
+ * `MessagingQueue`, `MessagingWorker` and `WebhookRelay` picks its own, and nothing process-wide
+ * is set (BullMQ's `setDefaultBackendFactory` would flip every other BullMQ queue of the process).
+ */
+export interface Backend {
+  readonly kind: 'redis' | 'postgres';
+  /** The connection as BullMQ takes it. */
+  readonly connection: ConnectionOptions | PostgresQueueConnection['postgres'];
+  /** BullMQ's factory for the datastore: undefined for Redis, its default. */
+  readonly factory: BackendFactory | undefined;
+}
+
+/** Whether a connection is the PostgreSQL form, `{ postgres: ... }`. */
+export function isPostgres(connection: QueueConnection): connection is PostgresQueueConnection {
+  return typeof connection === 'object' && connection !== null && 'postgres' in connection;
+}
+
+/** The backend of a connection (checked by `checkConnection` first). */
+export function backendOf(bull: BullMQModule, connection: QueueConnection): Backend {
+  if (isPostgres(connection)) {
+    requireInstalled('pg', 'npm install pg');
+    return {
+      kind: 'postgres',
+      connection: connection.postgres,
+      factory: bull.createPostgresBackend as unknown as BackendFactory,
+    };
+  }
+  // An ioredis instance brings its own module; options need it installed.
+  if (!isRedisInstance(connection)) requireInstalled('ioredis', 'npm install ioredis');
+  return { kind: 'redis', connection, factory: undefined };
+}
+
+/*
+ * BullMQ's classes, made on a backend. Their constructors are overloaded on the factory's type,
+ * which a factory chosen at run time cannot satisfy; these keep that cast in one place. The
+ * instances are typed with BullMQ's default (Redis) backend type: the SDK calls only the methods
+ * every backend has (IQueueBackend), and reaches a datastore's own client only in fleet-places.ts.
+ */
+type Options<T> = Omit<T, 'connection'>;
+
+function args<O>(backend: Backend, options: O): [never, never?] {
+  const withConnection = { ...options, connection: backend.connection } as never;
+  return backend.factory ? [withConnection, backend.factory as never] : [withConnection];
+}
+
+export function makeQueue<D, R>(
+  bull: BullMQModule,
+  name: string,
+  backend: Backend,
+  options: Options<QueueOptions> = {},
+) {
+  return new bull.Queue<D, R>(name, ...args(backend, options)) as Queue<D, R>;
+}
+
+export function makeWorker<D, R>(
+  bull: BullMQModule,
+  name: string,
+  processor: Processor<D, R>,
+  backend: Backend,
+  options: Options<WorkerOptions>,
+) {
+  return new bull.Worker<D, R>(name, processor, ...args(backend, options)) as Worker<D, R>;
+}
+
+export function makeQueueEvents(
+  bull: BullMQModule,
+  name: string,
+  backend: Backend,
+  options: Options<QueueEventsOptions>,
+) {
+  return new bull.QueueEvents(name, ...args(backend, options)) as QueueEvents;
+}
+
+export function makeProducer(bull: BullMQModule, name: string, backend: Backend) {
+  return new bull.QueueEventsProducer(name, ...args(backend, {})) as QueueEventsProducer;
+}
+
+function isRedisInstance(connection: QueueConnection): boolean {
+  const candidate = connection as { duplicate?: unknown; status?: unknown };
+  return typeof candidate.duplicate === 'function' && typeof candidate.status === 'string';
+}
+
+function requireInstalled(name: string, install: string): void {
+  try {
+    requirePeer(name);
+  } catch (error) {
+    const code = (error as { code?: unknown } | null)?.code;
+    if (code !== 'MODULE_NOT_FOUND' && code !== 'ERR_MODULE_NOT_FOUND') throw error;
+    throw new MessagingError(
+      `tenant-messaging/bullmq needs ${name} for this connection, an optional peer dependency that is not installed: run \`${install}\`.`,
+      { cause: error },
+    );
+  }
+}

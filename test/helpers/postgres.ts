@@ -1,0 +1,112 @@
+import { type ChildProcess, spawn, spawnSync } from 'node:child_process';
+import { chownSync, existsSync, mkdtempSync, readdirSync, readFileSync, rmSync } from 'node:fs';
+import { createServer } from 'node:net';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+
+/** A throwaway PostgreSQL cluster for one test file. */
+export interface TestPostgres {
+  readonly port: number;
+  /** `postgresql://postgres@127.0.0.1:<port>/postgres` (trust authentication: loopback only). */
+  readonly url: string;
+  /** Stops the server by PID (fast shutdown, then SIGKILL) and removes its directory. */
+  stop(): Promise<void>;
+}
+
+/** The directory holding `initdb` and `pg_ctl`: on the PATH, or Debian's /usr/lib/postgresql/<major>/bin. */
+function binDir(): string | undefined {
+  const which = spawnSync('sh', ['-c', 'command -v initdb'], { encoding: 'utf8' }).stdout.trim();
+  if (which) return join(which, '..');
+  const root = '/usr/lib/postgresql';
+  if (!existsSync(root)) return undefined;
+  const majors = readdirSync(root).sort((a, b) => Number(b) - Number(a));
+  for (const major of majors) if (existsSync(join(root, major, 'bin', 'initdb'))) return join(root, major, 'bin');
+  return undefined;
+}
+
+const BIN = binDir();
+/** initdb refuses to run as root: as root, the cluster belongs to the `postgres` user. */
+const AS_ROOT = process.getuid?.() === 0;
+
+/**
+ * Whether the PostgreSQL tests run. Without the server binaries they skip, with a line saying how
+ * to install them; under `CI=true` they fail instead (`.ci/run` installs Debian's `postgresql`).
+ */
+export function postgresAvailable(): boolean {
+  if (BIN && (!AS_ROOT || spawnSync('id', ['postgres'], { stdio: 'ignore' }).status === 0)) return true;
+  const hint =
+    'PostgreSQL server binaries (initdb, pg_ctl) were not found: install them with `apt-get install -y postgresql` to run the PostgreSQL tests';
+  if (process.env['CI'] === 'true') throw new Error(`${hint} (they may not skip under CI=true)`);
+  console.warn(`SKIPPED: ${hint}`);
+  return false;
+}
+
+async function freePort(): Promise<number> {
+  return new Promise((resolve, reject) => {
+    const server = createServer();
+    server.once('error', reject);
+    server.listen(0, '127.0.0.1', () => {
+      const address = server.address();
+      server.close(() => resolve(typeof address === 'object' && address ? address.port : 0));
+    });
+  });
+}
+
+/** Runs a PostgreSQL binary, as the `postgres` user when this process is root. */
+function run(binary: string, args: string[]): { status: number | null; output: string } {
+  const path = join(BIN as string, binary);
+  const [command, argv] = AS_ROOT ? ['runuser', ['-u', 'postgres', '--', path, ...args]] : [path, args];
+  const result = spawnSync(command, argv, { encoding: 'utf8' });
+  return { status: result.status, output: `${result.stdout}${result.stderr}` };
+}
+
+/**
+ * Starts a throwaway cluster on a free loopback port (initdb, then the server itself as a child
+ * of this process): no fsync, trust authentication, its socket in its own directory. About 1.5 s.
+ */
+export async function startPostgres(): Promise<TestPostgres> {
+  const dir = mkdtempSync(join(tmpdir(), 'tm-pg-'));
+  if (AS_ROOT) {
+    const ids = spawnSync('id', ['-u', 'postgres'], { encoding: 'utf8' }).stdout.trim();
+    const gid = spawnSync('id', ['-g', 'postgres'], { encoding: 'utf8' }).stdout.trim();
+    chownSync(dir, Number(ids), Number(gid));
+  }
+  const data = join(dir, 'data');
+  const init = run('initdb', ['-D', data, '-A', 'trust', '-U', 'postgres', '--no-sync', '-E', 'UTF8', '--no-instructions']);
+  if (init.status !== 0) throw new Error(`initdb failed:\n${init.output}`);
+  const port = await freePort();
+  const postgres = join(BIN as string, 'postgres');
+  const args = [
+    '-D', data, '-p', String(port), '-k', dir,
+    '-c', 'listen_addresses=127.0.0.1', '-c', 'fsync=off', '-c', 'synchronous_commit=off',
+    '-c', 'full_page_writes=off', '-c', 'max_connections=200',
+  ];
+  const [command, argv] = AS_ROOT ? ['runuser', ['-u', 'postgres', '--', postgres, ...args]] : [postgres, args];
+  const child: ChildProcess = spawn(command, argv, { stdio: 'ignore' });
+  const pidFile = join(data, 'postmaster.pid');
+  const deadline = Date.now() + 20_000;
+  // Ready when the pid file's status line says so (what pg_ctl -w waits for).
+  while (!(existsSync(pidFile) && readFileSync(pidFile, 'utf8').includes('ready'))) {
+    if (Date.now() > deadline || child.exitCode !== null) {
+      child.kill('SIGKILL');
+      throw new Error(`postgres did not start on port ${port}`);
+    }
+    await new Promise((resolve) => setTimeout(resolve, 25));
+  }
+  const pid = Number(readFileSync(pidFile, 'utf8').split('\n')[0]);
+  return {
+    port,
+    url: `postgresql://postgres@127.0.0.1:${port}/postgres`,
+    stop: async () => {
+      if (child.exitCode === null) {
+        const exited = new Promise((resolve) => child.once('exit', resolve));
+        // SIGINT is PostgreSQL's fast shutdown; SIGKILL if it takes more than 5 s.
+        process.kill(pid, 'SIGINT');
+        const timer = setTimeout(() => process.kill(pid, 'SIGKILL'), 5_000);
+        await exited;
+        clearTimeout(timer);
+      }
+      rmSync(dir, { recursive: true, force: true });
+    },
+  };
+}
