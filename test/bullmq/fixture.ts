@@ -1,12 +1,24 @@
-/** What the BullMQ tests share: a throwaway Redis per file, the sandbox, and small helpers. */
-import type { Queue } from 'bullmq';
+/**
+ * What the BullMQ tests share: a throwaway Redis (or PostgreSQL) per file, the sandbox, and small
+ * helpers.
+ */
+import { createPostgresBackend, Queue, runMigrations } from 'bullmq';
+import pg from 'pg';
 import { MessagingClient, type SendMessageParams } from 'tenant-messaging';
-import type { MessagingUpdate, MessagingWorkerOptions } from 'tenant-messaging/bullmq';
+import type { MessagingUpdate, MessagingWorkerOptions, QueueConnection } from 'tenant-messaging/bullmq';
 import { type RunningSandbox, SANDBOX_PHONES, startSandbox } from 'tenant-messaging/sandbox';
+import { postgresAvailable, startPostgres, type TestPostgres } from '../helpers/postgres.js';
 import { redisAvailable, startRedis, type TestRedis } from '../helpers/redis.js';
 
 export const SENDER = '+15550001001';
 export const runs = redisAvailable();
+
+/** The datastores a queue can live in, and whether this machine can run each. */
+export const BACKENDS = [
+  ['redis', runs],
+  ['postgres', postgresAvailable()],
+] as const;
+export type BackendName = (typeof BACKENDS)[number][0];
 
 export const text = (i: number, to: string = SANDBOX_PHONES.reads): SendMessageParams => ({
   sender_phone: SENDER,
@@ -15,22 +27,41 @@ export const text = (i: number, to: string = SANDBOX_PHONES.reads): SendMessageP
   content: `Queued message ${i}`,
 });
 
-export interface Fixture {
-  redis: TestRedis;
+/** A datastore, the sandbox and a client: what every queue test needs, on either backend. */
+export interface BackendFixture {
+  readonly backend: BackendName;
+  /** The queue connection, as a user gives it. */
+  readonly connection: QueueConnection;
   sandbox: RunningSandbox;
   client: MessagingClient;
+  /** BullMQ's own queue of that name on the same datastore: to look at jobs as they are stored. */
+  raw(name: string): Queue;
   close(): Promise<void>;
 }
 
-export async function startFixture(options: Parameters<typeof startSandbox>[0] = {}): Promise<Fixture> {
-  const redis = await startRedis();
+export interface Fixture extends BackendFixture {
+  redis: TestRedis;
+}
+
+type SandboxOptions = Parameters<typeof startSandbox>[0];
+
+async function startSandboxAndClient(options: SandboxOptions) {
   const sandbox = await startSandbox({ delivery: { deliveredAfterMs: 100, readAfterMs: 200 }, ...options });
   const { baseUrl, keys } = sandbox.tenants['acme'] as (typeof sandbox.tenants)[string];
   const client = new MessagingClient({ baseUrl, apiKey: keys.full, timeout: 2_000 });
+  return { sandbox, client };
+}
+
+export async function startFixture(options: SandboxOptions = {}): Promise<Fixture> {
+  const redis = await startRedis();
+  const { sandbox, client } = await startSandboxAndClient(options);
   return {
+    backend: 'redis',
+    connection: redis.connection,
     redis,
     sandbox,
     client,
+    raw: (name) => new Queue(name, { connection: redis.connection }),
     close: async () => {
       await sandbox.close();
       await redis.stop();
@@ -38,14 +69,47 @@ export async function startFixture(options: Parameters<typeof startSandbox>[0] =
   };
 }
 
+/** A PostgreSQL cluster with BullMQ's tables created, as its docs say to: `runMigrations` once. */
+export async function startPostgresWithBullmq(): Promise<TestPostgres> {
+  const db = await startPostgres();
+  const pool = new pg.Pool({ connectionString: db.url, max: 1 });
+  const client = await pool.connect();
+  try {
+    await runMigrations(client);
+  } finally {
+    client.release();
+    await pool.end();
+  }
+  return db;
+}
+
+/** The fixture on either backend: Redis, or PostgreSQL through a connection string (a pool per BullMQ object). */
+export async function startBackendFixture(backend: BackendName, options: SandboxOptions = {}): Promise<BackendFixture> {
+  if (backend === 'redis') return startFixture(options);
+  const db = await startPostgresWithBullmq();
+  const { sandbox, client } = await startSandboxAndClient(options);
+  const postgres = { connectionString: db.url, max: 4 };
+  return {
+    backend,
+    connection: { postgres },
+    sandbox,
+    client,
+    raw: (name) => new Queue(name, { connection: postgres }, createPostgresBackend) as unknown as Queue,
+    close: async () => {
+      await sandbox.close();
+      await db.stop();
+    },
+  };
+}
+
 /** Worker options for a fast test: short locks, so a crashed job re-runs in seconds. */
 export function fastWorker(
-  f: Fixture,
+  f: BackendFixture,
   name: string,
   extra: Partial<MessagingWorkerOptions> = {},
 ): MessagingWorkerOptions {
   return {
-    connection: f.redis.connection,
+    connection: f.connection,
     name,
     client: f.client,
     lockDuration: 5_000,

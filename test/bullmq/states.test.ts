@@ -1,9 +1,10 @@
 /**
  * The crash-safety state table of a queued send (src/bullmq/states.ts), row by row: first as data,
- * then each transition driven for real (Redis, a worker, the sandbox and its faults).
+ * then each transition driven for real (a worker, the sandbox and its faults), on both of
+ * BullMQ's datastores: Redis and PostgreSQL.
  */
 
-import { Queue } from 'bullmq';
+import type { Queue } from 'bullmq';
 import fc from 'fast-check';
 import { MessagingClient } from 'tenant-messaging';
 import {
@@ -16,9 +17,17 @@ import {
   TRANSITIONS,
 } from 'tenant-messaging/bullmq';
 import { SANDBOX_PHONES } from 'tenant-messaging/sandbox';
-import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
+import { afterAll, afterEach, beforeAll, describe, expect, it, it as itRuns } from 'vitest';
 import { uniqueName } from '../helpers/redis.js';
-import { collectUpdates, type Fixture, fastWorker, finishedJob, runs, startFixture, text } from './fixture.js';
+import {
+  BACKENDS,
+  type BackendFixture,
+  collectUpdates,
+  fastWorker,
+  finishedJob,
+  startBackendFixture,
+  text,
+} from './fixture.js';
 
 describe('the state table as data', () => {
   it('a POST starts only from queued; every other phase reconciles, polls or is finished', () => {
@@ -44,48 +53,49 @@ describe('the state table as data', () => {
   });
 });
 
-let f: Fixture;
-beforeAll(async () => {
-  if (runs) f = await startFixture();
-});
-afterAll(async () => {
-  await f?.close();
-});
-afterEach(() => {
-  f?.sandbox.faults.clear();
-  f?.sandbox.setRateLimit(null);
-});
-
-/** A queue, its updates from now, and a worker; all closed by the returned `close`. */
-async function setUp(options: Partial<Parameters<typeof fastWorker>[2]> = {}, queueAttempts?: number) {
-  const name = uniqueName();
-  const queue = new MessagingQueue({
-    connection: f.redis.connection,
-    name,
-    ...(queueAttempts ? { attempts: queueAttempts } : {}),
+describe.each(BACKENDS)('each transition, for real, on %s', (backend, available) => {
+  let f: BackendFixture;
+  beforeAll(async () => {
+    if (available) f = await startBackendFixture(backend);
+  }, 30_000);
+  afterAll(async () => {
+    await f?.close();
   });
-  const raw = new Queue(name, { connection: f.redis.connection });
-  const updates = queue.updates();
-  let worker: MessagingWorker | undefined;
-  return {
-    queue,
-    raw,
-    updates,
-    start: () => {
-      worker = new MessagingWorker(fastWorker(f, name, options));
-      return worker;
-    },
-    close: async () => {
-      await worker?.close();
-      await raw.close();
-      await queue.close();
-    },
-  };
-}
+  afterEach(() => {
+    f?.sandbox.faults.clear();
+    f?.sandbox.setRateLimit(null);
+  });
+  const it = available ? itRuns : itRuns.skip;
 
-const stored = (content: string) => f.sandbox.messages('acme').filter((log) => log.content === content).length;
+  /** A queue, its updates from now, and a worker; all closed by the returned `close`. */
+  async function setUp(options: Partial<Parameters<typeof fastWorker>[2]> = {}, queueAttempts?: number) {
+    const name = uniqueName();
+    const queue = new MessagingQueue({
+      connection: f.connection,
+      name,
+      ...(queueAttempts ? { attempts: queueAttempts } : {}),
+    });
+    const raw: Queue = f.raw(name);
+    const updates = queue.updates();
+    let worker: MessagingWorker | undefined;
+    return {
+      queue,
+      raw,
+      updates,
+      start: () => {
+        worker = new MessagingWorker(fastWorker(f, name, options));
+        return worker;
+      },
+      close: async () => {
+        await worker?.close();
+        await raw.close();
+        await queue.close();
+      },
+    };
+  }
 
-describe.runIf(runs)('each transition, for real', () => {
+  const stored = (content: string) => f.sandbox.messages('acme').filter((log) => log.content === content).length;
+
   it('in-flight --outcome-unknown--> reconcile --found--> sent: a lost answer is found, stored once', async () => {
     const t = await setUp();
     try {
@@ -165,7 +175,7 @@ describe.runIf(runs)('each transition, for real', () => {
       f.sandbox.setRateLimit({ perSecond: 1 });
       const ids = await t.queue.sendMany(Array.from({ length: 6 }, (_, i) => text(200 + i)));
       const before = f.sandbox.counters.requests['POST /messages'] ?? 0;
-      // The pause is the queue's, in Redis (every worker of the fleet sees it): watch for it.
+      // The pause is the queue's, in its datastore (every worker of the fleet sees it): watch for it.
       let paused = 0;
       const watch = setInterval(async () => {
         paused = Math.max(paused, await t.raw.getRateLimitTtl().catch(() => 0));
@@ -191,7 +201,7 @@ describe.runIf(runs)('each transition, for real', () => {
 
   it('in-flight --never-sent--> queued: retried with backoff, and failed once out of attempts', async () => {
     const name = uniqueName();
-    const queue = new MessagingQueue({ connection: f.redis.connection, name, attempts: 2 });
+    const queue = new MessagingQueue({ connection: f.connection, name, attempts: 2 });
     const updates = queue.updates();
     // A port nobody listens on: the connection is never made.
     const client = new MessagingClient({
@@ -200,7 +210,7 @@ describe.runIf(runs)('each transition, for real', () => {
       timeout: 1_000,
     });
     const worker = new MessagingWorker({ ...fastWorker(f, name), client });
-    const raw = new Queue(name, { connection: f.redis.connection });
+    const raw = f.raw(name);
     try {
       await queue.send(text(300), { id: 'offline' });
       const [update] = await collectUpdates(updates, (s) => s.length >= 1);

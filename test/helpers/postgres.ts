@@ -72,14 +72,38 @@ export async function startPostgres(): Promise<TestPostgres> {
     chownSync(dir, Number(ids), Number(gid));
   }
   const data = join(dir, 'data');
-  const init = run('initdb', ['-D', data, '-A', 'trust', '-U', 'postgres', '--no-sync', '-E', 'UTF8', '--no-instructions']);
+  const init = run('initdb', [
+    '-D',
+    data,
+    '-A',
+    'trust',
+    '-U',
+    'postgres',
+    '--no-sync',
+    '-E',
+    'UTF8',
+    '--no-instructions',
+  ]);
   if (init.status !== 0) throw new Error(`initdb failed:\n${init.output}`);
   const port = await freePort();
   const postgres = join(BIN as string, 'postgres');
   const args = [
-    '-D', data, '-p', String(port), '-k', dir,
-    '-c', 'listen_addresses=127.0.0.1', '-c', 'fsync=off', '-c', 'synchronous_commit=off',
-    '-c', 'full_page_writes=off', '-c', 'max_connections=200',
+    '-D',
+    data,
+    '-p',
+    String(port),
+    '-k',
+    dir,
+    '-c',
+    'listen_addresses=127.0.0.1',
+    '-c',
+    'fsync=off',
+    '-c',
+    'synchronous_commit=off',
+    '-c',
+    'full_page_writes=off',
+    '-c',
+    'max_connections=200',
   ];
   const [command, argv] = AS_ROOT ? ['runuser', ['-u', 'postgres', '--', postgres, ...args]] : [postgres, args];
   const child: ChildProcess = spawn(command, argv, { stdio: 'ignore' });
