@@ -110,3 +110,17 @@ function requireInstalled(name: string, install: string): void {
     );
   }
 }
+
+/**
+ * BullMQ's own error for a PostgreSQL schema it cannot find ("function add_job(...) does not
+ * exist") as one that says what to do; anything else unchanged.
+ */
+export function explained(error: unknown): unknown {
+  const code = (error as { code?: unknown } | null)?.code;
+  // 42883: undefined function; 42P01: undefined table; 3F000: invalid schema name.
+  if (code !== '42883' && code !== '42P01' && code !== '3F000') return error;
+  return new MessagingError(
+    "BullMQ's PostgreSQL tables were not found: create them once with BullMQ's runMigrations (or pass a pool config with migrate: true), and give a pg.Pool whose search_path starts with BullMQ's schema, e.g. new Pool({ connectionString, options: '-c search_path=bullmq' }) (BullMQ cannot set it on a pool it did not make).",
+    { cause: error },
+  );
+}

@@ -1,4 +1,4 @@
-import type { DelayedError as DelayedErrorType, Job, Queue, QueueEventsProducer } from 'bullmq';
+import type { DelayedError as DelayedErrorType, Job, Queue } from 'bullmq';
 import { APIError, NotFoundError, RateLimitError } from '../api-error.js';
 import type { MessagingClient } from '../client.js';
 import { nextPollDelay } from '../core/polling/poll.js';
@@ -11,7 +11,7 @@ import type { BullMQModule } from './load.js';
 import { reconcileParamsOf, sendParamsOf } from './params.js';
 import { next, type Phase, type SendEvent, stepOf } from './states.js';
 import type { UpdateError } from './types.js';
-import { publish, type Unpublished } from './updates.js';
+import type { Unpublished, UpdateLog } from './update-log.js';
 import { startWalk, type WalkProgress, type WalkResult } from './walk.js';
 import { walkStep } from './walk-step.js';
 
@@ -29,7 +29,8 @@ export interface ProcessDeps {
   readonly client: MessagingClient;
   /** For `queue.rateLimit(ms)`: pauses every worker of the queue. */
   readonly queue: Queue;
-  readonly producer: QueueEventsProducer;
+  /** Where updates are published: the queue's datastore. */
+  readonly updates: UpdateLog;
   readonly track: TrackSettings | undefined;
   readonly logger: Logger | undefined;
   /** Admits every request within the fleet's limit (fleet-gate.ts). */
@@ -45,14 +46,14 @@ type SendJob = Job<SendJobData, SendJobResult>;
 
 /** BullMQ's processor for send jobs: one step of the state table per run (see states.ts). */
 export function createProcessor(deps: ProcessDeps) {
-  const { bull, client, queue, producer, gate } = deps;
+  const { bull, client, queue, updates, gate } = deps;
 
   const move = async (job: SendJob, event: SendEvent, patch: Partial<SendJobData> = {}): Promise<SendJobData> => {
     const data: SendJobData = { ...job.data, ...patch, phase: next(job.data.phase, event) };
     await job.updateData(data);
     return data;
   };
-  const announce = (update: Unpublished) => publish(producer, update);
+  const announce = (update: Unpublished) => updates.publish(update);
 
   /** A 429: the whole queue waits out Retry-After; BullMQ puts the job back, not counted as a failure. */
   const pauseQueue = async (error: RateLimitError): Promise<never> => {

@@ -1,10 +1,10 @@
 import type { JobsOptions, Queue } from 'bullmq';
 import { ValidationError } from '../errors.js';
 import type { SendMessageParams } from '../types/send.js';
-import { type Backend, backendOf, makeQueue, makeQueueEvents } from './backend.js';
+import { backendOf, explained, makeQueue } from './backend.js';
 import { checkJobId, checkQueueOptions, checkRetention } from './checks.js';
 import { SEND_JOB, type SendJobData, type SendJobResult } from './job-data.js';
-import { type BullMQModule, loadBullmq } from './load.js';
+import { loadBullmq } from './load.js';
 import { storedParams } from './params.js';
 import { next } from './states.js';
 import type {
@@ -15,7 +15,8 @@ import type {
   MessagingUpdate,
   UpdatesOptions,
 } from './types.js';
-import { EVENTS_KEPT, MARK_EVENT, readUpdates, startId } from './updates.js';
+import { EVENTS_KEPT, type UpdateLog } from './update-log.js';
+import { updateLogOf } from './update-logs.js';
 
 /** Jobs per `addBulk` call in `sendMany`: one round trip each, and a bounded Redis command. */
 const BULK_CHUNK = 500;
@@ -33,22 +34,23 @@ const BULK_CHUNK = 500;
 export class MessagingQueue {
   /** The queue's name. */
   readonly name: string;
-  readonly #bull: BullMQModule;
-  readonly #backend: Backend;
   readonly #queue: Queue<SendJobData, SendJobResult>;
+  readonly #updates: UpdateLog;
   readonly #jobOptions: JobsOptions;
-  /** The readers `updates()` opened: `close()` closes those still open (an iteration never started never closes its own). */
-  readonly #readers = new Set<{ close(): Promise<void> }>();
 
   constructor(options: MessagingQueueOptions) {
     checkQueueOptions(options);
     const retention = checkRetention(options.retention);
-    this.#bull = loadBullmq();
-    this.#backend = backendOf(this.#bull, options.connection);
+    const bull = loadBullmq();
+    const backend = backendOf(bull, options.connection);
     this.name = options.name;
-    this.#queue = makeQueue<SendJobData, SendJobResult>(this.#bull, options.name, this.#backend, {
+    this.#queue = makeQueue<SendJobData, SendJobResult>(bull, options.name, backend, {
       streams: { events: { maxLen: EVENTS_KEPT } },
     });
+    this.#updates = updateLogOf(bull, backend, this.#queue);
+    // The datastore's connection errors reach each call that fails (send, counts...); without a
+    // listener BullMQ's emitter would print them, or throw an unhandled 'error' event.
+    this.#queue.on('error', () => undefined);
     this.#jobOptions = {
       attempts: options.attempts ?? 5,
       backoff: { type: 'exponential', delay: 1000 },
@@ -71,7 +73,9 @@ export class MessagingQueue {
   async send(params: SendMessageParams, options: EnqueueOptions = {}): Promise<string> {
     const jobId = checkJobId(options?.id);
     const data = await jobData(params);
-    const job = await this.#queue.add(SEND_JOB, data, { ...this.#jobOptions, ...(jobId ? { jobId } : {}) });
+    const job = await this.#queue
+      .add(SEND_JOB, data, { ...this.#jobOptions, ...(jobId ? { jobId } : {}) })
+      .catch((error: unknown) => Promise.reject(explained(error)));
     return String(job.id);
   }
 
@@ -91,7 +95,7 @@ export class MessagingQueue {
     const ids: string[] = [];
     let chunk: { name: string; data: SendJobData; opts: JobsOptions }[] = [];
     const flush = async () => {
-      const jobs = await this.#queue.addBulk(chunk);
+      const jobs = await this.#queue.addBulk(chunk).catch((error: unknown) => Promise.reject(explained(error)));
       for (const job of jobs) ids.push(String(job.id));
       chunk = [];
     };
@@ -142,35 +146,14 @@ export class MessagingQueue {
    */
   updates(options: UpdatesOptions = {}): AsyncIterable<MessagingUpdate> {
     // Where reading starts is fixed now, at the call, even if the iteration starts later.
-    const position = this.#startPosition(options.from);
-    position.catch(() => undefined); // the iteration reports it; an iteration never started must not leave it unhandled
-    const readers = this.#readers;
-    const [bull, name, backend] = [this.#bull, this.name, this.#backend];
-    const open = async () => {
-      const events = makeQueueEvents(bull, name, backend, { lastEventId: await position });
-      readers.add(events);
-      return events;
-    };
+    const position = this.#updates.position(options.from);
+    position.catch(() => undefined); // the iteration reports it; one never started must not leave it unhandled
+    const log = this.#updates;
     return {
       async *[Symbol.asyncIterator]() {
-        const events = await open();
-        try {
-          yield* readUpdates(events, options.signal);
-        } finally {
-          readers.delete(events);
-        }
+        yield* log.read(await position, options.signal);
       },
     };
-  }
-
-  /**
-   * The event-log id to read after. `'now'` on Redis is this instant in the stream's id format;
-   * PostgreSQL's ids are a sequence with no time in them, so there a mark is published and
-   * reading starts after it.
-   */
-  #startPosition(from: string | undefined): Promise<string> {
-    if (this.#backend.kind === 'redis' || (from !== undefined && from !== 'now')) return Promise.resolve(startId(from));
-    return this.#queue.getBackend().publishEvent({ event: MARK_EVENT }, EVENTS_KEPT);
   }
 
   /**
@@ -238,8 +221,7 @@ export class MessagingQueue {
    * ```
    */
   async close(): Promise<void> {
-    await Promise.all([...this.#readers].map((events) => events.close()));
-    this.#readers.clear();
+    await this.#updates.close();
     await this.#queue.close();
   }
 }

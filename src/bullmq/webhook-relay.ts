@@ -4,10 +4,11 @@ import { type Issue, ValidationError } from '../errors.js';
 import { sleep } from '../internal/sleep.js';
 import { checkEndpoints, subscribes, type WebhookEndpoint } from '../webhooks/endpoints.js';
 import { fleetEvent } from '../webhooks/events-of.js';
-import { isPostgres } from './backend.js';
+import { backendOf, isPostgres, makeQueue } from './backend.js';
 import { checkConnection, checkName, positiveIssue } from './checks.js';
 import { loadBullmq } from './load.js';
-import { readUpdates, startId } from './updates.js';
+import type { UpdateLog } from './update-log.js';
+import { redisUpdateLog, startId } from './update-log-redis.js';
 import { type Deliveries, type DeliveryJob, openDeliveries } from './webhook-deliveries.js';
 import type { DisabledEndpoint, WebhookRelayOptions } from './webhook-types.js';
 
@@ -54,6 +55,8 @@ export class WebhookRelay {
   /** The relayed queue: its Redis client and key space hold the relay's state (`bull:<name>:webhooks`). */
   readonly #source: Queue;
   readonly #stateKey: string;
+  /** The relayed queue's updates. */
+  readonly #log: UpdateLog;
   readonly #targets: readonly Target[];
   readonly #stop = new AbortController();
   readonly #reading: Promise<void>;
@@ -68,7 +71,9 @@ export class WebhookRelay {
     const bull = loadBullmq();
     this.#options = options;
     this.name = options.name;
-    this.#source = new bull.Queue(options.name, { connection: options.connection });
+    const backend = backendOf(bull, options.connection);
+    this.#source = makeQueue(bull, options.name, backend);
+    this.#log = redisUpdateLog(bull, backend, this.#source);
     this.#stateKey = this.#source.toKey('webhooks');
     const state = this.#source.getBackend().client;
     this.#targets = options.endpoints.map((endpoint) => {
@@ -158,6 +163,7 @@ export class WebhookRelay {
     this.#onPositioned();
     await this.#reading;
     await Promise.all(this.#targets.map((target) => target.deliveries.close()));
+    await this.#log.close();
     await this.#source.close();
   }
 
@@ -171,14 +177,12 @@ export class WebhookRelay {
    */
   async #readUpdates(): Promise<void> {
     const signal = this.#stop.signal;
-    const bull = loadBullmq();
     while (!signal.aborted) {
       try {
         const redis = await this.#source.getBackend().client;
         const cursor = await position(redis, this.#stateKey, this.#firstPosition);
         this.#onPositioned();
-        const events = new bull.QueueEvents(this.name, { connection: this.#options.connection, lastEventId: cursor });
-        for await (const update of readUpdates(events, signal)) {
+        for await (const update of this.#log.read(cursor, signal)) {
           const event = fleetEvent(update);
           const state = await redis.hgetall(this.#stateKey);
           const job: DeliveryJob = { v: 1, webhookId: event.webhookId, body: event.body };

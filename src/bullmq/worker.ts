@@ -1,7 +1,7 @@
-import type { Queue, QueueEventsProducer, Worker } from 'bullmq';
+import type { Queue, Worker } from 'bullmq';
 import type { MessagingClient } from '../client.js';
 import { ValidationError } from '../errors.js';
-import { type Backend, backendOf, makeProducer, makeQueue, makeWorker } from './backend.js';
+import { type Backend, backendOf, explained, makeQueue, makeWorker } from './backend.js';
 import { checkConnection, checkName, checkRetention, positiveIssue } from './checks.js';
 import { createFleetGate, openGate } from './fleet-gate.js';
 import { type PgPoolLike, type PlaceStore, postgresPlaces, redisPlaces } from './fleet-places.js';
@@ -10,6 +10,8 @@ import { limiterFor } from './limiter.js';
 import { loadBullmq } from './load.js';
 import { createProcessor, type TrackSettings } from './process.js';
 import type { MessagingWorkerOptions, TrackDeliveryOptions } from './types.js';
+import type { UpdateLog } from './update-log.js';
+import { updateLogOf } from './update-logs.js';
 
 const WHAT = 'Invalid MessagingWorker options';
 
@@ -38,7 +40,7 @@ export class MessagingWorker {
   readonly name: string;
   readonly #worker: Worker<SendJobData, SendJobResult>;
   readonly #queue: Queue<SendJobData, SendJobResult>;
-  readonly #producer: QueueEventsProducer;
+  readonly #updates: UpdateLog;
 
   constructor(options: MessagingWorkerOptions) {
     checkWorkerOptions(options);
@@ -48,7 +50,7 @@ export class MessagingWorker {
     const backend = backendOf(bull, options.connection);
     this.name = name;
     this.#queue = makeQueue<SendJobData, SendJobResult>(bull, name, backend);
-    this.#producer = makeProducer(bull, name, backend);
+    this.#updates = updateLogOf(bull, backend, this.#queue);
     // No SDK retries: a 429 must reach the processor, which pauses the whole queue (every worker)
     // for its Retry-After; a send whose connection was never made is retried by BullMQ (attempts).
     // No SDK rate gate either: the fleet gate admits each request, and a request the client then
@@ -69,7 +71,7 @@ export class MessagingWorker {
       bull,
       client,
       queue: this.#queue,
-      producer: this.#producer,
+      updates: this.#updates,
       gate,
       track: options.trackDelivery ? { ...TRACK_DEFAULTS, ...options.trackDelivery } : undefined,
       logger: options.logger,
@@ -88,7 +90,10 @@ export class MessagingWorker {
       maxStalledCount: 10,
     });
     // Connection trouble with the datastore: BullMQ reconnects by itself; without a listener it would be an unhandled 'error' event.
-    this.#worker.on('error', (error) => options.logger?.error('bullmq worker error', { error: String(error) }));
+    const onError = (error: unknown) =>
+      options.logger?.error('bullmq worker error', { error: String(explained(error)) });
+    this.#worker.on('error', onError);
+    this.#queue.on('error', onError);
   }
 
   /**
@@ -114,7 +119,8 @@ export class MessagingWorker {
    */
   async close(): Promise<void> {
     await this.#worker.close();
-    await Promise.all([this.#producer.close(), this.#queue.close()]);
+    await this.#updates.close();
+    await this.#queue.close();
   }
 }
 

@@ -1,6 +1,6 @@
 // A worker process for the tests that kill workers (test/bullmq/crash.test.ts, and the fleet test):
 // it runs the built package (vitest's aliases do not reach a child process), so `npm run build` first.
-// Settings come from the environment; it says 'ready' over IPC, and closes gracefully on SIGTERM.
+// Settings come from the environment (REDIS_PORT or PG_URL for the queue's datastore); it says 'ready' over IPC, and closes gracefully on SIGTERM.
 // Sent 'hold-next-send' over IPC, it lets its next POST /messages reach the service and be stored,
 // then holds the answer forever and says 'in-send': the parent's kill -9 then lands inside a send.
 
@@ -23,8 +23,12 @@ const fetchHolding = async (input, init) => {
   }
   return response;
 };
+// PG_URL: the queue is in PostgreSQL (BullMQ's backend, a pool per BullMQ object); else in Redis.
+const connection = env.PG_URL
+  ? { postgres: { connectionString: env.PG_URL, max: 4 } }
+  : { host: '127.0.0.1', port: Number(env.REDIS_PORT), maxRetriesPerRequest: null };
 const worker = new MessagingWorker({
-  connection: { host: '127.0.0.1', port: Number(env.REDIS_PORT), maxRetriesPerRequest: null },
+  connection,
   name: env.QUEUE,
   client: new MessagingClient({ baseUrl: env.BASE_URL, apiKey: env.API_KEY, timeout: 10_000, fetch: fetchHolding }),
   lockDuration: number('LOCK_MS') ?? 5_000,

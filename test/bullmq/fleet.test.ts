@@ -1,5 +1,6 @@
 /**
- * The fleet test (issues 13 and 17): 4 worker processes share one key limited to 50 requests per
+ * The fleet test (issues 13, 17 and 19), on Redis and on PostgreSQL (BullMQ's backend, issue 19):
+ * 4 worker processes share one key limited to 50 requests per
  * second by the sandbox (a process of its own), send what a producer enqueued with `sendMany`,
  * and track delivery. A third of the sends are held by the service before it counts them (a send
  * stalled mid-request), so the service counts them later than the polls that started with them.
@@ -12,11 +13,13 @@
 import { type ChildProcess, execSync, fork } from 'node:child_process';
 import { existsSync } from 'node:fs';
 import { fileURLToPath } from 'node:url';
-import { Queue } from 'bullmq';
-import { MessagingQueue, type MessagingUpdate } from 'tenant-messaging/bullmq';
+import { createPostgresBackend, Queue } from 'bullmq';
+import { MessagingQueue, type MessagingUpdate, type QueueConnection } from 'tenant-messaging/bullmq';
 import { SANDBOX_PHONES } from 'tenant-messaging/sandbox';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { redisAvailable, startRedis, type TestRedis, uniqueName } from '../helpers/redis.js';
+import type { TestPostgres } from '../helpers/postgres.js';
+import { startRedis, type TestRedis, uniqueName } from '../helpers/redis.js';
+import { BACKENDS, startPostgresWithBullmq } from './fixture.js';
 
 const LIMIT = 50;
 const WORKERS = 4;
@@ -42,7 +45,6 @@ const STALLED_MS = 1_000;
 // the limit; the default (60 s) would read every log of the run in each walk (see README).
 const CLOCK_SKEW_MS = Number(process.env['FLEET_CLOCK_SKEW_MS'] ?? 2_000);
 
-const runs = redisAvailable();
 const root = fileURLToPath(new URL('../../', import.meta.url));
 const workerScript = fileURLToPath(new URL('./crash-worker.mjs', import.meta.url));
 const sandboxScript = fileURLToPath(new URL('./fleet-sandbox.mjs', import.meta.url));
@@ -65,7 +67,35 @@ interface SandboxChild {
   stats(): Promise<SandboxStats>;
 }
 
-let redis: TestRedis | undefined;
+/** The queue's datastore for one run: what the workers are told, and what the test connects with. */
+interface Store {
+  env: Record<string, string>;
+  connection: QueueConnection;
+  raw(name: string): Queue;
+  stop(): Promise<void>;
+}
+
+async function startStore(backend: (typeof BACKENDS)[number][0]): Promise<Store> {
+  if (backend === 'redis') {
+    const redis: TestRedis = await startRedis();
+    return {
+      env: { REDIS_PORT: String(redis.port) },
+      connection: redis.connection,
+      raw: (name) => new Queue(name, { connection: redis.connection }),
+      stop: () => redis.stop(),
+    };
+  }
+  const db: TestPostgres = await startPostgresWithBullmq();
+  const postgres = { connectionString: db.url, max: 4 };
+  return {
+    env: { PG_URL: db.url },
+    connection: { postgres },
+    raw: (name) => new Queue(name, { connection: postgres }, createPostgresBackend) as unknown as Queue,
+    stop: () => db.stop(),
+  };
+}
+
+let store: Store | undefined;
 let sandbox: SandboxChild | undefined;
 const children = new Set<ChildProcess>();
 
@@ -117,11 +147,11 @@ async function startSandboxChild(): Promise<SandboxChild> {
 }
 
 async function startWorker(name: string): Promise<ChildProcess> {
-  if (!redis || !sandbox) throw new Error('the fixture is not started');
+  if (!store || !sandbox) throw new Error('the fixture is not started');
   const child = fork(workerScript, {
     env: {
       ...process.env,
-      REDIS_PORT: String(redis.port),
+      ...store.env,
       QUEUE: name,
       BASE_URL: sandbox.url,
       API_KEY: sandbox.key,
@@ -172,159 +202,171 @@ async function kill(child: ChildProcess, signal: NodeJS.Signals): Promise<void> 
   children.delete(child);
 }
 
-beforeAll(async () => {
-  if (!runs) return;
-  if (!existsSync(`${root}dist/bullmq/index.js`)) execSync('npm run build', { cwd: root, stdio: 'ignore' });
-  redis = await startRedis();
-  sandbox = await startSandboxChild();
-}, 60_000);
-
-afterAll(async () => {
-  await Promise.all([...children].map((child) => kill(child, 'SIGKILL')));
-  await redis?.stop();
-});
-
 const FINAL = new Set(['sent', 'failed', 'unknown']);
 const TRACKED = new Set(['delivered', 'read', 'delivery-timeout']);
 
-describe.runIf(runs)('a fleet of 4 workers, one killed 3 times', () => {
-  it('sends every message once or reports it unknown, within the limit, and reports every delivery', async () => {
-    const name = uniqueName('fleet');
-    const connection = (redis as TestRedis).connection;
-    const queue = new MessagingQueue({ connection, name });
-    const abort = new AbortController();
-    const byId = new Map<string, MessagingUpdate[]>();
-    let settled = 0;
-    let allSettled: () => void = () => {};
-    const done = new Promise<void>((resolve) => {
-      allSettled = resolve;
-    });
-    // Read from 'start' so nothing published before the reader connected is missed.
-    const reading = (async () => {
-      for await (const update of queue.updates({ from: 'start', signal: abort.signal })) {
-        const seen = byId.get(update.id) ?? [];
-        seen.push(update);
-        byId.set(update.id, seen);
-        const terminal = update.status === 'failed' || update.status === 'unknown' || TRACKED.has(update.status);
-        if (terminal && seen.filter((u) => u.status !== 'sent').length === 1) settled++;
-        if (settled >= MESSAGES) allSettled();
-      }
-    })().catch(() => {});
-    const started = Date.now();
-    try {
-      const workers = await Promise.all(Array.from({ length: WORKERS }, () => startWorker(name)));
-      const ids = await queue.sendMany(
-        Array.from({ length: MESSAGES }, (_, i) => ({
-          id: `m-${i}`,
-          params: {
-            sender_phone: '+15550001001',
-            to_phone: SANDBOX_PHONES.reads,
-            type: 'text' as const,
-            content: `Fleet message ${i}`,
-          },
-        })),
-      );
-      expect(ids).toHaveLength(MESSAGES);
+describe.each(BACKENDS)('a fleet of 4 workers on %s, one killed 3 times', (backend, available) => {
+  beforeAll(async () => {
+    if (!available) return;
+    if (!existsSync(`${root}dist/bullmq/index.js`)) execSync('npm run build', { cwd: root, stdio: 'ignore' });
+    store = await startStore(backend);
+    sandbox = await startSandboxChild();
+  }, 60_000);
 
-      // Three kills of worker 0 at seeded moments in the first 12 s of the sends (which take about
-      // 21 s at the limit): a job a kill cuts is re-run after the stall check (LOCK_MS + STALLED_MS),
-      // still inside the send phase. The second kill waits for worker 0's next send and lands inside
-      // it (stored by the service, the answer not yet back): that job must be found by reconciling.
-      const random = seeded(SEED);
-      const moments = Array.from({ length: KILLS }, () => 1_500 + Math.floor(random() * 10_500)).sort((a, b) => a - b);
-      for (const [k, at] of moments.entries()) {
-        await new Promise((resolve) => setTimeout(resolve, Math.max(0, started + at - Date.now())));
-        if (k === 1) await killInSend(workers[0] as ChildProcess);
-        else await kill(workers[0] as ChildProcess, 'SIGKILL');
-        workers[0] = await startWorker(name);
-      }
+  afterAll(async () => {
+    await Promise.all([...children].map((child) => kill(child, 'SIGKILL')));
+    await store?.stop();
+    store = undefined;
+    sandbox = undefined;
+  });
 
-      let timer: NodeJS.Timeout | undefined;
-      const timeout = new Promise<void>((resolve) => {
-        timer = setTimeout(resolve, 75_000);
+  it.runIf(available)(
+    'sends every message once or reports it unknown, within the limit, and reports every delivery',
+    async () => {
+      const name = uniqueName('fleet');
+      const connection = (store as Store).connection;
+      const queue = new MessagingQueue({ connection, name });
+      const abort = new AbortController();
+      const byId = new Map<string, MessagingUpdate[]>();
+      let settled = 0;
+      let allSettled: () => void = () => {};
+      const done = new Promise<void>((resolve) => {
+        allSettled = resolve;
       });
-      await Promise.race([done, timeout]);
-      clearTimeout(timer);
-      const elapsed = (Date.now() - started) / 1000;
-      const stats = await (sandbox as SandboxChild).stats();
-      const raw = new Queue(name, { connection });
-      const finished = await raw.getJobs(['completed', 'failed']).finally(() => raw.close());
-
-      const statusesOf = (id: string, statuses: Set<string>) =>
-        (byId.get(id) ?? []).filter((u) => statuses.has(u.status)).map((u) => u.status);
-      let sent = 0;
-      let unknown = 0;
-      let duplicates = 0;
-      let lost = 0;
-      let missingUpdate = 0;
-      let undelivered = 0;
-      const problems: string[] = [];
-      for (let i = 0; i < MESSAGES; i++) {
-        const id = `m-${i}`;
-        const stored = stats.stored[`Fleet message ${i}`] ?? 0;
-        // Updates are delivered at least once (a re-run may publish one again): distinct outcomes.
-        const outcome = [...new Set(statusesOf(id, FINAL))];
-        if (stored > 1) duplicates++;
-        if (outcome.length === 0) missingUpdate++;
-        if (outcome.length > 1) problems.push(`${id} reported ${outcome.join(' and ')}`);
-        if (outcome[0] === 'sent') {
-          sent++;
-          if (stored !== 1) lost++;
-          if (!statusesOf(id, new Set(['delivered', 'read'])).length) undelivered++;
-        } else if (outcome[0] === 'unknown') {
-          unknown++;
-          // An unknown send was not found by reconciliation: the service never stored it.
-          if (stored !== 0) {
-            const error = byId.get(id)?.find((u) => u.status === 'unknown')?.error?.message;
-            problems.push(`${id} unknown but stored ${stored} times: ${error}`);
-          }
-        } else {
-          if (stored === 0) lost++;
-          problems.push(`${id}: ${JSON.stringify(byId.get(id) ?? [])}`);
+      // Read from 'start' so nothing published before the reader connected is missed.
+      const reading = (async () => {
+        for await (const update of queue.updates({ from: 'start', signal: abort.signal })) {
+          const seen = byId.get(update.id) ?? [];
+          seen.push(update);
+          byId.set(update.id, seen);
+          const terminal = update.status === 'failed' || update.status === 'unknown' || TRACKED.has(update.status);
+          if (terminal && seen.filter((u) => u.status !== 'sent').length === 1) settled++;
+          if (settled >= MESSAGES) allSettled();
         }
-      }
-      const figures = {
-        messages: MESSAGES,
-        workers: WORKERS,
-        kills: moments.length,
-        killMomentsMs: moments,
-        sends: stats.sends,
-        sent,
-        unknown,
-        duplicates,
-        lost,
-        // Jobs a kill cut and another worker re-ran after the stall check.
-        stalledReruns: finished.filter((job) => (job.stalledCounter ?? 0) > 0).length,
-        missingUpdate,
-        undelivered,
-        polls: stats.polls,
-        // Reconciliation's requests (sender numbers, pages of logs): requests that are neither.
-        reconcileReads: stats.requests - stats.sends - stats.polls,
-        requests: stats.requests,
-        rejected429: stats.rejected,
-        requestsDuringSends: stats.requestsDuringSends,
-        busiestSlidingSecond: stats.busiestSecond,
-        achievedSendsPerSecond: Number(stats.sendsPerSecond.toFixed(1)),
-        achievedRatio: Number((stats.sendsPerSecond / LIMIT).toFixed(3)),
-        seconds: Number(elapsed.toFixed(1)),
-      };
-      console.log(`fleet: ${JSON.stringify(figures)}`);
+      })().catch(() => {});
+      const started = Date.now();
+      try {
+        const workers = await Promise.all(Array.from({ length: WORKERS }, () => startWorker(name)));
+        const ids = await queue.sendMany(
+          Array.from({ length: MESSAGES }, (_, i) => ({
+            id: `m-${i}`,
+            params: {
+              sender_phone: '+15550001001',
+              to_phone: SANDBOX_PHONES.reads,
+              type: 'text' as const,
+              content: `Fleet message ${i}`,
+            },
+          })),
+        );
+        expect(ids).toHaveLength(MESSAGES);
 
-      expect(problems.slice(0, 5)).toEqual([]);
-      expect(missingUpdate).toBe(0);
-      expect(sent + unknown).toBe(MESSAGES);
-      expect(duplicates).toBe(0);
-      expect(lost).toBe(0);
-      // At most one unknown per job in flight in the killed worker (CONCURRENCY per kill).
-      expect(unknown).toBeLessThanOrEqual(KILLS * CONCURRENCY);
-      expect(undelivered).toBe(0);
-      expect(stats.busiestSecond).toBeLessThanOrEqual(LIMIT);
-      expect(stats.sendsPerSecond).toBeGreaterThanOrEqual(0.5 * LIMIT);
-      await Promise.all(workers.map((worker) => kill(worker, 'SIGTERM')));
-    } finally {
-      abort.abort();
-      await queue.close();
-      await reading;
-    }
-  }, 100_000);
+        // Three kills of worker 0 at seeded moments in the first 12 s of the sends (which take about
+        // 21 s at the limit): a job a kill cuts is re-run after the stall check (LOCK_MS + STALLED_MS),
+        // still inside the send phase. The second kill waits for worker 0's next send and lands inside
+        // it (stored by the service, the answer not yet back): that job must be found by reconciling.
+        const random = seeded(SEED);
+        const moments = Array.from({ length: KILLS }, () => 1_500 + Math.floor(random() * 10_500)).sort(
+          (a, b) => a - b,
+        );
+        for (const [k, at] of moments.entries()) {
+          await new Promise((resolve) => setTimeout(resolve, Math.max(0, started + at - Date.now())));
+          if (k === 1) await killInSend(workers[0] as ChildProcess);
+          else await kill(workers[0] as ChildProcess, 'SIGKILL');
+          workers[0] = await startWorker(name);
+        }
+
+        let timer: NodeJS.Timeout | undefined;
+        const timeout = new Promise<void>((resolve) => {
+          timer = setTimeout(resolve, 75_000);
+        });
+        await Promise.race([done, timeout]);
+        clearTimeout(timer);
+        const elapsed = (Date.now() - started) / 1000;
+        const stats = await (sandbox as SandboxChild).stats();
+        const raw = (store as Store).raw(name);
+        const finished = await raw.getJobs(['completed', 'failed']).finally(() => raw.close());
+
+        const statusesOf = (id: string, statuses: Set<string>) =>
+          (byId.get(id) ?? []).filter((u) => statuses.has(u.status)).map((u) => u.status);
+        let sent = 0;
+        let unknown = 0;
+        let duplicates = 0;
+        let lost = 0;
+        let missingUpdate = 0;
+        let undelivered = 0;
+        const problems: string[] = [];
+        for (let i = 0; i < MESSAGES; i++) {
+          const id = `m-${i}`;
+          const stored = stats.stored[`Fleet message ${i}`] ?? 0;
+          // Updates are delivered at least once (a re-run may publish one again): distinct outcomes.
+          const outcome = [...new Set(statusesOf(id, FINAL))];
+          if (stored > 1) duplicates++;
+          if (outcome.length === 0) missingUpdate++;
+          if (outcome.length > 1) problems.push(`${id} reported ${outcome.join(' and ')}`);
+          if (outcome[0] === 'sent') {
+            sent++;
+            if (stored !== 1) lost++;
+            if (!statusesOf(id, new Set(['delivered', 'read'])).length) undelivered++;
+          } else if (outcome[0] === 'unknown') {
+            unknown++;
+            // An unknown send was not found by reconciliation: the service never stored it.
+            if (stored !== 0) {
+              const error = byId.get(id)?.find((u) => u.status === 'unknown')?.error?.message;
+              problems.push(`${id} unknown but stored ${stored} times: ${error}`);
+            }
+          } else {
+            if (stored === 0) lost++;
+            problems.push(`${id}: ${JSON.stringify(byId.get(id) ?? [])}`);
+          }
+        }
+        const figures = {
+          backend,
+          messages: MESSAGES,
+          workers: WORKERS,
+          kills: moments.length,
+          killMomentsMs: moments,
+          sends: stats.sends,
+          sent,
+          unknown,
+          duplicates,
+          lost,
+          // Jobs a kill cut and another worker re-ran after the stall check.
+          stalledReruns: finished.filter((job) => (job.stalledCounter ?? 0) > 0).length,
+          missingUpdate,
+          undelivered,
+          polls: stats.polls,
+          // Reconciliation's requests (sender numbers, pages of logs): requests that are neither.
+          reconcileReads: stats.requests - stats.sends - stats.polls,
+          requests: stats.requests,
+          rejected429: stats.rejected,
+          requestsDuringSends: stats.requestsDuringSends,
+          busiestSlidingSecond: stats.busiestSecond,
+          achievedSendsPerSecond: Number(stats.sendsPerSecond.toFixed(1)),
+          achievedRatio: Number((stats.sendsPerSecond / LIMIT).toFixed(3)),
+          seconds: Number(elapsed.toFixed(1)),
+        };
+        console.log(`fleet: ${JSON.stringify(figures)}`);
+
+        expect(problems.slice(0, 5)).toEqual([]);
+        expect(missingUpdate).toBe(0);
+        expect(sent + unknown).toBe(MESSAGES);
+        expect(duplicates).toBe(0);
+        expect(lost).toBe(0);
+        // At most one unknown per job in flight in the killed worker (CONCURRENCY per kill).
+        expect(unknown).toBeLessThanOrEqual(KILLS * CONCURRENCY);
+        expect(undelivered).toBe(0);
+        expect(stats.busiestSecond).toBeLessThanOrEqual(LIMIT);
+        // The sends' own rate, a floor well below what was measured (README): on PostgreSQL, BullMQ
+        // runs delivery polls that come due among the waiting sends (on Redis mostly after them),
+        // so the same limit is shared by more polls while the sends run.
+        expect(stats.sendsPerSecond).toBeGreaterThanOrEqual((backend === 'redis' ? 0.5 : 0.4) * LIMIT);
+        await Promise.all(workers.map((worker) => kill(worker, 'SIGTERM')));
+      } finally {
+        abort.abort();
+        await queue.close();
+        await reading;
+      }
+    },
+    100_000,
+  );
 });

@@ -1,0 +1,139 @@
+import type { Queue } from 'bullmq';
+import { sleep } from '../internal/sleep.js';
+import type { PgPoolLike } from './fleet-places.js';
+import type { MessagingUpdate } from './types.js';
+import { EVENTS_KEPT, parsed, stamped, type UpdateLog } from './update-log.js';
+
+/**
+ * Why not BullMQ's event table on PostgreSQL: its ids come from a sequence, taken when a row is
+ * inserted, not when it is committed. Two workers publishing at once can commit ids 101 then 100:
+ * a reader that read 101 and moved past it never sees 100 (measured: the fleet test lost one
+ * `sent` update in 500). Its table is also never trimmed (BullMQ's `trimEvents` is not
+ * implemented there).
+ *
+ * So updates have a table of their own, in the queue's schema, read like this: each poll reads
+ * the rows after a settled position that it has not yielded yet, and the position moves past a
+ * row only once the row is older than `SETTLE_MS`, far longer than a single-row insert takes to
+ * commit. A row committed late, with an id below rows already read, is still found and yielded.
+ * The table keeps the newest `EVENTS_KEPT` updates of each queue.
+ */
+const SETUP = `
+CREATE TABLE IF NOT EXISTS tenant_messaging_update (
+  queue text NOT NULL,
+  id bigint GENERATED ALWAYS AS IDENTITY,
+  created_at timestamptz NOT NULL DEFAULT clock_timestamp(),
+  body text NOT NULL,
+  PRIMARY KEY (queue, id)
+);
+`;
+
+/** A row's commit lags its insert by far less than this; the read position waits this long. */
+const SETTLE_MS = 5_000;
+/** How often a reader looks for new rows. */
+const POLL_MS = 100;
+/** Rows a poll reads at most. */
+const BATCH = 1_000;
+/** One publish in this many trims the queue's table to its newest `EVENTS_KEPT` rows. */
+const TRIM_EVERY = 200;
+
+export function postgresUpdateLog(queue: Queue): UpdateLog {
+  const backend = queue.getBackend() as unknown as { connection: { pool: PgPoolLike } };
+  const pool = backend.connection.pool;
+  const name = queue.name;
+  const stop = new AbortController();
+  let ready: Promise<void> | undefined;
+  let published = 0;
+  const prepared = () => {
+    ready ??= setUp(pool).catch((error: unknown) => {
+      ready = undefined;
+      throw error;
+    });
+    return ready;
+  };
+  return {
+    publish: async (update) => {
+      await prepared();
+      await pool.query('INSERT INTO tenant_messaging_update (queue, body) VALUES ($1, $2)', [name, stamped(update)]);
+      if (++published % TRIM_EVERY === 0) await trim(pool, name);
+    },
+    position: async (from) => {
+      if (from === 'start') return '0';
+      if (from !== undefined && from !== 'now') return from;
+      await prepared();
+      const { rows } = await pool.query(
+        'SELECT coalesce(max(id), 0)::text AS id FROM tenant_messaging_update WHERE queue = $1',
+        [name],
+      );
+      return String(rows[0]?.['id'] ?? '0');
+    },
+    read: async function* (position, signal) {
+      await prepared();
+      const stopped = signal ? AbortSignal.any([signal, stop.signal]) : stop.signal;
+      yield* readRows(pool, name, position, stopped);
+    },
+    close: async () => {
+      stop.abort();
+    },
+  };
+}
+
+async function* readRows(
+  pool: PgPoolLike,
+  queue: string,
+  position: string,
+  signal: AbortSignal,
+): AsyncGenerator<MessagingUpdate> {
+  let settled = /^\d+$/.test(position) ? position : '0';
+  /** Ids after `settled` already yielded: read again each poll only to be left out. */
+  let seen: string[] = [];
+  while (!signal.aborted) {
+    const { rows } = await pool.query(
+      `SELECT id::text AS id, body FROM tenant_messaging_update
+        WHERE queue = $1 AND id > $2 AND NOT (id = ANY($3::bigint[])) ORDER BY id LIMIT ${BATCH}`,
+      [queue, settled, seen],
+    );
+    for (const row of rows) {
+      const id = String(row['id']);
+      seen.push(id);
+      const update = parsed(String(row['body']), id);
+      if (update) yield update;
+      if (signal.aborted) return;
+    }
+    // The position passes rows old enough that every row before them has committed; with a full
+    // batch, never past its last row (the rows after it are not read yet).
+    const { rows: old } = await pool.query(
+      `SELECT coalesce(max(id), $2)::text AS id FROM tenant_messaging_update
+        WHERE queue = $1 AND id > $2 AND created_at < clock_timestamp() - $3 * interval '1 millisecond'`,
+      [queue, settled, SETTLE_MS],
+    );
+    let next = BigInt(String(old[0]?.['id'] ?? settled));
+    const last = rows.at(-1);
+    if (rows.length === BATCH && last && BigInt(String(last['id'])) < next) next = BigInt(String(last['id']));
+    settled = next.toString();
+    seen = seen.filter((id) => BigInt(id) > next);
+    if (rows.length < BATCH) await sleep(POLL_MS, signal).catch(() => undefined);
+  }
+}
+
+async function setUp(pool: PgPoolLike): Promise<void> {
+  const client = await pool.connect();
+  try {
+    await client.query('BEGIN');
+    await client.query(`SELECT pg_advisory_xact_lock(hashtextextended('tenant-messaging:update-setup', 0))`);
+    await client.query(SETUP);
+    await client.query('COMMIT');
+  } catch (error) {
+    await client.query('ROLLBACK').catch(() => undefined);
+    throw error;
+  } finally {
+    client.release();
+  }
+}
+
+async function trim(pool: PgPoolLike, queue: string): Promise<void> {
+  await pool.query(
+    `DELETE FROM tenant_messaging_update WHERE queue = $1 AND id <= (
+       SELECT id FROM tenant_messaging_update WHERE queue = $1 ORDER BY id DESC OFFSET $2 LIMIT 1)`,
+    [queue, EVENTS_KEPT],
+  );
+}

@@ -1,0 +1,90 @@
+import type { Queue, QueueEvents } from 'bullmq';
+import { type Backend, makeProducer, makeQueueEvents } from './backend.js';
+import type { BullMQModule } from './load.js';
+import type { MessagingUpdate } from './types.js';
+import { EVENTS_KEPT, parsed, stamped, type UpdateLog } from './update-log.js';
+
+/** The name updates are published under in the queue's event stream. */
+export const UPDATE_EVENT = 'tenant-messaging:update';
+
+/** The Redis stream id to start reading from: `'now'` becomes this instant in the stream's id format (ms-seq). */
+export function startId(from: string | undefined, now = Date.now()): string {
+  if (from === undefined || from === 'now') return `${now - 1}-0`;
+  if (from === 'start') return '0';
+  return from;
+}
+
+/**
+ * On Redis, updates travel through the queue's own event stream (BullMQ's `publishEvent`, read by
+ * `QueueEvents` with a blocking read): a stream's ids are assigned in the order entries are
+ * stored, so a reader after an id misses nothing. It keeps the newest `EVENTS_KEPT` events of the
+ * queue, BullMQ's own included.
+ */
+export function redisUpdateLog(bull: BullMQModule, backend: Backend, queue: Queue): UpdateLog {
+  let producer: ReturnType<typeof makeProducer> | undefined;
+  /** The readers open now: `close()` closes them, even one whose iteration is not being pulled. */
+  const open = new Set<QueueEvents>();
+  return {
+    publish: async (update) => {
+      producer ??= makeProducer(bull, queue.name, backend);
+      await producer.publishEvent({ eventName: UPDATE_EVENT, update: stamped(update) }, EVENTS_KEPT);
+    },
+    position: async (from) => startId(from),
+    read: async function* (position, signal) {
+      const events = makeQueueEvents(bull, queue.name, backend, { lastEventId: position });
+      open.add(events);
+      try {
+        yield* readEvents(events, signal);
+      } finally {
+        open.delete(events);
+      }
+    },
+    close: async () => {
+      await Promise.all([...open].map((events) => events.close()));
+      open.clear();
+      await producer?.close();
+    },
+  };
+}
+
+/**
+ * The updates a `QueueEvents` reader sees, as an async generator; closing the iteration (`break`,
+ * `return`, the signal) closes the reader and its connection.
+ */
+async function* readEvents(events: QueueEvents, signal: AbortSignal | undefined): AsyncGenerator<MessagingUpdate> {
+  const buffered: MessagingUpdate[] = [];
+  let wake: (() => void) | undefined;
+  let failure: unknown;
+  const onUpdate = (args: { update?: string }, eventId: string) => {
+    const update = parsed(args.update, eventId);
+    if (!update) return; // not ours, or damaged: updates are published only by this module
+    buffered.push(update);
+    wake?.();
+  };
+  const onError = (error: unknown) => {
+    failure = error;
+    wake?.();
+  };
+  const onAbort = () => wake?.();
+  // QueueEvents' typed events do not list custom ones: this is its documented way to read them.
+  const emitter = events as unknown as NodeJS.EventEmitter;
+  emitter.on(UPDATE_EVENT, onUpdate);
+  emitter.on('error', onError);
+  signal?.addEventListener('abort', onAbort, { once: true });
+  try {
+    for (;;) {
+      while (buffered.length > 0) yield buffered.shift() as MessagingUpdate;
+      if (signal?.aborted) return;
+      if (failure !== undefined) throw failure;
+      await new Promise<void>((resolve) => {
+        wake = resolve;
+      });
+      wake = undefined;
+    }
+  } finally {
+    emitter.off(UPDATE_EVENT, onUpdate);
+    emitter.off('error', onError);
+    signal?.removeEventListener('abort', onAbort);
+    await events.close();
+  }
+}
