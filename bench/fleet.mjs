@@ -9,6 +9,7 @@
 import { fork } from 'node:child_process';
 import { setTimeout as sleep } from 'node:timers/promises';
 // Node runs the helper as it is (type stripping): the bench and the tests start Redis one way.
+import { postgresAvailable, startPostgres } from '../test/helpers/postgres.ts';
 import { hasRedis, startRedis as startTestRedis } from '../test/helpers/redis.ts';
 import { forkChild } from './ipc.mjs';
 import { round } from './stats.mjs';
@@ -76,21 +77,58 @@ async function stopWorkers(workers) {
 }
 
 /**
- * One run: `workers` processes send and track `messages` through a sandbox limited to `limit`/s.
- * @param {{ port: number }} redis @param {number} workers @param {{ messages: number, limit: number, deadlineMs: number }} config
+ * Where a run's queue lives: Redis, or PostgreSQL (BullMQ's backend), as the workers are told it.
+ * @typedef {{ backend: 'redis' | 'postgres', env: Record<string, string>, connection: object }} Store
  */
-async function rateRun(redis, workers, config) {
+
+/** @param {{ port: number }} redis @returns {Store} */
+const redisStore = (redis) => ({
+  backend: 'redis',
+  env: { REDIS_PORT: String(redis.port) },
+  connection: { host: '127.0.0.1', port: redis.port, maxRetriesPerRequest: null },
+});
+
+/**
+ * A throwaway PostgreSQL cluster (test/helpers/postgres.ts) with BullMQ's tables, as its docs say
+ * to create them: `runMigrations` once.
+ */
+async function startPostgresStore() {
+  const db = await startPostgres();
+  const { default: pg } = await import('pg');
+  const { runMigrations } = await import('bullmq');
+  const pool = new pg.Pool({ connectionString: db.url, max: 1 });
+  const client = await pool.connect();
+  try {
+    await runMigrations(client);
+  } finally {
+    client.release();
+    await pool.end();
+  }
+  /** @type {Store} */
+  const store = {
+    backend: 'postgres',
+    env: { PG_URL: db.url },
+    connection: { postgres: { connectionString: db.url, max: 4 } },
+  };
+  return { store, stop: () => db.stop() };
+}
+
+/**
+ * One run: `workers` processes send and track `messages` through a sandbox limited to `limit`/s.
+ * @param {Store} store @param {number} workers @param {{ messages: number, limit: number, deadlineMs: number }} config
+ */
+async function rateRun(store, workers, config) {
   const { MessagingQueue } = await import('../dist/bullmq/index.js');
   const sandbox = await forkChild(SANDBOX, [String(config.limit), String(config.messages)]);
   const name = `bench-fleet-${workers}-${process.pid}`;
-  const connection = { host: '127.0.0.1', port: redis.port, maxRetriesPerRequest: null };
+  const connection = store.connection;
   const queue = new MessagingQueue({ connection, name });
   const abort = new AbortController();
   /** @type {import('node:child_process').ChildProcess[]} */
   let fleet = [];
   try {
     fleet = await startWorkers(workers, {
-      REDIS_PORT: String(redis.port),
+      ...store.env,
       QUEUE: name,
       BASE_URL: sandbox.ready.url,
       API_KEY: sandbox.ready.key,
@@ -109,6 +147,7 @@ async function rateRun(redis, workers, config) {
     const totalMs = performance.now() - started;
     const stats = await sandbox.call('stats');
     return {
+      backend: store.backend,
       workers,
       messages: config.messages,
       limitPerSecond: config.limit,
@@ -191,8 +230,19 @@ export async function benchFleet(config) {
   const redis = await startRedis();
   try {
     const runs = [];
-    for (const workers of config.workers) runs.push(await rateRun(redis, workers, config));
-    return { runs, memory: await memoryRun(redis, config.memory) };
+    for (const workers of config.workers) runs.push(await rateRun(redisStore(redis), workers, config));
+    const memory = await memoryRun(redis, config.memory);
+    // The same fleet on PostgreSQL, at the largest worker count: what choosing a backend changes.
+    let postgres;
+    if (postgresAvailable()) {
+      const pg = await startPostgresStore();
+      try {
+        postgres = await rateRun(pg.store, Math.max(...config.workers), config);
+      } finally {
+        await pg.stop();
+      }
+    }
+    return { runs, memory, ...(postgres ? { postgres } : {}) };
   } finally {
     await redis.stop();
   }

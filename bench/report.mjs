@@ -208,9 +208,10 @@ export function formatTable(r, checks = checkTargets(r)) {
 
 /**
  * Section 10 (reported, not a target): the fleet runs, or why they were skipped.
- * @param {{ skipped?: string, runs: FleetRun[], memory: FleetMemory } | undefined} fleet
+ * @param {{ skipped?: string, runs: FleetRun[], memory: FleetMemory, postgres?: FleetRun } | undefined} fleet
  */
 function fleetRows(fleet) {
+  // `postgres`: the largest run again with the queue in PostgreSQL (absent without its binaries).
   if (!fleet || fleet.skipped)
     return [['10', 'fleet (BullMQ workers)', 'skipped', fleet?.skipped ?? 'not run', '', 'info']];
   const rows = fleet.runs.map((run) => [
@@ -223,6 +224,25 @@ function fleetRows(fleet) {
   ]);
   const polls = fleet.runs.map((run) => run.pollsPerSettled).join(' / ');
   rows.push(['10', 'fleet: polls per settled message (1 / 2 / 4 workers)', polls, '', '', 'info']);
+  const pg = fleet.postgres;
+  if (pg) {
+    rows.push([
+      '10',
+      `fleet on PostgreSQL, ${pg.workers} worker processes: sends/s, req/s (${pg.messages} tracked)`,
+      `${pg.sendsPerSecond}, ${pg.requestsPerSecond}`,
+      `limit ${pg.limitPerSecond}/s, busiest 1 s ${pg.busiestSlidingSecond}, ${pg.pollsPerSettled} polls per settled`,
+      `${pg.ratio}, ${pg.requestRatio}`,
+      'info',
+    ]);
+  } else
+    rows.push([
+      '10',
+      'fleet on PostgreSQL',
+      'skipped',
+      'no PostgreSQL server binaries (apt-get install -y postgresql)',
+      '',
+      'info',
+    ]);
   rows.push([
     '10',
     `fleet: Redis bytes per waiting send / tracked message (${fleet.memory.waiting} / ${fleet.memory.tracked})`,
