@@ -19,6 +19,13 @@ export type { WebhookEndpoint } from '../webhooks/endpoints.js';
 export { RETENTION_DEFAULTS } from './checks.js';
 export type { SendJobData, SendJobResult, TrackState } from './job-data.js';
 export { type LimiterSettings, limiterFor, peakPerSecond } from './limiter.js';
+export {
+  MessagingOutbox,
+  type MessagingOutboxOptions,
+  type OutboxAddOptions,
+  type Queryable,
+} from './outbox.js';
+export { type OutboxClient, type OutboxPool, OutboxRelay, type OutboxRelayOptions } from './outbox-relay.js';
 export { MAX_STORED_MEDIA_BYTES, type StoredMedia, type StoredParams } from './params.js';
 export { MessagingQueue } from './queue.js';
 export { next, type Phase, type SendEvent, stepOf, TRANSITIONS } from './states.js';
@@ -29,6 +36,7 @@ export type {
   MessagingQueueOptions,
   MessagingUpdate,
   MessagingWorkerOptions,
+  PostgresQueueConnection,
   QueueConnection,
   RetentionOptions,
   TrackDeliveryOptions,

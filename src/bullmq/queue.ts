@@ -6,6 +6,7 @@ import { checkJobId, checkQueueOptions, checkRetention } from './checks.js';
 import { SEND_JOB, type SendJobData, type SendJobResult } from './job-data.js';
 import { loadBullmq } from './load.js';
 import { storedParams } from './params.js';
+import { queueInternals } from './queue-internals.js';
 import { next } from './states.js';
 import type {
   EnqueueItem,
@@ -48,6 +49,13 @@ export class MessagingQueue {
       streams: { events: { maxLen: EVENTS_KEPT } },
     });
     this.#updates = updateLogOf(bull, backend, this.#queue);
+    queueInternals.set(this, {
+      addStored: async (jobs) => {
+        await this.#queue
+          .addBulk(jobs.map(({ id, data }) => ({ name: SEND_JOB, data, opts: { ...this.#jobOptions, jobId: id } })))
+          .catch((error: unknown) => Promise.reject(explained(error)));
+      },
+    });
     // The datastore's connection errors reach each call that fails (send, counts...); without a
     // listener BullMQ's emitter would print them, or throw an unhandled 'error' event.
     this.#queue.on('error', () => undefined);

@@ -20,6 +20,7 @@ beforeAll(async () => {
   if (!runs) return;
   db = await startPostgresWithBullmq();
   pool = new pg.Pool({ connectionString: db.url, max: 4, options: '-c search_path=bullmq' });
+  pool.on('error', () => undefined);
 }, 30_000);
 afterAll(async () => {
   await pool?.end();

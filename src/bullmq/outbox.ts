@@ -1,0 +1,167 @@
+import { randomUUID } from 'node:crypto';
+import { type Issue, ValidationError } from '../errors.js';
+import type { SendMessageParams } from '../types/send.js';
+import { checkJobId, positiveIssue } from './checks.js';
+import { OutboxRelay, type OutboxRelayOptions } from './outbox-relay.js';
+import { type OutboxTable, outboxTable } from './outbox-sql.js';
+import { storedParams } from './params.js';
+import type { MessagingQueue } from './queue.js';
+import { queueInternals } from './queue-internals.js';
+
+/**
+ * Anything that runs a query as node-postgres does: a `pg.Client` or `PoolClient` inside your
+ * `BEGIN … COMMIT`, or an adapter over your query builder's transaction (README).
+ */
+export interface Queryable {
+  query(text: string, values?: unknown[]): Promise<unknown>;
+}
+
+/** Options of `new MessagingOutbox()`. */
+export interface MessagingOutboxOptions {
+  /** The queue the outbox hands its messages to (Redis or PostgreSQL). */
+  queue: MessagingQueue;
+  /**
+   * The outbox table's name (letters, digits and `_`, starting with a letter or `_`).
+   * @default 'tenant_messaging_outbox'
+   */
+  table?: string;
+  /**
+   * The schema it lives in.
+   * @default 'public'
+   */
+  schema?: string;
+}
+
+/** Options of `outbox.add()`. */
+export interface OutboxAddOptions {
+  /**
+   * Your business id: added twice (in one transaction or two), it is sent once, as long as the
+   * queue keeps the first send (see `retention`). Without it, a random UUID: no deduplication.
+   * @default a random UUID
+   */
+  id?: string;
+}
+
+/**
+ * The transactional outbox: a message written in the same PostgreSQL transaction as the business
+ * change, handed to the queue after the commit. A rolled-back transaction sends nothing; a
+ * committed one is sent exactly once, even when a process dies right after the commit or in the
+ * middle of the hand-off (the relay re-adds, and the queue's job ids drop the duplicate).
+ *
+ * @example
+ * ```ts
+ * const outbox = new MessagingOutbox({ queue })
+ * await outbox.migrate(pool) // once: creates the table
+ * await client.query('BEGIN')
+ * await client.query('UPDATE orders SET status = $1 WHERE id = $2', ['shipped', order.id])
+ * await outbox.add(client, { sender_phone, to_phone, type: 'text', content: 'Shipped!' }, { id: `order-${order.id}-shipped` })
+ * await client.query('COMMIT')
+ * const relay = outbox.relay({ pool }) // in the workers, or a process of its own
+ * ```
+ */
+export class MessagingOutbox {
+  readonly #queue: MessagingQueue;
+  readonly #table: OutboxTable;
+
+  constructor(options: MessagingOutboxOptions) {
+    const queue = options?.queue;
+    if (!queue || !queueInternals.has(queue)) {
+      throw new ValidationError('Invalid MessagingOutbox options', [
+        { path: 'queue', message: "must be a MessagingQueue (new MessagingQueue({ connection, name: 'sms' }))" },
+      ]);
+    }
+    this.#queue = queue;
+    this.#table = outboxTable(options.schema ?? 'public', options.table ?? 'tenant_messaging_outbox');
+  }
+
+  /**
+   * Creates the outbox table (and its schema) if it does not exist. Idempotent; safe from several
+   * processes at once (an advisory lock). Run it once per deployment, or copy the SQL it runs
+   * (`outbox.sql`) into your migrations.
+   *
+   * @example
+   * ```ts
+   * await outbox.migrate(pool)
+   * ```
+   */
+  async migrate(client: Queryable): Promise<void> {
+    checkQueryable(client, 'client');
+    await client.query(this.#table.migration);
+  }
+
+  /**
+   * The SQL `migrate` runs, for your own migration tool.
+   *
+   * @example
+   * ```ts
+   * fs.writeFileSync('migrations/0042_messaging_outbox.sql', outbox.sql)
+   * ```
+   */
+  get sql(): string {
+    return this.#table.migration;
+  }
+
+  /**
+   * Adds a message inside your transaction: checked exactly as `messages.send` checks it (a bad
+   * one throws `ValidationError` before your transaction is touched), then one INSERT (and a
+   * NOTIFY that wakes the relays when you commit). Resolves with the id.
+   *
+   * @example
+   * ```ts
+   * await outbox.add(client, { sender_phone, to_phone, type: 'text', content: 'Shipped!' }, { id: 'order-42-shipped' })
+   * ```
+   */
+  async add(tx: Queryable, params: SendMessageParams, options: OutboxAddOptions = {}): Promise<string> {
+    checkQueryable(tx, 'tx');
+    const id = checkJobId(options?.id, 'id') ?? randomUUID();
+    const stored = await storedParams(params);
+    await tx.query(this.#table.insert, [this.#queue.name, id, JSON.stringify(stored), this.#table.channel]);
+    return id;
+  }
+
+  /**
+   * Starts handing committed messages to the queue: rows are claimed with `FOR UPDATE SKIP
+   * LOCKED` (several relays share the work), added to the queue with their id as job id, then
+   * deleted, in one transaction of `pool`. Wakes on the NOTIFY of each commit, and polls every
+   * `interval` ms as a floor. Run it in your workers, or in a process of its own.
+   *
+   * @example
+   * ```ts
+   * const relay = outbox.relay({ pool })
+   * process.on('SIGTERM', () => relay.close())
+   * ```
+   */
+  relay(options: OutboxRelayOptions): OutboxRelay {
+    checkRelayOptions(options);
+    const internals = queueInternals.get(this.#queue);
+    if (!internals) throw new Error('unreachable: the queue was checked when the outbox was made');
+    return new OutboxRelay(this.#queue.name, this.#table, internals, options);
+  }
+}
+
+function checkRelayOptions(options: OutboxRelayOptions): void {
+  const issues: Issue[] = [];
+  if (typeof options?.pool?.connect !== 'function') {
+    issues.push({ path: 'pool', message: 'must be a node-postgres Pool on the database of the outbox table' });
+  }
+  for (const [path, integer] of [
+    ['batch', true],
+    ['interval', false],
+  ] as const) {
+    const issue = positiveIssue(path, options?.[path], integer);
+    if (issue) issues.push(issue);
+  }
+  if (issues.length > 0) throw new ValidationError('Invalid outbox.relay options', issues);
+}
+
+function checkQueryable(value: unknown, path: string): void {
+  if (typeof (value as Queryable | null)?.query !== 'function') {
+    throw new ValidationError('Invalid outbox call', [
+      {
+        path,
+        message:
+          'must have node-postgres query(text, values): a pg Client or PoolClient inside your BEGIN … COMMIT, or an adapter (README)',
+      },
+    ]);
+  }
+}
