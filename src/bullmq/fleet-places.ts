@@ -1,4 +1,5 @@
 import type { RedisClient } from 'bullmq';
+import { type PgPoolLike, pgSetUp } from './pg-setup.js';
 
 /**
  * Where the fleet gate keeps its places (fleet-gate.ts): one member per admitted request, each
@@ -59,12 +60,6 @@ export function redisPlaces(client: Promise<RedisClient>, key: string): PlaceSto
   };
 }
 
-/** What the PostgreSQL places need of node-postgres: its pool (BullMQ's, so the queue's schema). */
-export interface PgPoolLike {
-  query(text: string, values?: unknown[]): Promise<{ rows: Record<string, unknown>[] }>;
-  connect(): Promise<{ query(text: string, values?: unknown[]): Promise<unknown>; release(): void }>;
-}
-
 /**
  * The table and function, created in the queue's schema (the first of the connection's
  * `search_path`, as BullMQ's own tables are) under an advisory lock, so that workers starting
@@ -101,29 +96,7 @@ $$;
 
 /** The places in a PostgreSQL table, admission one function call (one round trip). */
 export function postgresPlaces(pool: PgPoolLike, key: string): PlaceStore {
-  let ready: Promise<void> | undefined;
-  const setUp = async () => {
-    const client = await pool.connect();
-    try {
-      await client.query('BEGIN');
-      await client.query(`SELECT pg_advisory_xact_lock(hashtextextended('tenant-messaging:fleet-setup', 0))`);
-      await client.query(SETUP);
-      await client.query('COMMIT');
-    } catch (error) {
-      await client.query('ROLLBACK').catch(() => undefined);
-      throw error;
-    } finally {
-      client.release();
-    }
-  };
-  const prepared = () => {
-    // A failed set-up is tried again by the next request, not remembered.
-    ready ??= setUp().catch((error: unknown) => {
-      ready = undefined;
-      throw error;
-    });
-    return ready;
-  };
+  const prepared = pgSetUp(pool, 'tenant-messaging:fleet-setup', SETUP);
   return {
     admit: async (member, limit, leaseMs) => {
       await prepared();

@@ -1,6 +1,7 @@
 import type { Queue } from 'bullmq';
 import { sleep } from '../internal/sleep.js';
-import type { PgPoolLike } from './fleet-places.js';
+import type { PgPoolLike } from './pg-setup.js';
+import { pgSetUp, poolOf } from './pg-setup.js';
 import type { MessagingUpdate } from './types.js';
 import { EVENTS_KEPT, parsed, stamped, type UpdateLog } from './update-log.js';
 
@@ -37,19 +38,11 @@ const BATCH = 1_000;
 const TRIM_EVERY = 200;
 
 export function postgresUpdateLog(queue: Queue): UpdateLog {
-  const backend = queue.getBackend() as unknown as { connection: { pool: PgPoolLike } };
-  const pool = backend.connection.pool;
+  const pool = poolOf(queue);
   const name = queue.name;
   const stop = new AbortController();
-  let ready: Promise<void> | undefined;
   let published = 0;
-  const prepared = () => {
-    ready ??= setUp(pool).catch((error: unknown) => {
-      ready = undefined;
-      throw error;
-    });
-    return ready;
-  };
+  const prepared = pgSetUp(pool, 'tenant-messaging:update-setup', SETUP);
   return {
     publish: async (update) => {
       await prepared();
@@ -112,21 +105,6 @@ async function* readRows(
     settled = next.toString();
     seen = seen.filter((id) => BigInt(id) > next);
     if (rows.length < BATCH) await sleep(POLL_MS, signal).catch(() => undefined);
-  }
-}
-
-async function setUp(pool: PgPoolLike): Promise<void> {
-  const client = await pool.connect();
-  try {
-    await client.query('BEGIN');
-    await client.query(`SELECT pg_advisory_xact_lock(hashtextextended('tenant-messaging:update-setup', 0))`);
-    await client.query(SETUP);
-    await client.query('COMMIT');
-  } catch (error) {
-    await client.query('ROLLBACK').catch(() => undefined);
-    throw error;
-  } finally {
-    client.release();
   }
 }
 

@@ -1,6 +1,7 @@
-import type { Job, MinimalJob, Queue, Worker } from 'bullmq';
+import type { Job, MinimalJob } from 'bullmq';
 import { attempt, isDelivered, isGone, retryDelay } from '../webhooks/attempt.js';
 import { shownUrl, type WebhookEndpoint } from '../webhooks/endpoints.js';
+import { type Backend, makeQueue, makeWorker } from './backend.js';
 import { RETENTION_DEFAULTS } from './checks.js';
 import type { BullMQModule } from './load.js';
 import type { WebhookRelayOptions } from './webhook-types.js';
@@ -32,6 +33,8 @@ const ATTEMPTS = 1_000_000;
 
 export interface DeliveriesSettings {
   readonly queueName: string;
+  /** The relayed queue's datastore: the deliveries live beside it. */
+  readonly backend: Backend;
   readonly endpoint: WebhookEndpoint;
   readonly options: WebhookRelayOptions;
   /** Whether the endpoint answered 410 (to any relay of the queue). */
@@ -45,12 +48,13 @@ export interface DeliveriesSettings {
  * slots, never another endpoint's deliveries, and never the messaging workers.
  */
 export function openDeliveries(bull: BullMQModule, settings: DeliveriesSettings): Deliveries {
-  const { queueName, endpoint, options, isDisabled, disable } = settings;
-  const { connection, logger } = options;
+  const { queueName, backend, endpoint, options, isDisabled, disable } = settings;
+  const { logger } = options;
   const timeout = options.timeout ?? 10_000;
   const retryFor = options.retryFor ?? 3 * 86_400_000;
   const url = shownUrl(endpoint.url);
-  const queue: Queue<DeliveryJob, DeliveryResult> = new bull.Queue(queueName, { connection });
+  const queue = makeQueue<DeliveryJob, DeliveryResult>(bull, queueName, backend);
+  queue.on('error', (error) => logger?.error('webhook relay: datastore error', { url, error: String(error) }));
 
   const processor = async (job: Job<DeliveryJob, DeliveryResult>): Promise<DeliveryResult> => {
     // Checked before every attempt, so that after a 410 at any relay nothing more is sent.
@@ -66,8 +70,7 @@ export function openDeliveries(bull: BullMQModule, settings: DeliveriesSettings)
     throw new Error('status' in outcome ? `the endpoint answered ${outcome.status}` : outcome.failure);
   };
 
-  const worker: Worker<DeliveryJob, DeliveryResult> = new bull.Worker(queueName, processor, {
-    connection,
+  const worker = makeWorker<DeliveryJob, DeliveryResult>(bull, queueName, processor, backend, {
     concurrency: options.concurrency ?? 8,
     ...(options.lockDuration === undefined ? {} : { lockDuration: options.lockDuration }),
     ...(options.stalledInterval === undefined ? {} : { stalledInterval: options.stalledInterval }),

@@ -1,15 +1,16 @@
 import { createHash } from 'node:crypto';
-import type { Queue, RedisClient } from 'bullmq';
+import type { Queue } from 'bullmq';
 import { type Issue, ValidationError } from '../errors.js';
 import { sleep } from '../internal/sleep.js';
 import { checkEndpoints, subscribes, type WebhookEndpoint } from '../webhooks/endpoints.js';
 import { fleetEvent } from '../webhooks/events-of.js';
-import { backendOf, isPostgres, makeQueue } from './backend.js';
+import { backendOf, makeQueue } from './backend.js';
 import { checkConnection, checkName, positiveIssue } from './checks.js';
 import { loadBullmq } from './load.js';
 import type { UpdateLog } from './update-log.js';
-import { redisUpdateLog, startId } from './update-log-redis.js';
+import { updateLogOf } from './update-logs.js';
 import { type Deliveries, type DeliveryJob, openDeliveries } from './webhook-deliveries.js';
+import { type RelayState, relayStateOf } from './webhook-state.js';
 import type { DisabledEndpoint, WebhookRelayOptions } from './webhook-types.js';
 
 const WHAT = 'Invalid WebhookRelay options';
@@ -29,15 +30,15 @@ interface Target {
  * Delivery webhooks for the fleet: every update of a `MessagingQueue` (`sent`, `failed`,
  * `unknown`, `delivered`, `read`, `delivery-timeout`) becomes a signed Standard Webhooks event,
  * delivered to each endpoint that subscribes to its type as a BullMQ job of that endpoint's own
- * queue: kept in Redis, so it survives restarts, and retried with exponential backoff and jitter
+ * queue: kept in the queue's datastore (Redis or PostgreSQL), so it survives restarts, and retried with exponential backoff and jitter
  * for `retryFor` (3 days). A 2xx ends a delivery; 410 Gone disables the endpoint (for every relay
  * of the queue, until `enable(url)`). Delivery is at least once, with a `webhook-id` the same on
  * every attempt (`msg_<business id>_<log id>_<status>`), so receivers can drop duplicates.
  *
  * Run it in one process or several (any number of relays of a queue share the work: deliveries
  * are jobs, and the reading of updates is idempotent). Its requests go to your endpoints only:
- * they share nothing with the API's rate limit. Secrets stay in this process's memory: Redis holds
- * the events and a hash of each endpoint's URL, never a secret or a URL.
+ * they share nothing with the API's rate limit. Secrets stay in this process's memory: the
+ * queue's datastore holds the events and a hash of each endpoint's URL, never a secret or a URL.
  *
  * @example
  * ```ts
@@ -52,16 +53,16 @@ export class WebhookRelay {
   /** The relayed queue's name. */
   readonly name: string;
   readonly #options: WebhookRelayOptions;
-  /** The relayed queue: its Redis client and key space hold the relay's state (`bull:<name>:webhooks`). */
+  /** The relayed queue: its datastore holds the relay's state. */
   readonly #source: Queue;
-  readonly #stateKey: string;
+  readonly #state: RelayState;
   /** The relayed queue's updates. */
   readonly #log: UpdateLog;
   readonly #targets: readonly Target[];
   readonly #stop = new AbortController();
   readonly #reading: Promise<void>;
   /** Where the first relay of the queue starts: `from`, taken when this relay was made. */
-  readonly #firstPosition: string;
+  readonly #firstPosition: Promise<string>;
   /** Settles once reading has its position: updates published after that are relayed. */
   readonly #positioned: Promise<void>;
   #onPositioned: () => void = () => undefined;
@@ -73,9 +74,9 @@ export class WebhookRelay {
     this.name = options.name;
     const backend = backendOf(bull, options.connection);
     this.#source = makeQueue(bull, options.name, backend);
-    this.#log = redisUpdateLog(bull, backend, this.#source);
-    this.#stateKey = this.#source.toKey('webhooks');
-    const state = this.#source.getBackend().client;
+    this.#log = updateLogOf(bull, backend, this.#source);
+    const state = relayStateOf(backend, this.#source);
+    this.#state = state;
     this.#targets = options.endpoints.map((endpoint) => {
       const key = endpointKey(endpoint.url);
       return {
@@ -83,16 +84,16 @@ export class WebhookRelay {
         key,
         deliveries: openDeliveries(bull, {
           queueName: `${options.name}.webhooks.${key}`,
+          backend,
           endpoint,
           options,
-          isDisabled: async () => (await (await state).hget(this.#stateKey, disabledField(key))) !== null,
-          disable: async () => {
-            await (await state).hset(this.#stateKey, { [disabledField(key)]: new Date().toISOString() });
-          },
+          isDisabled: async () => (await state.get(disabledField(key))) !== undefined,
+          disable: () => state.set({ [disabledField(key)]: new Date().toISOString() }),
         }),
       };
     });
-    this.#firstPosition = startId(options.from);
+    this.#firstPosition = this.#log.position(options.from);
+    this.#firstPosition.catch(() => undefined); // reading reports it
     this.#positioned = new Promise((resolve) => {
       this.#onPositioned = resolve;
     });
@@ -123,7 +124,7 @@ export class WebhookRelay {
    * ```
    */
   async disabledEndpoints(): Promise<DisabledEndpoint[]> {
-    const state = await (await this.#source.getBackend().client).hgetall(this.#stateKey);
+    const state = await this.#state.all();
     return this.#targets.flatMap(({ endpoint, key }) => {
       const since = state[disabledField(key)];
       return since === undefined ? [] : [{ url: endpoint.url, since }];
@@ -146,7 +147,7 @@ export class WebhookRelay {
         { path: 'url', message: "must be the url of one of this relay's endpoints, exactly as configured" },
       ]);
     }
-    await (await this.#source.getBackend().client).hdel(this.#stateKey, disabledField(target.key));
+    await this.#state.remove(disabledField(target.key));
   }
 
   /**
@@ -179,19 +180,18 @@ export class WebhookRelay {
     const signal = this.#stop.signal;
     while (!signal.aborted) {
       try {
-        const redis = await this.#source.getBackend().client;
-        const cursor = await position(redis, this.#stateKey, this.#firstPosition);
+        const cursor = await position(this.#state, await this.#firstPosition);
         this.#onPositioned();
         for await (const update of this.#log.read(cursor, signal)) {
           const event = fleetEvent(update);
-          const state = await redis.hgetall(this.#stateKey);
+          const state = await this.#state.all();
           const job: DeliveryJob = { v: 1, webhookId: event.webhookId, body: event.body };
           await Promise.all(
             this.#targets
               .filter((t) => subscribes(t.endpoint, event.type) && state[disabledField(t.key)] === undefined)
               .map((t) => t.deliveries.add(job)),
           );
-          await redis.hset(this.#stateKey, { cursor: update.eventId });
+          await this.#state.set({ cursor: update.eventId });
         }
       } catch (error) {
         if (signal.aborted) return;
@@ -208,10 +208,10 @@ export class WebhookRelay {
  * Where reading starts: the stored position, or, the first time, `first`, stored at once so that
  * a relay restarted before the first update still starts there.
  */
-async function position(redis: RedisClient, key: string, first: string): Promise<string> {
-  const stored = await redis.hget(key, 'cursor');
-  if (stored !== null) return stored;
-  await redis.hset(key, { cursor: first });
+async function position(state: RelayState, first: string): Promise<string> {
+  const stored = await state.get('cursor');
+  if (stored !== undefined) return stored;
+  await state.set({ cursor: first });
   return first;
 }
 
@@ -225,15 +225,6 @@ function checkRelayOptions(options: WebhookRelayOptions): void {
     ]);
   }
   checkConnection(options.connection, WHAT);
-  if (isPostgres(options.connection)) {
-    throw new ValidationError(WHAT, [
-      {
-        path: 'connection.postgres',
-        message:
-          'WebhookRelay keeps its deliveries on Redis only for now: on PostgreSQL, relay from one process with relayWebhooks(queue.updates(), { endpoints })',
-      },
-    ]);
-  }
   checkName(options.name, WHAT);
   checkEndpoints(options.endpoints, options.allowInsecureHttp, WHAT);
   const urls = options.endpoints.map((endpoint) => endpoint.url);

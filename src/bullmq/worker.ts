@@ -4,10 +4,11 @@ import { ValidationError } from '../errors.js';
 import { type Backend, backendOf, explained, makeQueue, makeWorker } from './backend.js';
 import { checkConnection, checkName, checkRetention, positiveIssue } from './checks.js';
 import { createFleetGate, openGate } from './fleet-gate.js';
-import { type PgPoolLike, type PlaceStore, postgresPlaces, redisPlaces } from './fleet-places.js';
+import { type PlaceStore, postgresPlaces, redisPlaces } from './fleet-places.js';
 import type { SendJobData, SendJobResult } from './job-data.js';
 import { limiterFor } from './limiter.js';
 import { loadBullmq } from './load.js';
+import { poolOf } from './pg-setup.js';
 import { createProcessor, type TrackSettings } from './process.js';
 import type { MessagingWorkerOptions, TrackDeliveryOptions } from './types.js';
 import type { UpdateLog } from './update-log.js';
@@ -126,8 +127,7 @@ export class MessagingWorker {
 
 /** The fleet gate's places, in the queue's own datastore and key space. */
 function placesOf(backend: Backend, queue: Queue): PlaceStore {
-  const bullBackend = queue.getBackend() as unknown as { client?: Promise<never>; connection?: { pool?: PgPoolLike } };
-  if (backend.kind === 'postgres') return postgresPlaces(bullBackend.connection?.pool as PgPoolLike, queue.name);
+  if (backend.kind === 'postgres') return postgresPlaces(poolOf(queue), queue.name);
   return redisPlaces(queue.getBackend().client, queue.toKey('fleet-requests'));
 }
 

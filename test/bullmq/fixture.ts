@@ -3,12 +3,14 @@
  * helpers.
  */
 import { createPostgresBackend, Queue, runMigrations } from 'bullmq';
+import { Redis } from 'ioredis';
 import pg from 'pg';
 import { MessagingClient, type SendMessageParams } from 'tenant-messaging';
 import type { MessagingUpdate, MessagingWorkerOptions, QueueConnection } from 'tenant-messaging/bullmq';
 import { type RunningSandbox, SANDBOX_PHONES, startSandbox } from 'tenant-messaging/sandbox';
 import { postgresAvailable, startPostgres, type TestPostgres } from '../helpers/postgres.js';
 import { redisAvailable, startRedis, type TestRedis } from '../helpers/redis.js';
+import { dumpRedis } from '../helpers/redis-dump.js';
 
 export const SENDER = '+15550001001';
 export const runs = redisAvailable();
@@ -36,6 +38,10 @@ export interface BackendFixture {
   client: MessagingClient;
   /** BullMQ's own queue of that name on the same datastore: to look at jobs as they are stored. */
   raw(name: string): Queue;
+  /** Everything the datastore holds, as one string (every key and value; every row of every table). */
+  dump(): Promise<string>;
+  /** Runs SQL (PostgreSQL) or a command (Redis: `[command, ...args]`) on the datastore. */
+  run(command: string | string[], values?: unknown[]): Promise<unknown>;
   close(): Promise<void>;
 }
 
@@ -62,6 +68,16 @@ export async function startFixture(options: SandboxOptions = {}): Promise<Fixtur
     sandbox,
     client,
     raw: (name) => new Queue(name, { connection: redis.connection }),
+    dump: () => dumpRedis(redis.port),
+    run: async (command) => {
+      const client = new Redis({ host: '127.0.0.1', port: redis.port });
+      try {
+        const [name, ...args] = command as string[];
+        return await client.call(name as string, ...args);
+      } finally {
+        client.disconnect();
+      }
+    },
     close: async () => {
       await sandbox.close();
       await redis.stop();
@@ -89,9 +105,32 @@ export async function startBackendFixture(backend: BackendName, options: Sandbox
   const db = await startPostgresWithBullmq();
   const { sandbox, client } = await startSandboxAndClient(options);
   const postgres = { connectionString: db.url, max: 4 };
+  const sql = async (text: string, values?: unknown[]) => {
+    const client = new pg.Client({ connectionString: db.url });
+    await client.connect();
+    try {
+      return await client.query(text, values);
+    } finally {
+      await client.end();
+    }
+  };
   return {
     backend,
     connection: { postgres },
+    run: (command, values) => sql(command as string, values),
+    dump: async () => {
+      const { rows: tables } = await sql(
+        `SELECT format('%I.%I', table_schema, table_name) AS t FROM information_schema.tables
+          WHERE table_schema NOT IN ('pg_catalog', 'information_schema') AND table_type = 'BASE TABLE'`,
+      );
+      const parts: string[] = [];
+      for (const { t } of tables) {
+        parts.push(t);
+        const { rows } = await sql(`SELECT row_to_json(x)::text AS r FROM ${t} x`);
+        for (const { r } of rows) parts.push(r);
+      }
+      return parts.join('\n');
+    },
     sandbox,
     client,
     raw: (name) => {

@@ -1,5 +1,5 @@
 /**
- * WebhookRelay against a real Redis, the sandbox and real receivers on loopback: every update of
+ * WebhookRelay on each backend (a real Redis, a real PostgreSQL), the sandbox and real receivers on loopback: every update of
  * the queue becomes a signed event (verified with the reference `standardwebhooks` package) at
  * each endpoint that subscribes to its type, at least once, with a `webhook-id` stable across
  * retries; 410 disables an endpoint for every relay until `enable`; a stalling endpoint delays
@@ -8,25 +8,23 @@
  * no secret reaches Redis, an error or a log.
  */
 import type { ServerResponse } from 'node:http';
-import { Redis } from 'ioredis';
 import { Webhook } from 'standardwebhooks';
 import { ValidationError } from 'tenant-messaging';
 import { MessagingQueue, MessagingWorker, WebhookRelay, type WebhookRelayOptions } from 'tenant-messaging/bullmq';
 import type { WebhookEvent } from 'tenant-messaging/webhooks';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { afterAll, beforeAll, describe, expect, it as itRuns } from 'vitest';
 import { configError } from '../helpers/errors.js';
 import { uniqueName } from '../helpers/redis.js';
-import { dumpRedis } from '../helpers/redis-dump.js';
 import { type CapturedRequest, startServer, type TestServer } from '../helpers/server.js';
 import { expectDocumentedEvent } from '../helpers/webhook-schema.js';
-import { type Fixture, fastWorker, runs, startFixture, text } from './fixture.js';
+import { BACKENDS, type BackendFixture, fastWorker, startBackendFixture, text } from './fixture.js';
 
 const secretOf = (fill: number) => `whsec_${Buffer.from(new Uint8Array(32).fill(fill)).toString('base64')}`;
 const SECRET = secretOf(7);
 const OTHER = secretOf(8);
 const SECRETS = [SECRET, OTHER].map((s) => s.slice('whsec_'.length));
 
-let f: Fixture;
+let f: BackendFixture;
 const servers: TestServer[] = [];
 const closers: (() => Promise<unknown>)[] = [];
 const logged: string[] = [];
@@ -37,13 +35,8 @@ const logger = {
   error: (message: string, meta?: unknown) => void logged.push(message + JSON.stringify(meta)),
 };
 
-beforeAll(async () => {
-  if (runs) f = await startFixture({ delivery: { deliveredAfterMs: 60, readAfterMs: 150 } });
-}, 30_000);
 afterAll(async () => {
-  for (const close of closers.reverse()) await close();
   await Promise.all(servers.map((s) => s.close()));
-  await f?.close();
 });
 
 async function serve(handler: (req: CapturedRequest, res: ServerResponse, index: number) => void): Promise<TestServer> {
@@ -61,7 +54,7 @@ const FINAL = new Set(['read', 'unknown', 'failed', 'delivery-timeout']);
  * must receive (under load, a send may end `unknown` instead of `read`).
  */
 async function fleet(name: string, relay: Omit<WebhookRelayOptions, 'connection' | 'name'>) {
-  const queue = new MessagingQueue({ connection: f.redis.connection, name });
+  const queue = new MessagingQueue({ connection: f.connection, name });
   const worker = new MessagingWorker(
     fastWorker(f, name, {
       client: f.client.withOptions({ timeout: 10_000 }),
@@ -78,7 +71,7 @@ async function fleet(name: string, relay: Omit<WebhookRelayOptions, 'connection'
   const relays: WebhookRelay[] = [];
   const startRelay = async (extra: Partial<WebhookRelayOptions> = {}) => {
     const started = new WebhookRelay({
-      connection: f.redis.connection,
+      connection: f.connection,
       name,
       lockDuration: 2_000,
       stalledInterval: 1_000,
@@ -140,7 +133,16 @@ async function receiver(secret: string, answer: (id: string, index: number) => n
   };
 }
 
-describe.runIf(runs)('WebhookRelay', () => {
+describe.each(BACKENDS)('WebhookRelay on %s', (backend, available) => {
+  beforeAll(async () => {
+    if (available) f = await startBackendFixture(backend, { delivery: { deliveredAfterMs: 60, readAfterMs: 150 } });
+  }, 30_000);
+  afterAll(async () => {
+    for (const close of closers.splice(0).reverse()) await close();
+    await f?.close();
+  });
+  const it = available ? itRuns : itRuns.skip;
+
   it('refuses bad options before any I/O, naming each and never quoting a secret', () => {
     const connection = { host: '127.0.0.1', port: 1 };
     const base = { connection, name: 'sms', endpoints: [{ url: 'https://example.com/hooks', secret: SECRET }] };
@@ -319,17 +321,21 @@ describe.runIf(runs)('WebhookRelay', () => {
 
     // Every update read again from the start of the event log (as after a crash between queueing
     // deliveries and storing the position): each delivery's job id is its webhook-id, so nothing is added.
-    const redis = new Redis({ host: '127.0.0.1', port: f.redis.port });
-    await redis.hset(`bull:${name}:webhooks`, 'cursor', '0');
-    redis.disconnect();
+    if (f.backend === 'redis') await f.run(['HSET', `bull:${name}:webhooks`, 'cursor', '0']);
+    else {
+      await f.run(
+        `UPDATE bullmq.tenant_messaging_webhook_state SET value = '0' WHERE queue = $1 AND field = 'cursor'`,
+        [name],
+      );
+    }
     await startRelay();
     await new Promise((resolve) => setTimeout(resolve, 1_500));
     expect(target.server.requests.length).toBe(requests);
   }, 60_000);
 
-  it('keeps no secret and no URL in Redis, and none in its logs', async () => {
-    const everything = await dumpRedis(f.redis.port);
-    expect(everything).toContain('webhooks'); // the relays above did store their state
+  it('keeps no secret and no URL in the datastore, and none in its logs', async () => {
+    const everything = await f.dump();
+    expect(everything).toMatch(/webhook/); // the relays above did store their state
     for (const secret of SECRETS) expect(everything).not.toContain(secret);
     for (const server of servers) expect(everything).not.toContain(server.url.replace('http://', ''));
     for (const secret of SECRETS) expect(logged.join('\n')).not.toContain(secret);
