@@ -194,6 +194,7 @@ export function formatTable(r, checks = checkTargets(r)) {
       `${verdict('trackDeliveries: polls per update')}, ${verdict('trackDeliveries: every id settled delivered')}`,
     ],
     ...fleetRows(r.fleet),
+    ...outboxRows(r.outbox),
   ];
   return table(rows);
 }
@@ -252,6 +253,33 @@ function fleetRows(fleet) {
     'info',
   ]);
   return rows;
+}
+
+/**
+ * Section 11 (reported, not a target): the outbox's hand-off, or why it was skipped.
+ * @param {{ skipped?: string, messages: number, concurrency: number, handedOff: number, handOffP50Ms: number, handOffP99Ms: number, messagesPerSecond: number } | undefined} outbox
+ */
+function outboxRows(outbox) {
+  if (!outbox || outbox.skipped)
+    return [['11', 'outbox (PostgreSQL)', 'skipped', outbox?.skipped ?? 'not run', '', 'info']];
+  return [
+    [
+      '11',
+      `outbox: commit to job p50 / p99 ms (${outbox.messages} transactions, ${outbox.concurrency} at a time)`,
+      `${outbox.handOffP50Ms} / ${outbox.handOffP99Ms}`,
+      `${outbox.handedOff} handed off`,
+      '',
+      'info',
+    ],
+    [
+      '11',
+      'outbox: messages handed off per second',
+      String(outbox.messagesPerSecond),
+      'first commit to last job',
+      '',
+      'info',
+    ],
+  ];
 }
 
 /** @param {string} path @param {any} results */

@@ -13,6 +13,7 @@ import { benchColdStart } from './cold-start.mjs';
 import { FULL, QUICK, TARGETS } from './config.mjs';
 import { benchFleet } from './fleet.mjs';
 import { benchSendManyHeap, benchSendManyRate, benchTrackDeliveries } from './many.mjs';
+import { benchOutbox } from './outbox.mjs';
 import { benchPolling } from './polling.mjs';
 import { checkTargets, formatTable, writeResults } from './report.mjs';
 import { round } from './stats.mjs';
@@ -41,6 +42,8 @@ const many = {
 };
 log('fleet (section 10: BullMQ workers, reported only)');
 const fleet = await benchFleet(config.fleet);
+log('outbox (section 11: MessagingOutbox on PostgreSQL, reported only)');
+const outbox = await benchOutbox(config.outbox);
 
 const results = {
   date: new Date().toISOString(),
@@ -57,6 +60,7 @@ const results = {
   polling: { ...polling, capUsage: round(polling.maxRequestsIn1s / polling.maxPerSecondCap, 3) },
   many,
   fleet,
+  outbox,
   connections: {
     sdkConnections: throughput.get.sdkConnections + throughput.send.sdkConnections,
     rawConnections: throughput.get.rawConnections + throughput.send.rawConnections,

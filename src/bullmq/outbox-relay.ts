@@ -57,6 +57,8 @@ export class OutboxRelay {
   readonly #stop = new AbortController();
   readonly #running: Promise<void>;
   #wake: (() => void) | undefined;
+  /** A NOTIFY came since the last hand-off began: rows may be waiting, so do not nap. */
+  #notified = false;
   #listener: OutboxClient | undefined;
 
   constructor(queue: string, table: OutboxTable, internals: QueueInternals, options: OutboxRelayOptions) {
@@ -95,6 +97,7 @@ export class OutboxRelay {
     try {
       while (!signal.aborted) {
         let handed = 0;
+        this.#notified = false;
         try {
           handed = await handOff(options.pool, queue, table, internals, batch);
         } catch (error) {
@@ -114,13 +117,16 @@ export class OutboxRelay {
     const client = await pool.connect();
     this.#listener = client;
     client.on?.('notification', (message) => {
-      if (message.channel === channel && message.payload === queue) this.#wake?.();
+      if (message.channel !== channel || message.payload !== queue) return;
+      this.#notified = true;
+      this.#wake?.();
     });
     await client.query(`LISTEN "${channel}"`);
   }
 
-  /** Waits `ms`, or less when a NOTIFY (or close) wakes it. */
+  /** Waits `ms`, or less when a NOTIFY (or close) wakes it; not at all if one came during the hand-off. */
   async #nap(ms: number): Promise<void> {
+    if (this.#notified || this.#stop.signal.aborted) return;
     await new Promise<void>((resolve) => {
       const timer = setTimeout(resolve, ms);
       this.#wake = () => {

@@ -138,6 +138,61 @@ describe.runIf(available)('MessagingOutbox on PostgreSQL', () => {
     }
   });
 
+  it('a commit that lands while a hand-off is in progress wakes the relay (no polling to fall back on)', async () => {
+    const name = uniqueName('outbox-wake');
+    const queue = new MessagingQueue({ connection: f.connection, name });
+    const outbox = new MessagingOutbox({ queue, table: 'outbox_wake' });
+    await outbox.migrate(pool);
+    const raw = f.raw(name);
+    // The relay's pool holds its first DELETE (a slow hand-off) until the test lets it go.
+    let inHandOff: () => void = () => undefined;
+    const handingOff = new Promise<void>((resolve) => {
+      inHandOff = resolve;
+    });
+    let letGo: () => void = () => undefined;
+    const released = new Promise<void>((resolve) => {
+      letGo = resolve;
+    });
+    let held = false;
+    const slowPool = {
+      connect: async () => {
+        const client = await pool.connect();
+        const query = client.query.bind(client) as (text: string, values?: unknown[]) => Promise<pg.QueryResult>;
+        return Object.assign(Object.create(client) as pg.PoolClient, {
+          query: async (text: string, values?: unknown[]) => {
+            if (!held && text.startsWith('DELETE FROM')) {
+              held = true;
+              inHandOff();
+              await released;
+            }
+            return query(text, values);
+          },
+          release: (error?: Error | boolean) => client.release(error),
+          on: client.on.bind(client),
+        });
+      },
+    };
+    // An interval of a minute: only a NOTIFY can move the second message within the test's time.
+    const relay = outbox.relay({ pool: slowPool, interval: 60_000 });
+    try {
+      await new Promise((resolve) => setTimeout(resolve, 300)); // LISTEN is set up
+      await transaction(true, (client) => outbox.add(client, text(1), { id: 'first' }).then(() => undefined));
+      await handingOff;
+      await transaction(true, (client) => outbox.add(client, text(2), { id: 'during' }).then(() => undefined));
+      letGo();
+      await until(
+        async () => (await raw.getJob('during')) !== undefined,
+        10_000,
+        () => 'the message committed during the hand-off',
+      );
+    } finally {
+      letGo();
+      await relay.close();
+      await raw.close();
+      await queue.close();
+    }
+  });
+
   it('through Kysely: a transaction that commits sends its message, one that throws sends nothing', async () => {
     const name = uniqueName('outbox-kysely');
     const queue = new MessagingQueue({ connection: f.connection, name });
