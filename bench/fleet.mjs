@@ -9,7 +9,7 @@
 import { fork } from 'node:child_process';
 import { setTimeout as sleep } from 'node:timers/promises';
 // Node runs the helper as it is (type stripping): the bench and the tests start Redis one way.
-import { postgresAvailable, startPostgres } from '../test/helpers/postgres.ts';
+import { postgresAvailable, startPostgresWithBullmq } from '../test/helpers/postgres.ts';
 import { hasRedis, startRedis as startTestRedis } from '../test/helpers/redis.ts';
 import { forkChild } from './ipc.mjs';
 import { round } from './stats.mjs';
@@ -93,17 +93,7 @@ const redisStore = (redis) => ({
  * to create them: `runMigrations` once.
  */
 async function startPostgresStore() {
-  const db = await startPostgres();
-  const { default: pg } = await import('pg');
-  const { runMigrations } = await import('bullmq');
-  const pool = new pg.Pool({ connectionString: db.url, max: 1 });
-  const client = await pool.connect();
-  try {
-    await runMigrations(client);
-  } finally {
-    client.release();
-    await pool.end();
-  }
+  const db = await startPostgresWithBullmq();
   /** @type {Store} */
   const store = {
     backend: 'postgres',

@@ -6,7 +6,7 @@
  * same machine clock); throughput is messages per second from the first commit to the last job.
  * Needs PostgreSQL's server binaries; without them the section reports itself skipped.
  */
-import { postgresAvailable, startPostgres } from '../test/helpers/postgres.ts';
+import { postgresAvailable, startPostgresWithBullmq } from '../test/helpers/postgres.ts';
 import { round } from './stats.mjs';
 
 /** @param {number[]} sorted @param {number} q */
@@ -15,18 +15,12 @@ const quantile = (sorted, q) => sorted[Math.min(sorted.length - 1, Math.floor(q 
 /** @param {{ messages: number, concurrency: number, deadlineMs: number }} config */
 export async function benchOutbox(config) {
   if (!postgresAvailable()) return { skipped: 'no PostgreSQL server binaries (apt-get install -y postgresql)' };
-  const db = await startPostgres();
+  const db = await startPostgresWithBullmq();
   const { default: pg } = await import('pg');
-  const { runMigrations, Queue, createPostgresBackend } = await import('bullmq');
+  const { Queue, createPostgresBackend } = await import('bullmq');
   const { MessagingOutbox, MessagingQueue } = await import('../dist/bullmq/index.js');
   const pool = new pg.Pool({ connectionString: db.url, max: config.concurrency + 2 });
   pool.on('error', () => undefined);
-  const migrating = await pool.connect();
-  try {
-    await runMigrations(migrating);
-  } finally {
-    migrating.release();
-  }
   const postgres = { connectionString: db.url, max: 4 };
   const name = `bench-outbox-${process.pid}`;
   const queue = new MessagingQueue({ connection: { postgres }, name });

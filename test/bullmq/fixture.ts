@@ -2,13 +2,13 @@
  * What the BullMQ tests share: a throwaway Redis (or PostgreSQL) per file, the sandbox, and small
  * helpers.
  */
-import { createPostgresBackend, Queue, runMigrations } from 'bullmq';
+import { createPostgresBackend, Queue } from 'bullmq';
 import { Redis } from 'ioredis';
 import pg from 'pg';
 import { MessagingClient, type SendMessageParams } from 'tenant-messaging';
 import type { MessagingUpdate, MessagingWorkerOptions, QueueConnection } from 'tenant-messaging/bullmq';
 import { type RunningSandbox, SANDBOX_PHONES, startSandbox } from 'tenant-messaging/sandbox';
-import { postgresAvailable, startPostgres, type TestPostgres } from '../helpers/postgres.js';
+import { postgresAvailable, startPostgresWithBullmq } from '../helpers/postgres.js';
 import { redisAvailable, startRedis, type TestRedis } from '../helpers/redis.js';
 import { dumpRedis } from '../helpers/redis-dump.js';
 
@@ -21,6 +21,7 @@ export const BACKENDS = [
   ['postgres', postgresAvailable()],
 ] as const;
 export type BackendName = (typeof BACKENDS)[number][0];
+export { startPostgresWithBullmq };
 
 export const text = (i: number, to: string = SANDBOX_PHONES.reads): SendMessageParams => ({
   sender_phone: SENDER,
@@ -83,20 +84,6 @@ export async function startFixture(options: SandboxOptions = {}): Promise<Fixtur
       await redis.stop();
     },
   };
-}
-
-/** A PostgreSQL cluster with BullMQ's tables created, as its docs say to: `runMigrations` once. */
-export async function startPostgresWithBullmq(): Promise<TestPostgres> {
-  const db = await startPostgres();
-  const pool = new pg.Pool({ connectionString: db.url, max: 1 });
-  const client = await pool.connect();
-  try {
-    await runMigrations(client);
-  } finally {
-    client.release();
-    await pool.end();
-  }
-  return db;
 }
 
 /** The fixture on either backend: Redis, or PostgreSQL through a connection string (a pool per BullMQ object). */

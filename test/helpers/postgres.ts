@@ -1,8 +1,8 @@
 import { type ChildProcess, spawn, spawnSync } from 'node:child_process';
 import { chownSync, existsSync, mkdtempSync, readdirSync, readFileSync, rmSync } from 'node:fs';
-import { createServer } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
+import { componentAvailable, freePort } from './components.ts';
 
 /** A throwaway PostgreSQL cluster for one test file. */
 export interface TestPostgres {
@@ -33,23 +33,10 @@ const AS_ROOT = process.getuid?.() === 0;
  * to install them; under `CI=true` they fail instead (`.ci/run` installs Debian's `postgresql`).
  */
 export function postgresAvailable(): boolean {
-  if (BIN && (!AS_ROOT || spawnSync('id', ['postgres'], { stdio: 'ignore' }).status === 0)) return true;
-  const hint =
-    'PostgreSQL server binaries (initdb, pg_ctl) were not found: install them with `apt-get install -y postgresql` to run the PostgreSQL tests';
-  if (process.env['CI'] === 'true') throw new Error(`${hint} (they may not skip under CI=true)`);
-  console.warn(`SKIPPED: ${hint}`);
-  return false;
-}
-
-async function freePort(): Promise<number> {
-  return new Promise((resolve, reject) => {
-    const server = createServer();
-    server.once('error', reject);
-    server.listen(0, '127.0.0.1', () => {
-      const address = server.address();
-      server.close(() => resolve(typeof address === 'object' && address ? address.port : 0));
-    });
-  });
+  return componentAvailable(
+    BIN !== undefined && (!AS_ROOT || spawnSync('id', ['postgres'], { stdio: 'ignore' }).status === 0),
+    'PostgreSQL server binaries (initdb, pg_ctl) were not found: install them with `apt-get install -y postgresql` to run the PostgreSQL tests',
+  );
 }
 
 /** Runs a PostgreSQL binary, as the `postgres` user when this process is root. */
@@ -133,4 +120,23 @@ export async function startPostgres(): Promise<TestPostgres> {
       rmSync(dir, { recursive: true, force: true });
     },
   };
+}
+
+/**
+ * A cluster with BullMQ's tables created, as BullMQ's docs say to: `runMigrations` once. bullmq
+ * and pg are loaded here only (the bench imports this file too).
+ */
+export async function startPostgresWithBullmq(): Promise<TestPostgres> {
+  const db = await startPostgres();
+  const { default: pg } = await import('pg');
+  const { runMigrations } = await import('bullmq');
+  const pool = new pg.Pool({ connectionString: db.url, max: 1 });
+  const client = await pool.connect();
+  try {
+    await runMigrations(client);
+  } finally {
+    client.release();
+    await pool.end();
+  }
+  return db;
 }

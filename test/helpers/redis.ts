@@ -1,8 +1,9 @@
 import { type ChildProcess, spawn, spawnSync } from 'node:child_process';
 import { mkdtempSync, rmSync } from 'node:fs';
-import { createServer, Socket } from 'node:net';
+import { Socket } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
+import { componentAvailable, freePort } from './components.ts';
 
 /** A throwaway Redis server for one test file. */
 export interface TestRedis {
@@ -20,23 +21,10 @@ export const hasRedis = spawnSync('redis-server', ['--version'], { stdio: 'ignor
  * it; under `CI=true` they fail instead (CI must install it: `.ci/run` does, with apt).
  */
 export function redisAvailable(): boolean {
-  if (hasRedis) return true;
-  const hint =
-    'redis-server is not on the PATH: install it with `apt-get install -y redis-server` to run the BullMQ tests';
-  if (process.env['CI'] === 'true') throw new Error(`${hint} (they may not skip under CI=true)`);
-  console.warn(`SKIPPED: ${hint}`);
-  return false;
-}
-
-async function freePort(): Promise<number> {
-  return new Promise((resolve, reject) => {
-    const server = createServer();
-    server.once('error', reject);
-    server.listen(0, '127.0.0.1', () => {
-      const address = server.address();
-      server.close(() => resolve(typeof address === 'object' && address ? address.port : 0));
-    });
-  });
+  return componentAvailable(
+    hasRedis,
+    'redis-server is not on the PATH: install it with `apt-get install -y redis-server` to run the BullMQ tests',
+  );
 }
 
 async function ping(port: number): Promise<boolean> {
