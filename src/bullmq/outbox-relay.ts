@@ -109,7 +109,12 @@ export class OutboxRelay {
         if (handed < batch) await this.#nap(interval);
       }
     } finally {
-      this.#listener?.release();
+      // Back to your pool without the subscription: the next user of that connection gets none of our NOTIFYs.
+      const listener = this.#listener;
+      if (listener) {
+        await listener.query('UNLISTEN *').catch(() => undefined);
+        listener.release();
+      }
     }
   }
 
