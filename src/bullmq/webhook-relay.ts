@@ -132,8 +132,9 @@ export class WebhookRelay {
   }
 
   /**
-   * Sends to an endpoint disabled by a 410 again, from the next update on (the events it missed
-   * meanwhile are not sent).
+   * Sends to an endpoint disabled by a 410 again, from the next update on. The events it missed
+   * meanwhile are not sent, except those a relay of the queue had not read yet when it was
+   * enabled (each relay reads at its own pace).
    *
    * @example
    * ```ts
