@@ -1,15 +1,14 @@
 import type { Queue } from 'bullmq';
 import { sleep } from '../internal/sleep.js';
-import type { PgPoolLike } from './pg-setup.js';
-import { pgSetUp, poolOf } from './pg-setup.js';
+import { type PgPoolLike, pgSetUp, poolOf } from './pg-setup.js';
 import type { MessagingUpdate } from './types.js';
 import { EVENTS_KEPT, parsed, stamped, type UpdateLog } from './update-log.js';
 
 /**
  * Why not BullMQ's event table on PostgreSQL: its ids come from a sequence, taken when a row is
  * inserted, not when it is committed. Two workers publishing at once can commit ids 101 then 100:
- * a reader that read 101 and moved past it never sees 100 (measured: the fleet test lost one
- * `sent` update in 500). Its table is also never trimmed (BullMQ's `trimEvents` is not
+ * a reader that read 101 and moved past it never sees 100 (the fleet test lost a `sent` update
+ * that way: README, "Choosing a backend"). Its table is also never trimmed (BullMQ's `trimEvents` is not
  * implemented there).
  *
  * So updates have a table of their own, in the queue's schema, read like this: each poll reads
