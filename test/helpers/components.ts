@@ -11,14 +11,27 @@ export function componentAvailable(present: boolean, hint: string): boolean {
   return false;
 }
 
-/** A free TCP port on 127.0.0.1, for a server a test starts. */
-export async function freePort(): Promise<number> {
-  return new Promise((resolve, reject) => {
-    const server = createServer();
-    server.once('error', reject);
-    server.listen(0, '127.0.0.1', () => {
-      const address = server.address();
-      server.close(() => resolve(typeof address === 'object' && address ? address.port : 0));
+/**
+ * A port in [from, to) that is free now, below the kernel's ephemeral range (32768 and up on
+ * Linux), so that no server listening on port 0 is given it later. Why it matters: a test that
+ * needs a port where nothing listens (a refused connection), or a server that binds a second
+ * after its port was chosen (PostgreSQL), must not find another test's server there, and
+ * ephemeral ports are handed out again as soon as they are closed.
+ */
+export async function reservedPort(from: number, to: number): Promise<number> {
+  for (let tries = 0; tries < 50; tries++) {
+    const port = from + Math.floor(Math.random() * (to - from));
+    const free = await new Promise<boolean>((resolve) => {
+      const server = createServer();
+      server.once('error', () => resolve(false));
+      server.listen(port, '127.0.0.1', () => server.close(() => resolve(true)));
     });
-  });
+    if (free) return port;
+  }
+  throw new Error(`no free port in [${from}, ${to}) after 50 tries`);
 }
+
+/** Ports for a test's "nothing listens here" (refused connections). */
+export const REFUSED_PORTS = [20_000, 26_000] as const;
+/** Ports for the servers the tests start as processes (Redis, PostgreSQL). */
+export const SERVER_PORTS = [26_000, 32_000] as const;

@@ -2,7 +2,7 @@ import { type ChildProcess, spawn, spawnSync } from 'node:child_process';
 import { chownSync, existsSync, mkdtempSync, readdirSync, readFileSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { componentAvailable, freePort } from './components.ts';
+import { componentAvailable, reservedPort, SERVER_PORTS } from './components.ts';
 
 /** A throwaway PostgreSQL cluster for one test file. */
 export interface TestPostgres {
@@ -72,7 +72,7 @@ export async function startPostgres(): Promise<TestPostgres> {
     '--no-instructions',
   ]);
   if (init.status !== 0) throw new Error(`initdb failed:\n${init.output}`);
-  const port = await freePort();
+  const port = await reservedPort(...SERVER_PORTS);
   const postgres = join(BIN as string, 'postgres');
   const args = [
     '-D',

@@ -3,7 +3,7 @@ import { mkdtempSync, rmSync } from 'node:fs';
 import { Socket } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { componentAvailable, freePort } from './components.ts';
+import { componentAvailable, reservedPort, SERVER_PORTS } from './components.ts';
 
 /** A throwaway Redis server for one test file. */
 export interface TestRedis {
@@ -44,7 +44,7 @@ async function ping(port: number): Promise<boolean> {
 /** Starts `redis-server` on a free loopback port, with no persistence, and waits for PING. */
 export async function startRedis(): Promise<TestRedis> {
   const dir = mkdtempSync(join(tmpdir(), 'tm-redis-'));
-  const port = await freePort();
+  const port = await reservedPort(...SERVER_PORTS);
   const child: ChildProcess = spawn(
     'redis-server',
     ['--port', String(port), '--bind', '127.0.0.1', '--save', '', '--appendonly', 'no', '--dir', dir],

@@ -4,6 +4,7 @@ import { createServer as createTlsServer } from 'node:https';
 import type { AddressInfo, Socket } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
+import { REFUSED_PORTS, reservedPort } from './components.ts';
 
 /** A request as the test server received it. */
 export interface CapturedRequest {
@@ -89,11 +90,10 @@ export async function startServer(handler: Handler, options: ServerOptions = {})
   };
 }
 
-/** The URL of a loopback port nothing listens on (a server started and closed): connections are refused. */
+/** The URL of a loopback port nothing listens on: connections to it are refused. */
 export async function refusedUrl(): Promise<string> {
-  const dead = await startServer(() => undefined);
-  await dead.close();
-  return dead.url;
+  // Below the ephemeral range: a closed ephemeral port is soon given to another test's server.
+  return `http://127.0.0.1:${await reservedPort(...REFUSED_PORTS)}`;
 }
 
 /** Answers with a JSON body. */
