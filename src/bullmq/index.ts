@@ -1,8 +1,10 @@
 /**
- * tenant-messaging/bullmq: a crash-safe outbox on BullMQ (Redis), for a fleet of processes:
+ * tenant-messaging/bullmq: a crash-safe outbox on BullMQ (Redis or PostgreSQL), for a fleet of processes:
  * producers enqueue with `MessagingQueue`, workers send with `MessagingWorker` within one
- * fleet-wide rate limit, and never send a message twice after a crash. `bullmq` and `ioredis` are
- * optional peer dependencies; the main entry never loads them.
+ * fleet-wide rate limit, and never send a message twice after a crash; `MessagingOutbox` adds a
+ * message inside the application's PostgreSQL transaction, and `WebhookRelay` pushes the updates
+ * as signed webhooks. `bullmq`, and `ioredis` or `pg`, are optional peer dependencies; the main
+ * entry never loads them.
  *
  * @example
  * ```ts

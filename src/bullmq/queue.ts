@@ -19,11 +19,11 @@ import type {
 import { EVENTS_KEPT, type UpdateLog } from './update-log.js';
 import { updateLogOf } from './update-logs.js';
 
-/** Jobs per `addBulk` call in `sendMany`: one round trip each, and a bounded Redis command. */
+/** Jobs per `addBulk` call in `sendMany`: one round trip each, and a bounded command or statement. */
 const BULK_CHUNK = 500;
 
 /**
- * The producer side of the outbox (web servers): stores sends durably in Redis for the workers.
+ * The producer side of the outbox (web servers): stores sends durably in Redis or PostgreSQL for the workers.
  *
  * @example
  * ```ts
@@ -137,7 +137,8 @@ export class MessagingQueue {
   /**
    * What happens to the sends, from any worker on any machine: `sent`, `failed`, `unknown`, then
    * `delivered`/`read`/`delivery-timeout` when workers track delivery. Reads the queue's event log
-   * in Redis (a blocking read on its own connection, closed when the iteration ends).
+   * in the datastore (on Redis a blocking read on its own connection, on PostgreSQL a poll of a
+   * table every 100 ms; either ends when the iteration ends).
    *
    * Delivery is at least once per status: a worker killed after publishing an update and before
    * recording it publishes it again when the job is re-run (a crash between a send's acceptance and
@@ -221,7 +222,7 @@ export class MessagingQueue {
   }
 
   /**
-   * Closes the queue's Redis connections, and the `updates()` readers still open. Jobs stay stored.
+   * Closes the queue's connections, and the `updates()` readers still open. Jobs stay stored.
    *
    * @example
    * ```ts

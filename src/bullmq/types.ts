@@ -38,7 +38,7 @@ export interface PostgresQueueConnection {
 }
 
 /**
- * How long Redis keeps a finished send (its job holds phone numbers and message contents, which are
+ * How long the queue's datastore keeps a finished send (its job holds phone numbers and message contents, which are
  * personal data). BullMQ removes a finished job once it is older than this, when another job of the
  * same kind finishes after that moment.
  *
@@ -69,11 +69,11 @@ export interface RetentionOptions {
 
 /** Options of `new MessagingQueue()`. */
 export interface MessagingQueueOptions {
-  /** The Redis connection (shared by every producer and worker of the queue). */
+  /** Where the queue lives, Redis or PostgreSQL (every producer and worker of the queue gives the same). */
   connection: QueueConnection;
   /** The queue's name: producers and workers of one outbox use the same name. Letters, digits, `-`, `_`, `.`. */
   name: string;
-  /** How long finished sends stay in Redis. */
+  /** How long finished sends stay in the queue's datastore. */
   retention?: RetentionOptions;
   /**
    * Enqueue attempts a send may use for failures where the request certainly never left (the
@@ -125,7 +125,7 @@ export interface MessagingUpdate {
   readonly at?: string | undefined;
 }
 
-/** A failure as an update carries it (plain data: it went through Redis). */
+/** A failure as an update carries it (plain data: it went through the datastore). */
 export interface UpdateError {
   readonly name: string;
   readonly message: string;
@@ -204,6 +204,7 @@ export interface TrackDeliveryOptions {
 
 /** Options of `new MessagingWorker()`. */
 export interface MessagingWorkerOptions {
+  /** Where the queue lives, as its producers give it (Redis or `{ postgres }`). */
   connection: QueueConnection;
   /** The queue's name, as the producers give it. */
   name: string;
@@ -252,7 +253,7 @@ export interface MessagingWorkerOptions {
    */
   retention?: RetentionOptions;
   /**
-   * Where the worker logs `unknown` outcomes and Redis connection errors.
+   * Where the worker logs `unknown` outcomes and the datastore's connection errors.
    * @default none: silent
    */
   logger?: Logger;
