@@ -124,3 +124,8 @@ export function explained(error: unknown): unknown {
     { cause: error },
   );
 }
+
+/** `promise`, rejecting with the explained error (see `explained`). */
+export function explaining<T>(promise: Promise<T>): Promise<T> {
+  return promise.catch((error: unknown) => Promise.reject(explained(error)));
+}

@@ -78,7 +78,6 @@ export class OutboxRelay {
    */
   async close(): Promise<void> {
     this.#stop.abort();
-    this.#wake?.();
     await this.#running;
   }
 
@@ -131,14 +130,10 @@ export class OutboxRelay {
 
   /** Waits `ms`, or less when a NOTIFY (or close) wakes it; not at all if one came during the hand-off. */
   async #nap(ms: number): Promise<void> {
-    if (this.#notified || this.#stop.signal.aborted) return;
-    await new Promise<void>((resolve) => {
-      const timer = setTimeout(resolve, ms);
-      this.#wake = () => {
-        clearTimeout(timer);
-        resolve();
-      };
-    });
+    if (this.#notified) return;
+    const woken = new AbortController();
+    this.#wake = () => woken.abort();
+    await sleep(ms, AbortSignal.any([woken.signal, this.#stop.signal])).catch(() => undefined);
     this.#wake = undefined;
   }
 }

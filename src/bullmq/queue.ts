@@ -1,7 +1,7 @@
 import type { JobsOptions, Queue } from 'bullmq';
 import { ValidationError } from '../errors.js';
 import type { SendMessageParams } from '../types/send.js';
-import { backendOf, explained, makeQueue } from './backend.js';
+import { backendOf, explaining, makeQueue } from './backend.js';
 import { checkJobId, checkQueueOptions, checkRetention } from './checks.js';
 import { SEND_JOB, type SendJobData, type SendJobResult } from './job-data.js';
 import { loadBullmq } from './load.js';
@@ -51,9 +51,11 @@ export class MessagingQueue {
     this.#updates = updateLogOf(bull, backend, this.#queue);
     queueInternals.set(this, {
       addStored: async (jobs) => {
-        await this.#queue
-          .addBulk(jobs.map(({ id, data }) => ({ name: SEND_JOB, data, opts: { ...this.#jobOptions, jobId: id } })))
-          .catch((error: unknown) => Promise.reject(explained(error)));
+        await explaining(
+          this.#queue.addBulk(
+            jobs.map(({ id, data }) => ({ name: SEND_JOB, data, opts: { ...this.#jobOptions, jobId: id } })),
+          ),
+        );
       },
     });
     // The datastore's connection errors reach each call that fails (send, counts...); without a
@@ -81,9 +83,7 @@ export class MessagingQueue {
   async send(params: SendMessageParams, options: EnqueueOptions = {}): Promise<string> {
     const jobId = checkJobId(options?.id);
     const data = await jobData(params);
-    const job = await this.#queue
-      .add(SEND_JOB, data, { ...this.#jobOptions, ...(jobId ? { jobId } : {}) })
-      .catch((error: unknown) => Promise.reject(explained(error)));
+    const job = await explaining(this.#queue.add(SEND_JOB, data, { ...this.#jobOptions, ...(jobId ? { jobId } : {}) }));
     return String(job.id);
   }
 
@@ -103,7 +103,7 @@ export class MessagingQueue {
     const ids: string[] = [];
     let chunk: { name: string; data: SendJobData; opts: JobsOptions }[] = [];
     const flush = async () => {
-      const jobs = await this.#queue.addBulk(chunk).catch((error: unknown) => Promise.reject(explained(error)));
+      const jobs = await explaining(this.#queue.addBulk(chunk));
       for (const job of jobs) ids.push(String(job.id));
       chunk = [];
     };

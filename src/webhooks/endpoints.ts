@@ -1,6 +1,6 @@
 import { type Issue, ValidationError } from '../errors.js';
 import { isLoopback } from '../internal/environment.js';
-import type { WebhookEventType } from './event.js';
+import { WEBHOOK_EVENT_TYPES, type WebhookEventType } from './event.js';
 import { secretKey } from './secret.js';
 
 /** One receiver of the events. */
@@ -16,14 +16,7 @@ export interface WebhookEndpoint {
   readonly events?: readonly WebhookEventType[] | undefined;
 }
 
-const EVENT_TYPES: readonly string[] = [
-  'message.sent',
-  'message.failed',
-  'message.unknown',
-  'message.delivered',
-  'message.read',
-  'message.delivery-timeout',
-];
+const EVENT_TYPES: readonly string[] = WEBHOOK_EVENT_TYPES;
 
 /**
  * Every endpoint checked before anything is read or sent: an http(s) URL (plain http only on

@@ -1,13 +1,17 @@
 import type { MessageLog } from '../types/message-log.js';
 
+/** The event types, one per status an update reports (the fleet's updates). */
+export const WEBHOOK_EVENT_TYPES = [
+  'message.sent',
+  'message.failed',
+  'message.unknown',
+  'message.delivered',
+  'message.read',
+  'message.delivery-timeout',
+] as const;
+
 /** The statuses a delivery webhook reports: the fleet's updates, one event type each. */
-export type WebhookEventType =
-  | 'message.sent'
-  | 'message.failed'
-  | 'message.unknown'
-  | 'message.delivered'
-  | 'message.read'
-  | 'message.delivery-timeout';
+export type WebhookEventType = (typeof WEBHOOK_EVENT_TYPES)[number];
 
 /**
  * One delivery webhook's JSON body (README, "Delivery webhooks", has its JSON Schema).
