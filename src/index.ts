@@ -14,7 +14,6 @@ export {
   UnprocessableEntityError,
 } from './api-error.js';
 export { MessagingClient } from './client.js';
-export { CHANNEL_NAMES } from './core/channels.js';
 export {
   type MediaFromPathOptions,
   type MediaInput,
@@ -41,12 +40,13 @@ export { DEFAULTS } from './options.js';
 export type { Contacts } from './resources/contacts.js';
 export type { Messages } from './resources/messages.js';
 export type { SenderNumbers } from './resources/sender-numbers.js';
-export type {
-  OutcomeUnknownMessage,
-  PollMessage,
-  RateLimitedMessage,
-  RequestTrace,
-  RetryMessage,
+export {
+  CHANNEL_NAMES,
+  type OutcomeUnknownMessage,
+  type PollMessage,
+  type RateLimitedMessage,
+  type RequestTrace,
+  type RetryMessage,
 } from './types/diagnostics.js';
 export type { JsonObject, JsonValue } from './types/json.js';
 export type { KnownOrString } from './types/known-or-string.js';

@@ -5,7 +5,7 @@
  */
 import { execFile } from 'node:child_process';
 import { existsSync } from 'node:fs';
-import { mkdir, mkdtemp, readFile, rm, stat, symlink, writeFile } from 'node:fs/promises';
+import { mkdir, mkdtemp, readFile, rm, stat, symlink } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { dirname, join } from 'node:path';
 import { promisify } from 'node:util';
@@ -242,41 +242,6 @@ describe('the published package', () => {
     const script = `import('tenant-messaging/dist/core/retry.js').then(() => console.log('reachable'), (e) => console.log(e.code))`;
     const { stdout } = await run(node, ['--input-type=module', '-e', script], { cwd: project });
     expect(stdout.trim()).toBe('ERR_PACKAGE_PATH_NOT_EXPORTED');
-  });
-
-  it("type-checks for ESM and CommonJS consumers with tsc (nodenext), and with a bundler's resolution", async () => {
-    const usage = `import { MessagingClient, mediaFromPath, type MessageLog } from 'tenant-messaging';
-const client = new MessagingClient({ baseUrl: 'https://a.example.com', apiKey: 'k' });
-export async function demo(): Promise<MessageLog> {
-  const log = await client.messages.send({ sender_number_id: 1, to_phone: '+2', type: 'image', media: mediaFromPath('a.png') });
-  return client.waitForDelivery(log.id, { until: 'read' });
-}
-// @ts-expect-error text needs content
-client.messages.send({ sender_phone: '+1', to_phone: '+2', type: 'text' });
-`;
-    /** Type-checks `files` (each holding `usage`) in the consumer with strict options and `resolution`. */
-    const typecheck = async (config: string, files: string[], resolution: Record<string, unknown>) => {
-      for (const file of files) await writeFile(join(project, file), usage);
-      const compilerOptions = {
-        ...resolution,
-        strict: true,
-        exactOptionalPropertyTypes: true,
-        noEmit: true,
-        skipLibCheck: false,
-        types: ['node'],
-        typeRoots: [join(root, 'node_modules', '@types')],
-      };
-      await writeFile(join(project, config), JSON.stringify({ compilerOptions, files }));
-      await run(node, [join(root, 'node_modules', 'typescript', 'bin', 'tsc'), '-p', join(project, config)]);
-    };
-    await typecheck('tsconfig.json', ['esm.mts', 'cjs.cts'], { module: 'nodenext', moduleResolution: 'nodenext' });
-    // A bundler's resolution, as a Worker's or a front-end tool's project has it, with the
-    // condition wrangler resolves (the Workers build has the same types).
-    await typecheck('tsconfig.bundler.json', ['bundler.ts'], {
-      module: 'esnext',
-      moduleResolution: 'bundler',
-      customConditions: ['workerd'],
-    });
   });
 
   it('passes publint and are-the-types-wrong', async () => {

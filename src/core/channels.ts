@@ -1,33 +1,31 @@
 import { channel, tracingChannel } from 'node:diagnostics_channel';
 import { APIError } from '../api-error.js';
 import type { Route } from '../internal/route.js';
-import type {
-  OutcomeUnknownMessage,
-  PollMessage,
-  RateLimitedMessage,
-  RequestTrace,
-  RetryMessage,
+import {
+  CHANNEL_NAMES,
+  type OutcomeUnknownMessage,
+  type PollMessage,
+  type RateLimitedMessage,
+  type RequestTrace,
+  type RetryMessage,
 } from '../types/diagnostics.js';
 
 /**
- * The channel names the SDK publishes on, as subscribers write them.
- *
- * @example
- * ```ts
- * import { subscribe } from 'node:diagnostics_channel'
- * subscribe(CHANNEL_NAMES.retry, (message) => console.log('retry', message))
- * ```
+ * The part of Node's TracingChannel the SDK uses, written out here: the emitted declarations then
+ * never name `TracingChannel<…>`, whose type parameters `@types/node` has reordered between majors.
  */
-export const CHANNEL_NAMES = Object.freeze({
-  request: 'tenant-messaging:request',
-  retry: 'tenant-messaging:retry',
-  rateLimited: 'tenant-messaging:rate-limited',
-  outcomeUnknown: 'tenant-messaging:outcome-unknown',
-  poll: 'tenant-messaging:poll',
-});
+interface RequestTracing {
+  readonly hasSubscribers?: boolean;
+  readonly start: { readonly hasSubscribers: boolean };
+  readonly end: { readonly hasSubscribers: boolean };
+  readonly asyncStart: { readonly hasSubscribers: boolean };
+  readonly asyncEnd: { readonly hasSubscribers: boolean };
+  readonly error: { readonly hasSubscribers: boolean };
+  tracePromise<T>(fn: () => Promise<T>, context: RequestTrace): Promise<T>;
+}
 
 /** One trace per logical call (`messages.send`), not per attempt. */
-export const requestChannel = tracingChannel<unknown, RequestTrace & object>(CHANNEL_NAMES.request);
+export const requestChannel: RequestTracing = tracingChannel(CHANNEL_NAMES.request);
 
 /**
  * Whether anything listens to the request trace, asked once per call. Bun's TracingChannel has no
@@ -35,8 +33,8 @@ export const requestChannel = tracingChannel<unknown, RequestTrace & object>(CHA
  * Which of the two applies is decided once, when this module loads.
  */
 export const requestTraced: () => boolean =
-  (requestChannel as { hasSubscribers?: boolean }).hasSubscribers !== undefined
-    ? () => requestChannel.hasSubscribers
+  requestChannel.hasSubscribers !== undefined
+    ? () => requestChannel.hasSubscribers === true
     : () => {
         const { start, end, asyncStart, asyncEnd, error } = requestChannel;
         return (

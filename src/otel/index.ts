@@ -16,12 +16,16 @@
  */
 import { subscribe, tracingChannel, unsubscribe } from 'node:diagnostics_channel';
 import type { MeterProvider, TracerProvider } from '@opentelemetry/api';
-import { CHANNEL_NAMES } from '../core/channels.js';
 import { type Issue, ValidationError } from '../errors.js';
 import { checkKnownKeys, type KnownKeys } from '../internal/checks.js';
 import { describeValue } from '../internal/describe-value.js';
 import { readOptionalFields } from '../internal/input.js';
-import type { OutcomeUnknownMessage, RateLimitedMessage, RetryMessage } from '../types/diagnostics.js';
+import {
+  CHANNEL_NAMES,
+  type OutcomeUnknownMessage,
+  type RateLimitedMessage,
+  type RetryMessage,
+} from '../types/diagnostics.js';
 import { VERSION } from '../version.js';
 import { loadOtelApi, type OtelApiModule } from './load-api.js';
 import { clientMetrics, SCOPE_NAME } from './metrics.js';

@@ -14,6 +14,7 @@ export type { ActiveFault, FaultKind, FaultRoute, FaultRule } from './faults.js'
 export { FaultController, MEDIA_ROUTE } from './faults.js';
 export {
   DEFAULT_TENANTS,
+  type DefaultTenantSlug,
   type DeliveryDelays,
   KEY_ROLES,
   type KeyRole,

@@ -33,9 +33,9 @@ export interface SenderNumberSeed {
  * createSandbox({ tenants: [{ slug: 'initech', senderNumbers: [{ phone: '+15550009001' }] }] })
  * ```
  */
-export interface TenantSeed {
+export interface TenantSeed<Slug extends string = string> {
   /** The path segment of the tenant's base URL (`<origin>/t/<slug>`), e.g. `acme`. */
-  slug: string;
+  slug: Slug;
   /**
    * The tenant's display name.
    * @default the slug, capitalised
@@ -85,12 +85,13 @@ export interface DeliveryDelays {
  * const sandbox = createSandbox({ seed: 42, delivery: { deliveredAfterMs: 50, readAfterMs: 100 } })
  * ```
  */
-export interface SandboxOptions {
+export interface SandboxOptions<Slug extends string = string> {
   /**
-   * The tenants; each gets its own data, keys and base URL prefix.
+   * The tenants; each gets its own data, keys and base URL prefix. Their slugs become the keys of
+   * `sandbox.tenants`, typed as written (`sandbox.tenants.initech` needs no `!`).
    * @default acme and globex (see `DEFAULT_TENANTS`)
    */
-  tenants?: TenantSeed[];
+  tenants?: readonly TenantSeed<Slug>[];
   /**
    * Prefix of generated key strings.
    * @default 'tm_test'
@@ -157,8 +158,11 @@ export const SANDBOX_DEFAULTS = Object.freeze({
   requestLogCapacity: 100_000,
 });
 
+/** The slugs of the tenants a sandbox starts with when `tenants` is not given. */
+export type DefaultTenantSlug = 'acme' | 'globex';
+
 /** The tenants a sandbox starts with when `tenants` is not given. */
-export const DEFAULT_TENANTS: readonly TenantSeed[] = Object.freeze([
+export const DEFAULT_TENANTS: readonly TenantSeed<DefaultTenantSlug>[] = Object.freeze([
   {
     slug: 'acme',
     name: 'Acme Corp',

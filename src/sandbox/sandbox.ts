@@ -3,7 +3,7 @@ import type { FetchLike } from '../types/options.js';
 import { createHandler } from './app.js';
 import { dropped } from './fault-responses.js';
 import { FaultController } from './faults.js';
-import { type KeyRole, SANDBOX_DEFAULTS, type SandboxOptions } from './options.js';
+import { type DefaultTenantSlug, type KeyRole, SANDBOX_DEFAULTS, type SandboxOptions } from './options.js';
 import { type RateLimit, RateLimiter } from './rate-limit.js';
 import { RequestLog } from './request-log.js';
 import { type SandboxCounters, SandboxState, type StoredLog, type UploadRecord } from './state.js';
@@ -33,13 +33,19 @@ export interface SandboxTenant {
 
 /**
  * The sandbox and its control API. `createSandbox` gives one in-process; `startSandbox` gives one
- * behind a real HTTP server (with `url` and `close()` added).
+ * behind a real HTTP server (with `url` and `close()` added). `Slug` is the union of its tenants'
+ * slugs, as `createSandbox` infers it: `'acme' | 'globex'` by default, or the slugs of the
+ * `tenants` option as written. `Sandbox` alone is any sandbox, whose tenants are looked up by string.
  */
-export interface Sandbox {
+export interface Sandbox<Slug extends string = string> {
   /** The origin the tenants' base URLs use, e.g. `https://sandbox.test` or `http://127.0.0.1:54321`. */
   readonly origin: string;
-  /** The tenants by slug. */
-  readonly tenants: Readonly<Record<string, SandboxTenant>>;
+  /**
+   * The tenants by slug: each slug the sandbox was made with is a property (defined even under
+   * `noUncheckedIndexedAccess`), and any string may be tried as an index.
+   * @example `const { baseUrl, keys } = sandbox.tenants.acme`
+   */
+  readonly tenants: Readonly<Record<Slug, SandboxTenant> & Record<string, SandboxTenant>>;
   /**
    * The request handler over web-standard objects.
    * @example `const res = await sandbox.handle(new Request(`${sandbox.tenants.acme.baseUrl}/api/v1/me`))`
@@ -110,7 +116,9 @@ export interface Sandbox {
  * const client = new MessagingClient({ baseUrl, apiKey: keys.full, fetch: sandbox.fetch })
  * ```
  */
-export function createSandbox(options: SandboxOptions = {}): Sandbox {
+export function createSandbox<const Slug extends string = DefaultTenantSlug>(
+  options: SandboxOptions<Slug> = {},
+): Sandbox<Slug> {
   const origin = (options.origin ?? SANDBOX_DEFAULTS.origin).replace(/\/+$/, '');
   const seed = options.seed ?? SANDBOX_DEFAULTS.seed;
   const state = new SandboxState(options);
@@ -142,7 +150,8 @@ export function createSandbox(options: SandboxOptions = {}): Sandbox {
 
   return {
     origin,
-    tenants: Object.freeze(tenants),
+    // Built from the seeds the options gave (or the defaults), so every slug of `Slug` is there.
+    tenants: Object.freeze(tenants as Record<Slug, SandboxTenant> & Record<string, SandboxTenant>),
     handle,
     fetch: async (input, init) => {
       const request = new Request(input, init);

@@ -3,11 +3,11 @@ import type { AddressInfo } from 'node:net';
 import { Readable } from 'node:stream';
 import { dropped } from './fault-responses.js';
 import { errorResponse } from './laravel.js';
-import type { SandboxOptions } from './options.js';
+import type { DefaultTenantSlug, SandboxOptions } from './options.js';
 import { createSandbox, type Sandbox } from './sandbox.js';
 
 /** Options of `startSandbox`: the sandbox's own, plus where to listen. */
-export interface StartSandboxOptions extends SandboxOptions {
+export interface StartSandboxOptions<Slug extends string = string> extends SandboxOptions<Slug> {
   /**
    * The port on 127.0.0.1; 0 picks a free one.
    * @default 0
@@ -22,7 +22,7 @@ export interface StartSandboxOptions extends SandboxOptions {
 }
 
 /** A sandbox behind a real HTTP server on loopback. */
-export interface RunningSandbox extends Sandbox {
+export interface RunningSandbox<Slug extends string = string> extends Sandbox<Slug> {
   /** The server's URL, e.g. `http://127.0.0.1:54321`. */
   readonly url: string;
   /** Closes the server and destroys every open socket at once: no handle is left open. */
@@ -41,7 +41,9 @@ export interface RunningSandbox extends Sandbox {
  * await sandbox.close()
  * ```
  */
-export async function startSandbox(options: StartSandboxOptions = {}): Promise<RunningSandbox> {
+export async function startSandbox<const Slug extends string = DefaultTenantSlug>(
+  options: StartSandboxOptions<Slug> = {},
+): Promise<RunningSandbox<Slug>> {
   const { port = 0, onError = console.error, ...sandboxOptions } = options;
   const server = createServer();
   await new Promise<void>((resolve, reject) => {

@@ -1,4 +1,23 @@
 /**
+ * The channel names the SDK publishes on, as subscribers write them. Kept with the messages' types,
+ * apart from the code that publishes, so the public declarations never reach `core/`.
+ *
+ * @example
+ * ```ts
+ * import { subscribe } from 'node:diagnostics_channel'
+ * import { CHANNEL_NAMES } from 'tenant-messaging'
+ * subscribe(CHANNEL_NAMES.retry, (message) => console.log('retry', message))
+ * ```
+ */
+export const CHANNEL_NAMES = Object.freeze({
+  request: 'tenant-messaging:request',
+  retry: 'tenant-messaging:retry',
+  rateLimited: 'tenant-messaging:rate-limited',
+  outcomeUnknown: 'tenant-messaging:outcome-unknown',
+  poll: 'tenant-messaging:poll',
+});
+
+/**
  * What the SDK publishes on `node:diagnostics_channel`. Free when nobody subscribes: every
  * publication is guarded by `hasSubscribers`. No message carries the API key or a request or
  * response body (an `error` is the typed error the caller gets, as the caller gets it).
