@@ -1,10 +1,71 @@
 import { type Issue, ValidationError } from '../errors.js';
-import type { MessagingQueueOptions, RetentionOptions } from './types.js';
+import { checkKnownKeys, type KnownKeys } from '../internal/checks.js';
+import type {
+  EnqueueOptions,
+  MessagingQueueOptions,
+  MessagingWorkerOptions,
+  RetentionOptions,
+  TrackDeliveryOptions,
+  UpdatesOptions,
+  WorkerRateLimit,
+} from './types.js';
 
 const DAY = 86_400;
 
 /** The retention defaults (see `RetentionOptions` for why). */
 export const RETENTION_DEFAULTS = Object.freeze({ sentSeconds: DAY, failedSeconds: 7 * DAY, unknownSeconds: 7 * DAY });
+
+const RETENTION_KEYS: KnownKeys<RetentionOptions> = { sentSeconds: true, failedSeconds: true, unknownSeconds: true };
+
+/** The option names of each options object of this entry, nested ones by their path. */
+export const OPTION_KEYS = {
+  queue: { '': { connection: true, name: true, retention: true, attempts: true }, retention: RETENTION_KEYS } satisfies {
+    '': KnownKeys<MessagingQueueOptions>;
+    retention: KnownKeys<RetentionOptions>;
+  },
+  worker: {
+    '': {
+      connection: true,
+      name: true,
+      client: true,
+      concurrency: true,
+      rateLimit: true,
+      trackDelivery: true,
+      lockDuration: true,
+      stalledInterval: true,
+      clockSkewMs: true,
+      retention: true,
+      logger: true,
+    },
+    rateLimit: { requestsPerSecond: true },
+    trackDelivery: { until: true, timeout: true, interval: true },
+    retention: RETENTION_KEYS,
+  } satisfies {
+    '': KnownKeys<MessagingWorkerOptions>;
+    rateLimit: KnownKeys<WorkerRateLimit>;
+    trackDelivery: KnownKeys<TrackDeliveryOptions>;
+    retention: KnownKeys<RetentionOptions>;
+  },
+  enqueue: { '': { id: true } } satisfies { '': KnownKeys<EnqueueOptions> },
+  updates: { '': { from: true, signal: true } } satisfies { '': KnownKeys<UpdatesOptions> },
+};
+
+/**
+ * Refuses every key that is not an option, in `options` and in its nested option objects named in
+ * `known` (a misspelt `{ concurency: 8 }` would otherwise be ignored), as the client does.
+ */
+export function checkOptionKeys(options: unknown, known: Readonly<Record<string, object>>, what: string): void {
+  if (typeof options !== 'object' || options === null) return;
+  const issues: Issue[] = [];
+  for (const [path, keys] of Object.entries(known)) {
+    const value = path === '' ? options : (options as Record<string, unknown>)[path];
+    if (typeof value !== 'object' || value === null) continue;
+    const found: Issue[] = [];
+    checkKnownKeys(value, keys, path === '' ? '' : ` of ${path}`, found);
+    for (const issue of found) issues.push(path === '' ? issue : { ...issue, path: `${path}.${issue.path}` });
+  }
+  if (issues.length > 0) throw new ValidationError(what, issues);
+}
 
 /** Checks a queue name: BullMQ keys are `bull:<name>:...`, so a `:` would break them. */
 export function checkName(name: unknown, what: string): string {
@@ -95,6 +156,7 @@ export function checkQueueOptions(options: MessagingQueueOptions): void {
       { path: '', message: "must be an object such as { connection: { host: '127.0.0.1', port: 6379 }, name: 'sms' }" },
     ]);
   }
+  checkOptionKeys(options, OPTION_KEYS.queue, 'Invalid MessagingQueue options');
   checkConnection(options.connection, 'Invalid MessagingQueue options');
   checkName(options.name, 'Invalid MessagingQueue options');
   const { attempts } = options;

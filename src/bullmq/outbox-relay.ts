@@ -14,6 +14,9 @@ export interface OutboxClient {
   query(text: string, values?: unknown[]): Promise<{ rows: Record<string, unknown>[] }>;
   release(error?: Error | boolean): void;
   on?(event: 'notification', listener: (message: { channel: string; payload?: string | undefined }) => void): unknown;
+  on?(event: 'error' | 'end', listener: (error?: Error) => void): unknown;
+  off?(event: 'notification', listener: (message: { channel: string; payload?: string | undefined }) => void): unknown;
+  off?(event: 'error' | 'end', listener: (error?: Error) => void): unknown;
 }
 
 /** Options of `outbox.relay()`. */
@@ -37,8 +40,10 @@ export interface OutboxRelayOptions {
   logger?: Logger;
 }
 
-/** The wait after a failed hand-off before trying again. */
+/** The wait after a failed hand-off before trying again, and the first before listening again. */
 const RETRY_MS = 1_000;
+/** The longest wait between two tries at listening again. */
+const MAX_RELISTEN_MS = 30_000;
 
 /**
  * Hands committed outbox rows to the queue. One transaction per batch: claim the oldest rows
@@ -59,7 +64,6 @@ export class OutboxRelay {
   #wake: (() => void) | undefined;
   /** A NOTIFY came since the last hand-off began: rows may be waiting, so do not nap. */
   #notified = false;
-  #listener: OutboxClient | undefined;
 
   constructor(queue: string, table: OutboxTable, internals: QueueInternals, options: OutboxRelayOptions) {
     const batch = options.batch ?? 100;
@@ -90,9 +94,7 @@ export class OutboxRelay {
     interval: number,
   ): Promise<void> {
     const signal = this.#stop.signal;
-    await this.#listen(options.pool, table.channel, queue).catch((error: unknown) =>
-      options.logger?.warn('outbox relay: LISTEN failed; polling only', { error: String(error) }),
-    );
+    const listening = this.#keepListening(options, table.channel, queue);
     try {
       while (!signal.aborted) {
         let handed = 0;
@@ -108,24 +110,82 @@ export class OutboxRelay {
         if (handed < batch) await this.#nap(interval);
       }
     } finally {
-      // Back to your pool without the subscription: the next user of that connection gets none of our NOTIFYs.
-      const listener = this.#listener;
-      if (listener) {
-        await listener.query('UNLISTEN *').catch(() => undefined);
-        listener.release();
-      }
+      await listening;
     }
   }
 
-  async #listen(pool: OutboxPool, channel: string, queue: string): Promise<void> {
+  /**
+   * Holds a LISTEN connection for as long as the relay runs. When it dies (a restart, a failover,
+   * `pg_terminate_backend`), it is released as broken and opened again after a pause, while the
+   * relay polls every `interval`; once listening again, the relay looks at once for what was
+   * committed meanwhile. Its errors are reported to the logger, never thrown at the host.
+   */
+  async #keepListening(options: OutboxRelayOptions, channel: string, queue: string): Promise<void> {
+    const signal = this.#stop.signal;
+    let failures = 0;
+    while (!signal.aborted) {
+      const lost = await this.#listenOnce(options.pool, channel, queue).catch((error: unknown) => error);
+      if (signal.aborted) return;
+      failures = lost === undefined ? 0 : failures + 1;
+      // Once per outage, not once per try: a database that stays down must not flood the log.
+      if (failures <= 1) {
+        options.logger?.warn('outbox relay: the LISTEN connection was lost; polling until it is back', {
+          error: String(lost),
+        });
+      }
+      await sleep(Math.min(RETRY_MS * 2 ** Math.min(failures, 5), MAX_RELISTEN_MS), signal).catch(() => undefined);
+    }
+  }
+
+  /**
+   * One LISTEN connection, from connecting to its end: resolves when it ended because the relay
+   * stops, rejects with why it was lost otherwise. Back to the pool unsubscribed (UNLISTEN *) when
+   * closed cleanly, released as broken when lost.
+   */
+  async #listenOnce(pool: OutboxPool, channel: string, queue: string): Promise<void> {
     const client = await pool.connect();
-    this.#listener = client;
-    client.on?.('notification', (message) => {
+    let broken: Error | undefined;
+    let onLost: (error?: Error) => void = () => undefined;
+    const lost = new Promise<never>((_, reject) => {
+      onLost = (error?: Error) => {
+        broken = error ?? new Error('the connection ended');
+        reject(broken);
+      };
+    });
+    lost.catch(() => undefined);
+    const onNotification = (message: { channel: string; payload?: string | undefined }) => {
       if (message.channel !== channel || message.payload !== queue) return;
       this.#notified = true;
       this.#wake?.();
-    });
-    await client.query(`LISTEN "${channel}"`);
+    };
+    client.on?.('error', onLost);
+    client.on?.('end', onLost);
+    client.on?.('notification', onNotification);
+    try {
+      await Promise.race([client.query(`LISTEN "${channel}"`), lost]);
+      // Whatever was committed while nobody listened is looked for now.
+      this.#notified = true;
+      this.#wake?.();
+      const signal = this.#stop.signal;
+      const stopped = new Promise<void>((resolve) => {
+        if (signal.aborted) resolve();
+        signal.addEventListener('abort', () => resolve(), { once: true });
+      });
+      await Promise.race([stopped, lost]);
+      // Back to your pool without the subscription: its next user gets none of our NOTIFYs.
+      await Promise.race([client.query('UNLISTEN *'), lost]);
+    } catch (error) {
+      broken ??= error as Error;
+      throw error;
+    } finally {
+      client.off?.('notification', onNotification);
+      // A broken connection keeps the 'error' listener: it may still emit after its release, and is destroyed.
+      if (!broken) {
+        client.off?.('error', onLost);
+        client.off?.('end', onLost);
+      }
+      client.release(broken ?? false);
+    }
   }
 
   /** Waits `ms`, or less when a NOTIFY (or close) wakes it; not at all if one came during the hand-off. */
@@ -148,6 +208,12 @@ async function handOff(
 ): Promise<number> {
   const client = await pool.connect();
   let broken: Error | undefined;
+  // A connection lost while this client is out of the pool (between two queries, while the jobs
+  // are added) is emitted on the client: without a listener it would crash the process.
+  const onError = (error?: Error) => {
+    broken ??= error ?? new Error('the connection ended');
+  };
+  client.on?.('error', onError);
   try {
     await client.query('BEGIN');
     const { rows } = await client.query(table.claim, [queue, batch]);
@@ -168,6 +234,7 @@ async function handOff(
     await client.query('ROLLBACK').catch(() => undefined);
     throw error;
   } finally {
+    if (!broken) client.off?.('error', onError);
     // A client whose transaction failed is not given back to the pool as if it were clean.
     client.release(broken);
   }

@@ -1,7 +1,8 @@
 import { randomUUID } from 'node:crypto';
 import { type Issue, ValidationError } from '../errors.js';
+import type { KnownKeys } from '../internal/checks.js';
 import type { SendMessageParams } from '../types/send.js';
-import { checkJobId, positiveIssue } from './checks.js';
+import { checkJobId, checkOptionKeys, positiveIssue } from './checks.js';
 import { OutboxRelay, type OutboxRelayOptions } from './outbox-relay.js';
 import { type OutboxTable, outboxTable } from './outbox-sql.js';
 import { storedParams } from './params.js';
@@ -64,6 +65,7 @@ export class MessagingOutbox {
   readonly #table: OutboxTable;
 
   constructor(options: MessagingOutboxOptions) {
+    checkOptionKeys(options, OUTBOX_KEYS, 'Invalid MessagingOutbox options');
     const queue = options?.queue;
     if (!queue || !queueInternals.has(queue)) {
       throw new ValidationError('Invalid MessagingOutbox options', [
@@ -104,7 +106,10 @@ export class MessagingOutbox {
   /**
    * Adds a message inside your transaction: checked exactly as `messages.send` checks it (a bad
    * one throws `ValidationError` before your transaction is touched), then one INSERT (and a
-   * NOTIFY that wakes the relays when you commit). Resolves with the id.
+   * NOTIFY that wakes the relays when you commit) inside a savepoint, so that a failed INSERT
+   * leaves your transaction usable. Resolves with the id. `tx` must be inside `BEGIN … COMMIT`: a
+   * pool, or a client in autocommit, is refused with a `ValidationError` and nothing is written (a
+   * message committed on its own would be sent even if your change rolled back).
    *
    * @example
    * ```ts
@@ -113,9 +118,26 @@ export class MessagingOutbox {
    */
   async add(tx: Queryable, params: SendMessageParams, options: OutboxAddOptions = {}): Promise<string> {
     checkQueryable(tx, 'tx');
+    checkOptionKeys(options, ADD_KEYS, 'Invalid outbox.add options');
+    if (isPool(tx)) throw notATransaction('is a pool: each of its queries commits on its own');
     const id = checkJobId(options?.id, 'id') ?? randomUUID();
     const stored = await storedParams(params);
-    await tx.query(this.#table.insert, [this.#queue.name, id, JSON.stringify(stored), this.#table.channel]);
+    // A savepoint: refused outside a transaction block (where a row would commit on its own, and be
+    // sent even if your change rolled back), and what keeps your transaction usable if the INSERT fails.
+    try {
+      await tx.query(`SAVEPOINT ${SAVEPOINT}`);
+    } catch (error) {
+      if (isOutsideTransaction(error))
+        throw notATransaction('ran its query outside a transaction block (autocommit)', error);
+      throw error;
+    }
+    try {
+      await tx.query(this.#table.insert, [this.#queue.name, id, JSON.stringify(stored), this.#table.channel]);
+    } catch (error) {
+      await tx.query(`ROLLBACK TO SAVEPOINT ${SAVEPOINT}`).catch(() => undefined);
+      throw error;
+    }
+    await tx.query(`RELEASE SAVEPOINT ${SAVEPOINT}`);
     return id;
   }
 
@@ -139,7 +161,14 @@ export class MessagingOutbox {
   }
 }
 
+const OUTBOX_KEYS = { '': { queue: true, table: true, schema: true } satisfies KnownKeys<MessagingOutboxOptions> };
+const ADD_KEYS = { '': { id: true } satisfies KnownKeys<OutboxAddOptions> };
+const RELAY_KEYS = {
+  '': { pool: true, batch: true, interval: true, logger: true } satisfies KnownKeys<OutboxRelayOptions>,
+};
+
 function checkRelayOptions(options: OutboxRelayOptions): void {
+  checkOptionKeys(options, RELAY_KEYS, 'Invalid outbox.relay options');
   const issues: Issue[] = [];
   if (typeof options?.pool?.connect !== 'function') {
     issues.push({ path: 'pool', message: 'must be a node-postgres Pool on the database of the outbox table' });
@@ -152,6 +181,33 @@ function checkRelayOptions(options: OutboxRelayOptions): void {
     if (issue) issues.push(issue);
   }
   if (issues.length > 0) throw new ValidationError('Invalid outbox.relay options', issues);
+}
+
+const SAVEPOINT = 'tenant_messaging_outbox_add';
+
+/** PostgreSQL's refusal of a SAVEPOINT outside a transaction block (25P01), as a driver or an adapter passes it on. */
+function isOutsideTransaction(error: unknown): boolean {
+  const { code, message } = (error ?? {}) as { code?: unknown; message?: unknown };
+  return code === '25P01' || /can only be used in transaction blocks/.test(String(message));
+}
+
+/** A node-postgres `Pool` (or one like it): it lends a client per query, so no query of it is in your transaction. */
+function isPool(value: Queryable): boolean {
+  const pool = value as { totalCount?: unknown; idleCount?: unknown; release?: unknown };
+  return typeof pool.totalCount === 'number' && typeof pool.idleCount === 'number' && pool.release === undefined;
+}
+
+function notATransaction(what: string, cause?: unknown): ValidationError {
+  return new ValidationError(
+    'Invalid outbox call',
+    [
+      {
+        path: 'tx',
+        message: `${what}; pass the client of your transaction (const client = await pool.connect(); await client.query('BEGIN'); … outbox.add(client, …); await client.query('COMMIT')), or your query builder's transaction through an adapter (README)`,
+      },
+    ],
+    cause === undefined ? undefined : { cause },
+  );
 }
 
 function checkQueryable(value: unknown, path: string): void {

@@ -2,7 +2,7 @@ import type { JobsOptions, Queue } from 'bullmq';
 import { ValidationError } from '../errors.js';
 import type { SendMessageParams } from '../types/send.js';
 import { backendOf, explaining, makeQueue } from './backend.js';
-import { checkJobId, checkQueueOptions, checkRetention } from './checks.js';
+import { checkJobId, checkOptionKeys, checkQueueOptions, checkRetention, OPTION_KEYS } from './checks.js';
 import { SEND_JOB, type SendJobData, type SendJobResult } from './job-data.js';
 import { loadBullmq } from './load.js';
 import { storedParams } from './params.js';
@@ -81,6 +81,7 @@ export class MessagingQueue {
    * ```
    */
   async send(params: SendMessageParams, options: EnqueueOptions = {}): Promise<string> {
+    checkOptionKeys(options, OPTION_KEYS.enqueue, 'Invalid enqueue options');
     const jobId = checkJobId(options?.id);
     const data = await jobData(params);
     const job = await explaining(this.#queue.add(SEND_JOB, data, { ...this.#jobOptions, ...(jobId ? { jobId } : {}) }));
@@ -154,6 +155,7 @@ export class MessagingQueue {
    * ```
    */
   updates(options: UpdatesOptions = {}): AsyncIterable<MessagingUpdate> {
+    checkOptionKeys(options, OPTION_KEYS.updates, 'Invalid updates options');
     // Where reading starts is fixed now, at the call, even if the iteration starts later.
     const position = this.#updates.position(options.from);
     position.catch(() => undefined); // the iteration reports it; one never started must not leave it unhandled

@@ -2,7 +2,7 @@ import type { Queue, Worker } from 'bullmq';
 import type { MessagingClient } from '../client.js';
 import { ValidationError } from '../errors.js';
 import { type Backend, backendOf, explained, makeQueue, makeWorker } from './backend.js';
-import { checkConnection, checkName, checkRetention, positiveIssue } from './checks.js';
+import { checkConnection, checkName, checkOptionKeys, checkRetention, OPTION_KEYS, positiveIssue } from './checks.js';
 import { createFleetGate, openGate } from './fleet-gate.js';
 import { type PlaceStore, postgresPlaces, redisPlaces } from './fleet-places.js';
 import type { SendJobData, SendJobResult } from './job-data.js';
@@ -137,6 +137,7 @@ function checkWorkerOptions(options: MessagingWorkerOptions): void {
       { path: '', message: "must be an object such as { connection, name: 'sms', client }" },
     ]);
   }
+  checkOptionKeys(options, OPTION_KEYS.worker, WHAT);
   checkConnection(options.connection, WHAT);
   checkName(options.name, WHAT);
   const issues: { path: string; message: string }[] = [];

@@ -9,19 +9,53 @@ export type KnownKeys<T> = { readonly [K in keyof Required<T>]: true };
 
 /**
  * Pushes an issue for every key of `fields` that is not in `known` (a misspelt option would
- * otherwise be ignored silently), suggesting the option it differs from only in case.
+ * otherwise be ignored silently), suggesting the option it most likely meant (see `closest`).
  * `where` follows "is not an option", e.g. ` of waitForDelivery`.
  */
 export function checkKnownKeys(fields: object, known: object, where: string, issues: Issue[]): void {
   for (const key in fields) {
     if (Object.hasOwn(known, key)) continue;
     const names = Object.keys(known);
-    const hint = names.find((name) => name.toLowerCase() === key.toLowerCase());
+    const hint = closest(key, names);
     issues.push({
       path: key,
       message: `is not an option${where}${hint ? `; did you mean ${hint}?` : ''} (options: ${names.join(', ')})`,
     });
   }
+}
+
+/**
+ * The option a misspelt key most likely meant: one differing only in case, else the nearest within
+ * two edits (a letter added, dropped, changed or two swapped: `concurency`, `tiemout`), if one.
+ */
+function closest(key: string, names: readonly string[]): string | undefined {
+  const lower = key.toLowerCase();
+  const sameCase = names.find((name) => name.toLowerCase() === lower);
+  if (sameCase) return sameCase;
+  let best: string | undefined;
+  let bestDistance = 3;
+  for (const name of names) {
+    const distance = editDistance(lower, name.toLowerCase());
+    if (distance < bestDistance) [best, bestDistance] = [name, distance];
+  }
+  return best;
+}
+
+/** Optimal string alignment distance: insertions, deletions, substitutions and adjacent swaps. */
+function editDistance(a: string, b: string): number {
+  if (Math.abs(a.length - b.length) > 2) return 3;
+  const rows: number[][] = Array.from({ length: a.length + 1 }, (_, i) => [i]);
+  for (let j = 1; j <= b.length; j++) (rows[0] as number[])[j] = j;
+  const at = (i: number, j: number) => (rows[i] as number[])[j] as number;
+  for (let i = 1; i <= a.length; i++) {
+    for (let j = 1; j <= b.length; j++) {
+      const cost = a[i - 1] === b[j - 1] ? 0 : 1;
+      let d = Math.min(at(i - 1, j) + 1, at(i, j - 1) + 1, at(i - 1, j - 1) + cost);
+      if (i > 1 && j > 1 && a[i - 1] === b[j - 2] && a[i - 2] === b[j - 1]) d = Math.min(d, at(i - 2, j - 2) + 1);
+      (rows[i] as number[])[j] = d;
+    }
+  }
+  return at(a.length, b.length);
 }
 
 /** The longest delay a Node timer can hold; a longer one would fire at once. */

@@ -1,0 +1,96 @@
+/**
+ * Every options object of tenant-messaging/bullmq refuses keys that are not options, as the
+ * client does, before any connection is made: a misspelt option would otherwise be ignored. The
+ * checks run before the datastore is touched, so no Redis or PostgreSQL is needed here.
+ */
+import fc from 'fast-check';
+import { MessagingClient, ValidationError } from 'tenant-messaging';
+import { MessagingQueue, MessagingWorker } from 'tenant-messaging/bullmq';
+import { describe, expect, it } from 'vitest';
+
+// Nothing listens here: a check that let an option through would try to connect, and fail differently.
+const connection = { host: '127.0.0.1', port: 1, lazyConnect: true, maxRetriesPerRequest: 0 };
+const client = new MessagingClient({ baseUrl: 'https://acme.example.com', apiKey: 'k' });
+
+const WORKER_OPTIONS = [
+  'connection',
+  'name',
+  'client',
+  'concurrency',
+  'rateLimit',
+  'trackDelivery',
+  'lockDuration',
+  'stalledInterval',
+  'clockSkewMs',
+  'retention',
+  'logger',
+];
+
+/** The ValidationError `make` throws, or a failure saying it threw none. */
+function refusal(make: () => unknown): ValidationError {
+  try {
+    make();
+  } catch (error) {
+    if (error instanceof ValidationError) return error;
+    throw error;
+  }
+  throw new Error('accepted');
+}
+
+describe('options of tenant-messaging/bullmq', () => {
+  it('a misspelt option is refused, naming it and the option it most likely meant', () => {
+    const worker = refusal(() => new MessagingWorker({ connection, name: 'sms', client, concurency: 8 } as never));
+    expect(worker.message).toMatch(/Invalid MessagingWorker options/);
+    expect(worker.issues).toEqual([
+      { path: 'concurency', message: expect.stringMatching(/is not an option; did you mean concurrency\?/) },
+    ]);
+    const nested = refusal(
+      () =>
+        new MessagingWorker({
+          connection,
+          name: 'sms',
+          client,
+          rateLimit: { requestPerSecond: 5 },
+          trackDelivery: { untill: 'read' },
+          retention: { sentSecond: 1 },
+        } as never),
+    );
+    expect(nested.issues.map((issue) => issue.path)).toEqual([
+      'rateLimit.requestPerSecond',
+      'trackDelivery.untill',
+      'retention.sentSecond',
+    ]);
+    expect(nested.message).toMatch(
+      /did you mean requestsPerSecond\?[\s\S]*did you mean until\?[\s\S]*did you mean sentSeconds\?/,
+    );
+    expect(refusal(() => new MessagingQueue({ connection, name: 'sms', Attempts: 3 } as never)).message).toMatch(
+      /Attempts: is not an option; did you mean attempts\?/,
+    );
+  });
+
+  it('any key that is not an option is refused, whatever it is; every real option is accepted', () => {
+    fc.assert(
+      fc.property(
+        fc
+          .string({ minLength: 1, maxLength: 20 })
+          .filter((key) => !WORKER_OPTIONS.includes(key) && key !== '__proto__'),
+        (key) => {
+          const error = refusal(() => new MessagingWorker({ connection, name: 'sms', client, [key]: 1 } as never));
+          expect(error.issues.map((issue) => issue.path)).toEqual([key]);
+        },
+      ),
+      { numRuns: 200 },
+    );
+  });
+
+  it('the calls of a queue refuse unknown options before any I/O', async () => {
+    const queue = new MessagingQueue({ connection, name: 'sms-options' });
+    try {
+      const params = { sender_phone: '+15550001001', to_phone: '+15550001002', type: 'text', content: 'Hi' } as const;
+      await expect(queue.send(params, { jobId: 'a' } as never)).rejects.toThrow(/jobId: is not an option/);
+      expect(() => queue.updates({ form: '0' } as never)).toThrow(/form: is not an option; did you mean from\?/);
+    } finally {
+      await queue.close();
+    }
+  });
+});
