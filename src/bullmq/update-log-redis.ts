@@ -24,6 +24,8 @@ export function redisUpdateLog(bull: BullMQModule, backend: Backend, queue: Queu
   let producer: ReturnType<typeof makeProducer> | undefined;
   /** The readers open now: `close()` closes them, even one whose iteration is not being pulled. */
   const open = new Set<QueueEvents>();
+  /** Aborted by `close()`: every iteration then ends, as a `break` would end it. */
+  const closing = new AbortController();
   return {
     publish: async (update) => {
       producer ??= makeProducer(bull, queue.name, backend);
@@ -34,12 +36,13 @@ export function redisUpdateLog(bull: BullMQModule, backend: Backend, queue: Queu
       const events = makeQueueEvents(bull, queue.name, backend, { lastEventId: position });
       open.add(events);
       try {
-        yield* readEvents(events, signal);
+        yield* readEvents(events, signal ? AbortSignal.any([signal, closing.signal]) : closing.signal);
       } finally {
         open.delete(events);
       }
     },
     close: async () => {
+      closing.abort();
       await Promise.all([...open].map((events) => events.close()));
       open.clear();
       await producer?.close();
