@@ -4,20 +4,42 @@ import { mediaLabel, mediaLabelProblem } from '../core/media/media-label.js';
 import { type MediaInput, PathMedia } from '../types/media.js';
 import { MEDIA_TYPES } from '../types/send.js';
 import { compiledStrictObject, type FastSchema, withPrecheck } from './fast-path.js';
+import { isStorableText, unstorableTextProblem } from './storable-text.js';
 import * as z from './zod.js';
 
+/** No NUL and no lone surrogate: what no datastore, nor the API, can hold (see storable-text.ts). */
+const storable = () =>
+  z.refine<string>(isStorableText, {
+    error: (issue) => unstorableTextProblem(issue.input as string) ?? 'cannot be sent or stored',
+  });
+
 const phone = (field: string) =>
-  z
-    .string({ error: (i) => (i.input === undefined ? 'is required' : `must be a string, got ${typeof i.input}`) })
-    .check(
-      z.refine(
-        (value) => value.trim().length > 0,
-        `must not be blank (the ${field === 'to_phone' ? 'recipient' : 'sending number'}'s phone)`,
-      ),
-    );
+  z.string({ error: (i) => (i.input === undefined ? 'is required' : `must be a string, got ${typeof i.input}`) }).check(
+    z.refine(
+      (value) => value.trim().length > 0,
+      `must not be blank (the ${field === 'to_phone' ? 'recipient' : 'sending number'}'s phone)`,
+    ),
+    storable(),
+  );
 
 function isMediaInput(value: unknown): boolean {
-  return hasMediaShape(value) && mediaLabelProblem(mediaLabel(value as MediaInput)) === undefined;
+  return hasMediaShape(value) && mediaProblem(value as MediaInput) === undefined;
+}
+
+/**
+ * Why a media input of the right kind cannot be sent or stored, or undefined. mediaLabelProblem
+ * keeps the part's headers safe (no control character, NUL included, in the file name; printable
+ * ASCII only in the content type). A queued send also stores the name and a path: neither may
+ * hold a NUL or a lone surrogate either.
+ */
+function mediaProblem(media: MediaInput): string | undefined {
+  const label = mediaLabel(media);
+  const problem = mediaLabelProblem(label);
+  if (problem !== undefined) return problem;
+  const name = unstorableTextProblem(label.filename);
+  if (name !== undefined) return `the file name ${name}`;
+  const path = media instanceof PathMedia ? unstorableTextProblem(media.path) : undefined;
+  return path === undefined ? undefined : `the path ${path}`;
 }
 
 /** A media input's kind, before its file name and content type are checked. */
@@ -46,7 +68,7 @@ function isMediaData(data: unknown): boolean {
 
 function describeMediaProblem(value: unknown): string {
   // The part's file name and content type go into its headers: see mediaLabelProblem.
-  if (hasMediaShape(value)) return mediaLabelProblem(mediaLabel(value as MediaInput)) ?? 'changed while it was checked';
+  if (hasMediaShape(value)) return mediaProblem(value as MediaInput) ?? 'changed while it was checked';
   if (value === undefined || value === null) return 'is required for image, voice and document messages';
   if (value instanceof Uint8Array || value instanceof ArrayBuffer)
     return "raw bytes need a file name: pass { data: bytes, filename: 'photo.jpg' }";
@@ -83,13 +105,13 @@ export const sendMessageParamsZod = z
         type: z.literal('text'),
         content: z
           .string({ error: 'is required for text messages (the message body)' })
-          .check(z.minLength(1, 'must not be empty')),
+          .check(z.minLength(1, 'must not be empty'), storable()),
         media: z.optional(z.undefined({ error: 'is only for image, voice and document messages' })),
       }),
       compiledStrictObject({
         ...common,
         type: z.enum(MEDIA_TYPES),
-        content: z.optional(z.string({ error: 'must be a string (the caption)' })),
+        content: z.optional(z.string({ error: 'must be a string (the caption)' }).check(storable())),
         media,
       }),
     ],
@@ -117,27 +139,30 @@ export const sendMessageParamsZod = z
 
 const TEXT_SEND_KEYS = new Set(['sender_phone', 'sender_number_id', 'to_phone', 'type', 'content', 'media']);
 
-/** A string with something other than whitespace in it: the `phone` rule above. */
-const isNonBlank = (value: unknown): boolean => typeof value === 'string' && value.trim().length > 0;
+/** A string with something other than whitespace in it, and nothing unstorable: the `phone` rules above. */
+const isPhone = (value: unknown): boolean =>
+  typeof value === 'string' && value.trim().length > 0 && isStorableText(value);
 
 /**
  * True only for a text send that `sendMessageParamsZod` accepts unchanged: `type: 'text'`, a
  * non-empty `content`, a non-blank `to_phone`, exactly one of a non-blank `sender_phone` and an
- * integer `sender_number_id` >= 1, no `media`, and no other key. Anything else (false) goes
- * through Zod, which gives the verdict and the issues. test/core/schema-fast-paths.test.ts checks
- * over arbitrary inputs that it never accepts what Zod rejects, and that Zod returns the same value.
+ * integer `sender_number_id` >= 1, no NUL or lone surrogate in any of those strings, no `media`,
+ * and no other key. Anything else (false) goes through Zod, which gives the verdict and the
+ * issues. test/core/schema-fast-paths.test.ts checks over arbitrary inputs that it never accepts
+ * what Zod rejects, and that Zod returns the same value.
  */
 export function isPlainTextSend(value: unknown): boolean {
   if (typeof value !== 'object' || value === null || Object.getPrototypeOf(value) !== Object.prototype) return false;
   const send = value as Record<string, unknown>;
   if (send['type'] !== 'text' || send['media'] !== undefined) return false;
   const content = send['content'];
-  if (typeof content !== 'string' || content.length === 0 || !isNonBlank(send['to_phone'])) return false;
+  if (typeof content !== 'string' || content.length === 0 || !isStorableText(content)) return false;
+  if (!isPhone(send['to_phone'])) return false;
   const phone = send['sender_phone'];
   const id = send['sender_number_id'];
   if (phone === undefined) {
     if (!(Number.isSafeInteger(id) && (id as number) >= 1)) return false;
-  } else if (id !== undefined || !isNonBlank(phone)) return false;
+  } else if (id !== undefined || !isPhone(phone)) return false;
   for (const key of Object.keys(send)) if (!TEXT_SEND_KEYS.has(key)) return false;
   return true;
 }
