@@ -12,6 +12,7 @@ import type {
 } from 'bullmq';
 import { MessagingError } from '../errors.js';
 import { requirePeer } from '../internal/peer-require.js';
+import { DatastoreError } from './datastore-error.js';
 import type { BullMQModule } from './load.js';
 import type { PostgresQueueConnection, QueueConnection } from './types.js';
 
@@ -112,11 +113,20 @@ function requireInstalled(name: string, install: string): void {
 }
 
 /**
- * BullMQ's own error for a PostgreSQL schema it cannot find ("function add_job(...) does not
- * exist") as one that says what to do; anything else unchanged.
+ * The datastore's refusals as errors that say what to do: a full datastore as a `DatastoreError`
+ * (`full`), and BullMQ's own error for a PostgreSQL schema it cannot find ("function add_job(...)
+ * does not exist") as a `MessagingError`; anything else unchanged.
  */
 export function explained(error: unknown): unknown {
-  const code = (error as { code?: unknown } | null)?.code;
+  const { code, message } = (error ?? {}) as { code?: unknown; message?: unknown };
+  // Redis at maxmemory under noeviction; PostgreSQL out of disk (53100) or memory (53200).
+  if (/^OOM /.test(String(message)) || code === '53100' || code === '53200') {
+    return new DatastoreError(
+      'full',
+      `The datastore refused the write: it is full (${String(message).split('\n')[0]}). Nothing was stored. Give it more memory or disk, or let the workers drain the queue (sent jobs are removed after retention.sentSeconds), then try again.`,
+      { cause: error },
+    );
+  }
   // 42883: undefined function; 42P01: undefined table; 3F000: invalid schema name.
   if (code !== '42883' && code !== '42P01' && code !== '3F000') return error;
   return new MessagingError(

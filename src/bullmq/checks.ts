@@ -19,7 +19,17 @@ const RETENTION_KEYS: KnownKeys<RetentionOptions> = { sentSeconds: true, failedS
 
 /** The option names of each options object of this entry, nested ones by their path. */
 export const OPTION_KEYS = {
-  queue: { '': { connection: true, name: true, retention: true, attempts: true }, retention: RETENTION_KEYS } satisfies {
+  queue: {
+    '': {
+      connection: true,
+      name: true,
+      retention: true,
+      attempts: true,
+      allowUnsafeDatastore: true,
+      logger: true,
+    },
+    retention: RETENTION_KEYS,
+  } satisfies {
     '': KnownKeys<MessagingQueueOptions>;
     retention: KnownKeys<RetentionOptions>;
   },
@@ -35,6 +45,7 @@ export const OPTION_KEYS = {
       stalledInterval: true,
       clockSkewMs: true,
       retention: true,
+      allowUnsafeDatastore: true,
       logger: true,
     },
     rateLimit: { requestsPerSecond: true },

@@ -19,6 +19,7 @@ loadBullmq();
 
 export type { WebhookEndpoint } from '../webhooks/endpoints.js';
 export { RETENTION_DEFAULTS } from './checks.js';
+export { type DatastoreFault, DatastoreError } from './datastore-error.js';
 export type { SendJobData, SendJobResult, TrackState } from './job-data.js';
 export { type LimiterSettings, limiterFor, peakPerSecond } from './limiter.js';
 export {

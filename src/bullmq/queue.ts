@@ -3,6 +3,7 @@ import { ValidationError } from '../errors.js';
 import type { SendMessageParams } from '../types/send.js';
 import { backendOf, explaining, makeQueue } from './backend.js';
 import { checkJobId, checkOptionKeys, checkQueueOptions, checkRetention, OPTION_KEYS } from './checks.js';
+import { type DatastoreGuard, guarded, guardOf } from './datastore-guard.js';
 import { SEND_JOB, type SendJobData, type SendJobResult } from './job-data.js';
 import { loadBullmq } from './load.js';
 import { storedParams } from './params.js';
@@ -38,6 +39,9 @@ export class MessagingQueue {
   readonly #queue: Queue<SendJobData, SendJobResult>;
   readonly #updates: UpdateLog;
   readonly #jobOptions: JobsOptions;
+  readonly #guard: DatastoreGuard;
+  /** A guard of its own for each reader: a loss is reported to each that saw the queue before it. */
+  readonly #readerGuard: () => DatastoreGuard;
 
   constructor(options: MessagingQueueOptions) {
     checkQueueOptions(options);
@@ -49,6 +53,8 @@ export class MessagingQueue {
       streams: { events: { maxLen: EVENTS_KEPT } },
     });
     this.#updates = updateLogOf(bull, backend, this.#queue);
+    this.#guard = guardOf(backend, this.#queue, options);
+    this.#readerGuard = () => guardOf(backend, this.#queue, options);
     queueInternals.set(this, {
       addStored: async (jobs) => {
         await explaining(
@@ -84,6 +90,7 @@ export class MessagingQueue {
     checkOptionKeys(options, OPTION_KEYS.enqueue, 'Invalid enqueue options');
     const jobId = checkJobId(options?.id);
     const data = await jobData(params);
+    await this.#guard.check();
     const job = await explaining(this.#queue.add(SEND_JOB, data, { ...this.#jobOptions, ...(jobId ? { jobId } : {}) }));
     return String(job.id);
   }
@@ -104,6 +111,7 @@ export class MessagingQueue {
     const ids: string[] = [];
     let chunk: { name: string; data: SendJobData; opts: JobsOptions }[] = [];
     const flush = async () => {
+      await this.#guard.check();
       const jobs = await explaining(this.#queue.addBulk(chunk));
       for (const job of jobs) ids.push(String(job.id));
       chunk = [];
@@ -160,9 +168,12 @@ export class MessagingQueue {
     const position = this.#updates.position(options.from);
     position.catch(() => undefined); // the iteration reports it; one never started must not leave it unhandled
     const log = this.#updates;
+    const guard = this.#readerGuard();
     return {
       async *[Symbol.asyncIterator]() {
-        yield* log.read(await position, options.signal);
+        await guard.ready();
+        const from = await position;
+        yield* guarded((signal) => log.read(from, signal), guard, options.signal);
       },
     };
   }
@@ -177,6 +188,7 @@ export class MessagingQueue {
    * ```
    */
   async counts(): Promise<MessagingCounts> {
+    await this.#guard.check();
     const counts = await this.#queue.getJobCounts('wait', 'prioritized', 'active', 'completed');
     const delayed = await this.#queue.getJobs(['delayed']);
     const failed = await this.#queue.getJobs(['failed']);

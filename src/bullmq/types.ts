@@ -81,6 +81,20 @@ export interface MessagingQueueOptions {
    * @default 5
    */
   attempts?: number;
+  /**
+   * Use a Redis that can lose what it acknowledged anyway: one without an append-only file
+   * (`appendonly no`), or with a `maxmemory-policy` other than `noeviction`. Refused by default
+   * with a `DatastoreError` that names the setting; with this, a warning is logged instead.
+   * For development only. (PostgreSQL is not checked: it keeps what it committed.)
+   * @default false
+   * @example `new MessagingQueue({ connection, name: 'sms', allowUnsafeDatastore: process.env.NODE_ENV !== 'production' })`
+   */
+  allowUnsafeDatastore?: boolean;
+  /**
+   * Where the queue warns about an unsafe datastore it was allowed to use.
+   * @default none: silent
+   */
+  logger?: Logger;
 }
 
 /** Options of `queue.send()`. */
@@ -253,7 +267,17 @@ export interface MessagingWorkerOptions {
    */
   retention?: RetentionOptions;
   /**
-   * Where the worker logs `unknown` outcomes and the datastore's connection errors.
+   * Use a Redis that can lose what it acknowledged anyway: one without an append-only file
+   * (`appendonly no`), or with a `maxmemory-policy` other than `noeviction`. Refused by default
+   * with a `DatastoreError` that names the setting; with this, a warning is logged instead.
+   * For development only. (PostgreSQL is not checked: it keeps what it committed.)
+   * @default false
+   * @example `new MessagingQueue({ connection, name: 'sms', allowUnsafeDatastore: process.env.NODE_ENV !== 'production' })`
+   */
+  allowUnsafeDatastore?: boolean;
+  /**
+   * Where the worker logs `unknown` outcomes, the datastore's connection errors, and a datastore
+   * found to have forgotten the queue (`DatastoreError`, reason `forgot`).
    * @default none: silent
    */
   logger?: Logger;

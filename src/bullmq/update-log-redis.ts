@@ -28,7 +28,11 @@ export function redisUpdateLog(bull: BullMQModule, backend: Backend, queue: Queu
   const closing = new AbortController();
   return {
     publish: async (update) => {
-      producer ??= makeProducer(bull, queue.name, backend);
+      if (!producer) {
+        producer = makeProducer(bull, queue.name, backend);
+        // Its connection's errors reach the publish that fails; without a listener they would be printed, or thrown as an unhandled 'error' event.
+        producer.on('error', () => undefined);
+      }
       await producer.publishEvent({ eventName: UPDATE_EVENT, update: stamped(update) }, EVENTS_KEPT);
     },
     position: async (from) => startId(from),
@@ -65,6 +69,10 @@ async function* readEvents(events: QueueEvents, signal: AbortSignal | undefined)
     wake?.();
   };
   const onError = (error: unknown) => {
+    // A connection that dropped (a restart, a failover) is opened again by BullMQ, which reads on
+    // from the last event it had: nothing is skipped, so the iteration carries on. A datastore that
+    // came back without the queue's data is the guard's to report (datastore-guard.ts).
+    if (isTransient(error)) return;
     failure = error;
     wake?.();
   };
@@ -90,4 +98,13 @@ async function* readEvents(events: QueueEvents, signal: AbortSignal | undefined)
     signal?.removeEventListener('abort', onAbort);
     await events.close();
   }
+}
+
+/** Errors of a connection that BullMQ (ioredis) opens again by itself. */
+function isTransient(error: unknown): boolean {
+  const { code, message } = (error ?? {}) as { code?: unknown; message?: unknown };
+  return (
+    (typeof code === 'string' && ['ECONNRESET', 'ECONNREFUSED', 'EPIPE', 'ETIMEDOUT', 'EHOSTUNREACH'].includes(code)) ||
+    /Connection is closed|LOADING|READONLY/.test(String(message))
+  );
 }

@@ -1,8 +1,12 @@
 import type { Queue, Worker } from 'bullmq';
 import type { MessagingClient } from '../client.js';
 import { ValidationError } from '../errors.js';
+import { sleep } from '../internal/sleep.js';
+import type { Logger } from '../types/logger.js';
 import { type Backend, backendOf, explained, makeQueue, makeWorker } from './backend.js';
 import { checkConnection, checkName, checkOptionKeys, checkRetention, OPTION_KEYS, positiveIssue } from './checks.js';
+import { DatastoreError } from './datastore-error.js';
+import { type DatastoreGuard, guardOf } from './datastore-guard.js';
 import { createFleetGate, openGate } from './fleet-gate.js';
 import { type PlaceStore, postgresPlaces, redisPlaces } from './fleet-places.js';
 import type { SendJobData, SendJobResult } from './job-data.js';
@@ -42,6 +46,9 @@ export class MessagingWorker {
   readonly #worker: Worker<SendJobData, SendJobResult>;
   readonly #queue: Queue<SendJobData, SendJobResult>;
   readonly #updates: UpdateLog;
+  readonly #closing = new AbortController();
+  readonly #started: Promise<void>;
+  #watch: ReturnType<typeof setInterval> | undefined;
 
   constructor(options: MessagingWorkerOptions) {
     checkWorkerOptions(options);
@@ -80,6 +87,8 @@ export class MessagingWorker {
       clockSkewMs: options.clockSkewMs ?? CLOCK_SKEW_DEFAULT,
     });
     this.#worker = makeWorker<SendJobData, SendJobResult>(bull, name, processor, backend, {
+      // Started once the datastore is found fit to keep sends (see #start).
+      autorun: false,
       concurrency: options.concurrency ?? 1,
       // The limiter paces job starts; the gate is what bounds the requests the service sees.
       ...(limit === undefined ? {} : { limiter: limiterFor(limit) }),
@@ -95,10 +104,47 @@ export class MessagingWorker {
       options.logger?.error('bullmq worker error', { error: String(explained(error)) });
     this.#worker.on('error', onError);
     this.#queue.on('error', onError);
+    this.#started = this.#start(guardOf(backend, this.#queue, options), options.logger);
+    this.#started.catch(() => undefined); // ready() reports it; a worker nobody awaits must not leave it unhandled
   }
 
   /**
-   * Resolves when the worker is connected and taking jobs.
+   * Checks the datastore (tried again with backoff while it cannot be reached), then starts taking
+   * jobs, and looks every second for a datastore that forgot the queue. A datastore refused as
+   * unsafe is never used: the worker takes no job, and `ready()` rejects with its `DatastoreError`.
+   */
+  async #start(guard: DatastoreGuard, logger: Logger | undefined): Promise<void> {
+    const stopped = this.#closing.signal;
+    for (let failures = 0; ; failures++) {
+      try {
+        await guard.ready();
+        break;
+      } catch (error) {
+        if (error instanceof DatastoreError) {
+          logger?.error('MessagingWorker refused its datastore', { error: error.message });
+          throw error;
+        }
+        if (failures === 0)
+          logger?.warn('MessagingWorker: the datastore cannot be reached yet; trying again', { error: String(error) });
+        await sleep(Math.min(1_000 * 2 ** failures, 30_000), stopped).catch(() => undefined);
+        if (stopped.aborted) return;
+      }
+    }
+    if (stopped.aborted) return;
+    this.#worker
+      .run()
+      .catch((error: unknown) => logger?.error('bullmq worker stopped', { error: String(explained(error)) }));
+    const look = () =>
+      guard.check().catch((error: unknown) => {
+        if (error instanceof DatastoreError)
+          logger?.error('MessagingWorker: the datastore forgot the queue', { error: error.message });
+      });
+    this.#watch = setInterval(look, 1_000).unref();
+  }
+
+  /**
+   * Resolves when the worker is connected and taking jobs. Rejects with a `DatastoreError` when
+   * the datastore was refused (see `allowUnsafeDatastore`): the worker then takes no job.
    *
    * @example
    * ```ts
@@ -106,6 +152,7 @@ export class MessagingWorker {
    * ```
    */
   async ready(): Promise<void> {
+    await this.#started;
     await this.#worker.waitUntilReady();
   }
 
@@ -119,6 +166,9 @@ export class MessagingWorker {
    * ```
    */
   async close(): Promise<void> {
+    this.#closing.abort();
+    clearInterval(this.#watch);
+    await this.#started.catch(() => undefined);
     await this.#worker.close();
     await this.#updates.close();
     await this.#queue.close();

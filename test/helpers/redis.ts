@@ -9,6 +9,12 @@ import { componentAvailable, reservedPort, SERVER_PORTS } from './components.ts'
 export interface TestRedis {
   readonly port: number;
   readonly connection: { host: string; port: number; maxRetriesPerRequest: null };
+  /** Kills the server (SIGKILL) and starts it again on the same port and directory, after `downMs`. */
+  restart(downMs?: number): Promise<void>;
+  /** Stops the server in its tracks (SIGSTOP): connections stay open, nothing answers. */
+  pause(): void;
+  /** Lets a paused server go on (SIGCONT). */
+  resume(): void;
   /** Kills the server by PID and removes its directory. */
   stop(): Promise<void>;
 }
@@ -41,32 +47,63 @@ async function ping(port: number): Promise<boolean> {
   });
 }
 
-/** Starts `redis-server` on a free loopback port, with no persistence, and waits for PING. */
-export async function startRedis(): Promise<TestRedis> {
+/** How a test's Redis keeps its data. */
+export interface RedisSettings {
+  /**
+   * `aof`: an append-only file, as the SDK requires of a production Redis (it refuses one without);
+   * `none`: nothing kept, so a restart forgets everything (the queue then needs allowUnsafeDatastore).
+   * @default 'aof'
+   */
+  persistence?: 'aof' | 'none';
+  /** More `redis-server` arguments, e.g. `['--maxmemory', '2mb']`. */
+  args?: string[];
+}
+
+/**
+ * Starts `redis-server` on a free loopback port (an append-only file by default, flushed by the
+ * OS: it survives the server's SIGKILL), and waits for PING.
+ */
+export async function startRedis(settings: RedisSettings = {}): Promise<TestRedis> {
   const dir = mkdtempSync(join(tmpdir(), 'tm-redis-'));
   const port = await reservedPort(...SERVER_PORTS);
-  const child: ChildProcess = spawn(
-    'redis-server',
-    ['--port', String(port), '--bind', '127.0.0.1', '--save', '', '--appendonly', 'no', '--dir', dir],
-    { stdio: 'ignore' },
-  );
-  const deadline = Date.now() + 10_000;
-  while (!(await ping(port))) {
-    if (Date.now() > deadline || child.exitCode !== null) {
-      child.kill('SIGKILL');
-      throw new Error(`redis-server did not answer PING on port ${port}`);
+  const persistence =
+    settings.persistence === 'none'
+      ? ['--save', '', '--appendonly', 'no']
+      : ['--save', '', '--appendonly', 'yes', '--appendfsync', 'no'];
+  const args = ['--port', String(port), '--bind', '127.0.0.1', ...persistence, '--dir', dir, ...(settings.args ?? [])];
+  let child: ChildProcess;
+  const launch = async () => {
+    child = spawn('redis-server', args, { stdio: 'ignore' });
+    const deadline = Date.now() + 10_000;
+    while (!(await ping(port))) {
+      if (Date.now() > deadline || child.exitCode !== null) {
+        child.kill('SIGKILL');
+        throw new Error(`redis-server did not answer PING on port ${port}`);
+      }
+      await new Promise((resolve) => setTimeout(resolve, 20));
     }
-    await new Promise((resolve) => setTimeout(resolve, 20));
-  }
+  };
+  const kill = async () => {
+    if (child.exitCode === null && child.signalCode === null && child.pid !== undefined) {
+      const exited = new Promise((resolve) => child.once('exit', resolve));
+      process.kill(child.pid, 'SIGCONT'); // a paused server must be able to die
+      process.kill(child.pid, 'SIGKILL');
+      await exited;
+    }
+  };
+  await launch();
   return {
     port,
     connection: { host: '127.0.0.1', port, maxRetriesPerRequest: null },
+    restart: async (downMs = 0) => {
+      await kill();
+      if (downMs > 0) await new Promise((resolve) => setTimeout(resolve, downMs));
+      await launch();
+    },
+    pause: () => child.pid !== undefined && process.kill(child.pid, 'SIGSTOP'),
+    resume: () => child.pid !== undefined && process.kill(child.pid, 'SIGCONT'),
     stop: async () => {
-      if (child.exitCode === null && child.pid !== undefined) {
-        const exited = new Promise((resolve) => child.once('exit', resolve));
-        process.kill(child.pid, 'SIGKILL');
-        await exited;
-      }
+      await kill();
       rmSync(dir, { recursive: true, force: true });
     },
   };
