@@ -1,12 +1,13 @@
 import type { Job, MinimalJob } from 'bullmq';
 import { attempt, isDelivered, isGone, retryDelay } from '../webhooks/attempt.js';
-import { shownUrl, type WebhookEndpoint } from '../webhooks/endpoints.js';
+import type { WebhookEndpoint } from '../webhooks/endpoints.js';
+import { scrubbedText, shownUrl } from '../webhooks/shown-url.js';
 import { type Backend, makeQueue, makeWorker } from './backend.js';
 import { RETENTION_DEFAULTS } from './checks.js';
 import type { BullMQModule } from './load.js';
 import type { WebhookRelayOptions } from './webhook-types.js';
 
-/** A delivery as Redis keeps it: the event, signed afresh at each attempt. Never a secret, never a URL. */
+/** A delivery as the datastore keeps it: the event, signed afresh at each attempt. Never a secret, never a URL. */
 export interface DeliveryJob {
   readonly v: 1;
   readonly webhookId: string;
@@ -52,9 +53,12 @@ export function openDeliveries(bull: BullMQModule, settings: DeliveriesSettings)
   const { logger } = options;
   const timeout = options.timeout ?? 10_000;
   const retryFor = options.retryFor ?? 3 * 86_400_000;
+  // Every log line shows the URL without its query, fragment or credentials, and every error text
+  // is scrubbed of them: BullMQ's and the network's words are not ours, and may quote the URL.
   const url = shownUrl(endpoint.url);
+  const clean = (error: unknown) => scrubbedText(error instanceof Error ? error.message : String(error), endpoint.url);
   const queue = makeQueue<DeliveryJob, DeliveryResult>(bull, queueName, backend);
-  queue.on('error', (error) => logger?.error('webhook relay: datastore error', { url, error: String(error) }));
+  queue.on('error', (error) => logger?.error('webhook relay: datastore error', { url, error: clean(error) }));
 
   const processor = async (job: Job<DeliveryJob, DeliveryResult>): Promise<DeliveryResult> => {
     // Checked before every attempt, so that after a 410 at any relay nothing more is sent.
@@ -66,7 +70,8 @@ export function openDeliveries(bull: BullMQModule, settings: DeliveriesSettings)
       logger?.warn('webhook endpoint answered 410 Gone: nothing more is sent to it until relay.enable(url)', { url });
       return { status: 410 };
     }
-    // The reason stays with the job (BullMQ's failedReason): a status or a network error, never the secret.
+    // The reason stays with the job (BullMQ's failedReason and stack trace): a status, or a network
+    // error that `attempt` scrubbed of the URL's query and credentials; never the secret.
     throw new Error('status' in outcome ? `the endpoint answered ${outcome.status}` : outcome.failure);
   };
 
@@ -90,11 +95,11 @@ export function openDeliveries(bull: BullMQModule, settings: DeliveriesSettings)
       logger?.warn('webhook delivery given up after retryFor', {
         url,
         webhookId: job.data.webhookId,
-        error: error.message,
+        error: clean(error),
       });
     }
   });
-  worker.on('error', (error) => logger?.error('webhook relay: bullmq worker error', { url, error: String(error) }));
+  worker.on('error', (error) => logger?.error('webhook relay: bullmq worker error', { url, error: clean(error) }));
 
   return {
     add: async (data) => {

@@ -1,11 +1,15 @@
 import { createHash } from 'node:crypto';
 import type { Queue } from 'bullmq';
 import { type Issue, ValidationError } from '../errors.js';
+import { checkKnownKeys, type KnownKeys, MAX_TIMER_MS } from '../internal/checks.js';
+import { describeValue } from '../internal/describe-value.js';
+import { readFields } from '../internal/input.js';
 import { sleep } from '../internal/sleep.js';
-import { checkEndpoints, subscribes, type WebhookEndpoint } from '../webhooks/endpoints.js';
+import { checkDeliverySettings, subscribes, type WebhookEndpoint } from '../webhooks/endpoints.js';
 import { fleetEvent } from '../webhooks/events-of.js';
+import { scrubbedText } from '../webhooks/shown-url.js';
 import { backendOf, makeQueue } from './backend.js';
-import { checkConnection, checkName, positiveIssue } from './checks.js';
+import { checkConnection, checkName } from './checks.js';
 import { loadBullmq } from './load.js';
 import type { UpdateLog } from './update-log.js';
 import { updateLogOf } from './update-logs.js';
@@ -15,7 +19,7 @@ import type { DisabledEndpoint, WebhookRelayOptions } from './webhook-types.js';
 
 const WHAT = 'Invalid WebhookRelay options';
 
-/** The wait before reading the event log again after Redis failed the read. */
+/** The wait before reading the event log again after the datastore failed the read. */
 const REREAD_MS = 1_000;
 
 /** One endpoint, with its queue of deliveries. */
@@ -38,7 +42,10 @@ interface Target {
  * Run it in one process or several (any number of relays of a queue share the work: deliveries
  * are jobs, and the reading of updates is idempotent). Its requests go to your endpoints only:
  * they share nothing with the API's rate limit. Secrets stay in this process's memory: the
- * queue's datastore holds the events and a hash of each endpoint's URL, never a secret or a URL.
+ * queue's datastore holds the events and a hash of each endpoint's URL, never a secret or a URL's
+ * credentials, query or fragment (a failed delivery's reason and the logger's lines show the URL
+ * as its origin and path at most). Every option is checked at construction, before any I/O: an
+ * unknown key, a bad number, or a URL with credentials (`user:pass@`) is a `ValidationError`.
  *
  * @example
  * ```ts
@@ -67,8 +74,8 @@ export class WebhookRelay {
   readonly #positioned: Promise<void>;
   #onPositioned: () => void = () => undefined;
 
-  constructor(options: WebhookRelayOptions) {
-    checkRelayOptions(options);
+  constructor(given: WebhookRelayOptions) {
+    const { options, endpoints } = checkRelayOptions(given);
     const bull = loadBullmq();
     this.#options = options;
     this.name = options.name;
@@ -77,7 +84,7 @@ export class WebhookRelay {
     this.#log = updateLogOf(bull, backend, this.#source);
     const state = relayStateOf(backend, this.#source);
     this.#state = state;
-    this.#targets = options.endpoints.map((endpoint) => {
+    this.#targets = endpoints.map((endpoint) => {
       const key = endpointKey(endpoint.url);
       return {
         endpoint,
@@ -153,7 +160,7 @@ export class WebhookRelay {
 
   /**
    * Stops reading updates, lets the attempts in progress end (each within `timeout`), and closes
-   * the connections. Deliveries not made yet stay in Redis for the next relay.
+   * the connections. Deliveries not made yet stay in the datastore for the next relay.
    *
    * @example
    * ```ts
@@ -196,9 +203,10 @@ export class WebhookRelay {
         }
       } catch (error) {
         if (signal.aborted) return;
-        // Redis went away or refused a command: BullMQ reconnects by itself; read again from the
+        // The datastore went away or refused a command: BullMQ reconnects by itself; read again from the
         // stored position once it may be back.
-        this.#options.logger?.error('webhook relay: reading updates failed; reading again', { error: String(error) });
+        const text = this.#targets.reduce((t, { endpoint }) => scrubbedText(t, endpoint.url), String(error));
+        this.#options.logger?.error('webhook relay: reading updates failed; reading again', { error: text });
         await sleep(REREAD_MS, signal).catch(() => undefined);
       }
     }
@@ -219,37 +227,78 @@ async function position(state: RelayState, first: string): Promise<string> {
 const endpointKey = (url: string) => createHash('sha256').update(url).digest('hex').slice(0, 16);
 const disabledField = (key: string) => `disabled:${key}`;
 
-function checkRelayOptions(options: WebhookRelayOptions): void {
-  if (typeof options !== 'object' || options === null) {
-    throw new ValidationError(WHAT, [
-      { path: '', message: "must be an object such as { connection, name: 'sms', endpoints: [{ url, secret }] }" },
-    ]);
-  }
-  checkConnection(options.connection, WHAT);
-  checkName(options.name, WHAT);
-  checkEndpoints(options.endpoints, options.allowInsecureHttp, WHAT);
-  const urls = options.endpoints.map((endpoint) => endpoint.url);
+const OPTIONS: KnownKeys<WebhookRelayOptions> = {
+  connection: true,
+  name: true,
+  endpoints: true,
+  timeout: true,
+  retryFor: true,
+  concurrency: true,
+  allowInsecureHttp: true,
+  from: true,
+  lockDuration: true,
+  stalledInterval: true,
+  logger: true,
+};
+const LOGGER_METHODS = ['debug', 'info', 'warn', 'error'] as const;
+
+/**
+ * Every option checked before any I/O, all problems reported at once; the options and the
+ * endpoints as read then, once (a getter read again later cannot bring in what was not checked).
+ */
+function checkRelayOptions(given: unknown): { options: WebhookRelayOptions; endpoints: WebhookEndpoint[] } {
+  const options = readFields(
+    given,
+    WHAT,
+    "{ connection, name: 'sms', endpoints: [{ url, secret }] }",
+  ) as unknown as WebhookRelayOptions;
   const issues: Issue[] = [];
+  checkKnownKeys(options, OPTIONS, ' of WebhookRelay', issues);
+  for (const checkOne of [() => checkConnection(options.connection, WHAT), () => checkName(options.name, WHAT)]) {
+    try {
+      checkOne();
+    } catch (error) {
+      if (!(error instanceof ValidationError)) throw error;
+      issues.push(...error.issues);
+    }
+  }
+  const endpoints = checkDeliverySettings(options, issues);
+  // Compared once every endpoint is valid: `endpoints` then has the indices the caller gave.
+  const urls = endpoints.map((endpoint) => endpoint.url);
+  const allValid = Array.isArray(options.endpoints) && urls.length === options.endpoints.length;
   for (const [i, url] of urls.entries()) {
-    if (urls.indexOf(url) !== i) {
+    if (allValid && urls.indexOf(url) !== i) {
       issues.push({
         path: `endpoints[${i}].url`,
         message: 'is listed twice: give each endpoint once (with all its events)',
       });
     }
   }
-  for (const [path, integer] of [
-    ['timeout', false],
-    ['retryFor', false],
-    ['concurrency', true],
-    ['lockDuration', true],
-    ['stalledInterval', true],
-  ] as const) {
-    const issue = positiveIssue(path, options[path], integer);
-    if (issue) issues.push(issue);
-  }
+  wholeDuration(options.lockDuration, 'lockDuration', issues);
+  wholeDuration(options.stalledInterval, 'stalledInterval', issues);
   if (options.from !== undefined && options.from !== 'now' && options.from !== 'start') {
-    issues.push({ path: 'from', message: `must be 'now' or 'start', got ${String(options.from)}` });
+    issues.push({ path: 'from', message: `must be 'now' or 'start', got ${describeValue(options.from)}` });
+  }
+  const { logger } = options;
+  if (
+    logger !== undefined &&
+    !LOGGER_METHODS.every((m) => typeof (logger as unknown as Record<string, unknown>)?.[m] === 'function')
+  ) {
+    issues.push({ path: 'logger', message: 'must have debug, info, warn and error methods (console fits)' });
   }
   if (issues.length > 0) throw new ValidationError(WHAT, issues);
+  return { options, endpoints };
+}
+
+/** A whole number of ms that a timer can hold: BullMQ's lock and stall timers (BullMQ's locks take whole ms). */
+function wholeDuration(value: unknown, path: string, issues: Issue[]): void {
+  if (
+    value !== undefined &&
+    !(Number.isSafeInteger(value) && (value as number) >= 1 && (value as number) <= MAX_TIMER_MS)
+  ) {
+    issues.push({
+      path,
+      message: `must be a whole number of ms from 1 to ${MAX_TIMER_MS}, got ${describeValue(value)}`,
+    });
+  }
 }

@@ -6,7 +6,8 @@ import type { WebhookEndpoint } from '../webhooks/endpoints.js';
 import type { QueueConnection } from './types.js';
 
 /**
- * Options of `new WebhookRelay()`.
+ * Options of `new WebhookRelay()`. An unknown key is refused (a misspelt option would otherwise
+ * be ignored), as the client refuses one.
  *
  * @example
  * ```ts
@@ -24,7 +25,7 @@ export interface WebhookRelayOptions {
    */
   endpoints: readonly WebhookEndpoint[];
   /**
-   * Ms one attempt may take, connection and answer headers included.
+   * Ms one attempt may take, connection and answer headers included (up to 2147483647).
    * @default 10000
    */
   timeout?: number;
@@ -35,7 +36,7 @@ export interface WebhookRelayOptions {
    */
   retryFor?: number;
   /**
-   * Attempts this process makes at once to one endpoint.
+   * Attempts this process makes at once to one endpoint: a whole number >= 1.
    * @default 8
    */
   concurrency?: number;
@@ -52,19 +53,20 @@ export interface WebhookRelayOptions {
    */
   from?: 'now' | 'start';
   /**
-   * Ms a relay's lock on a delivery lasts; a killed relay's delivery is made again after about
-   * this plus `stalledInterval`.
+   * Ms a relay's lock on a delivery lasts (a whole number up to 2147483647); a killed relay's
+   * delivery is made again after about this plus `stalledInterval`.
    * @default 30000
    */
   lockDuration?: number;
   /**
-   * Ms between checks for deliveries whose relay died.
+   * Ms between checks for deliveries whose relay died (a whole number up to 2147483647).
    * @default 30000
    */
   stalledInterval?: number;
   /**
-   * Where the relay logs given-up deliveries, disabled endpoints and Redis errors (URLs without
-   * their query, never a secret).
+   * Where the relay logs given-up deliveries, disabled endpoints and datastore errors (URLs as
+   * their origin and path, without their query or fragment; never a secret). It needs `debug`,
+   * `info`, `warn` and `error` methods: `console` fits.
    * @default none: silent
    */
   logger?: Logger;

@@ -1,15 +1,20 @@
 import { causeSentence } from '../internal/cause-sentence.js';
 import type { WebhookEndpoint } from './endpoints.js';
+import { scrubbedText } from './shown-url.js';
 import { signWebhook } from './sign.js';
 
-/** How one attempt ended: the endpoint's status, or why no answer came. */
+/**
+ * How one attempt ended: the endpoint's status, or why no answer came, in a text that never holds
+ * the endpoint's query, fragment or credentials (it is logged, reported, and kept in the datastore).
+ */
 export type AttemptOutcome = { readonly status: number } | { readonly failure: string };
 
 /**
  * One signed POST of an event. Never follows a redirect (the signed event goes only where it was
  * configured to go), never reads the answer's body (released at once, however large or slow),
- * and ends within `timeout` whatever the endpoint does. The failure text never holds the secret:
- * the secret only enters the HMAC.
+ * and ends within `timeout` whatever the endpoint does. The failure text never holds the secret
+ * (the secret only enters the HMAC), and fetch's own words are scrubbed of the URL's query,
+ * fragment and credentials: an error of fetch may quote the URL whole.
  */
 export async function attempt(
   endpoint: WebhookEndpoint,
@@ -35,8 +40,15 @@ export async function attempt(
     // fetch says only "fetch failed": the reason (ECONNREFUSED, a reset...) is its cause's.
     const cause = (error as { cause?: unknown } | null)?.cause;
     const reason = cause instanceof Error ? cause : error;
-    return { failure: `no answer: ${causeSentence(reason instanceof Error ? reason.message : String(reason))}` };
+    return { failure: `no answer: ${causeSentence(scrubbedText(reasonText(reason), endpoint.url))}` };
   }
+}
+
+/** An error's words: its message, or its code when it has none (an AggregateError of every address refused). */
+function reasonText(reason: unknown): string {
+  if (!(reason instanceof Error)) return String(reason);
+  const code = (reason as { code?: unknown }).code;
+  return reason.message || (typeof code === 'string' ? code : reason.name);
 }
 
 /** Whether an outcome ends the delivery as delivered. */

@@ -1,14 +1,27 @@
+import { type Issue, ValidationError } from '../errors.js';
+import { check, checkKnownKeys, type KnownKeys } from '../internal/checks.js';
+import { readFields } from '../internal/input.js';
 import { sleep } from '../internal/sleep.js';
 import type { DeliveryUpdate } from '../types/many.js';
 import { type AttemptOutcome, attempt, isDelivered, isGone, retryDelay } from './attempt.js';
-import { checkEndpoints, subscribes, type WebhookEndpoint } from './endpoints.js';
+import { checkDeliverySettings, subscribes, type WebhookEndpoint } from './endpoints.js';
 import { eventOf, type FleetUpdate, type OutgoingEvent } from './events-of.js';
+import { shownUrl } from './shown-url.js';
 
-/** Options of `relayWebhooks`. */
+/**
+ * Options of `relayWebhooks`. An unknown key is refused (a misspelt option would otherwise be
+ * ignored), as the client refuses one.
+ *
+ * @example
+ * ```ts
+ * { endpoints: [{ url: 'https://orders.example.com/hooks', secret }], retryFor: 60_000, concurrency: 4 }
+ * ```
+ */
 export interface RelayWebhooksOptions {
+  /** Where the events go: each `{ url, secret, events? }`. */
   readonly endpoints: readonly WebhookEndpoint[];
   /**
-   * Milliseconds one attempt may take (connection, headers and all).
+   * Milliseconds one attempt may take (connection, headers and all), up to 2147483647.
    * @default 10000
    */
   readonly timeout?: number | undefined;
@@ -49,10 +62,17 @@ export interface WebhookAttempt {
   readonly webhookId: string;
   /** The event type, e.g. `message.delivered`. */
   readonly type: string;
+  /**
+   * The endpoint, as logs may show it: its origin and path, without the query, fragment or
+   * credentials (any of them may hold a token). A URL without them is as configured.
+   */
   readonly url: string;
   /** The endpoint's answer, when one came. */
   readonly status?: number | undefined;
-  /** Why no answer came (a timeout, a refused connection...), when none did. */
+  /**
+   * Why no answer came (a timeout, a refused connection...), when none did. Never quotes the
+   * endpoint's query, fragment or credentials, even where the network's error did.
+   */
   readonly failure?: string | undefined;
   /** `delivered` (2xx), `disabled` (410), `retrying`, or `gave-up` (`retryFor` passed, or the signal). */
   readonly outcome: 'delivered' | 'disabled' | 'retrying' | 'gave-up';
@@ -66,7 +86,10 @@ export interface RelaySummary {
   readonly delivered: number;
   /** Deliveries given up after `retryFor` (or stopped by the signal). */
   readonly gaveUp: number;
-  /** Endpoints that answered 410 Gone: nothing more was sent to them. */
+  /**
+   * Endpoints that answered 410 Gone: nothing more was sent to them. Their URLs as configured, to
+   * match against your list (log them through `onAttempt`'s `url`, which hides a query).
+   */
   readonly disabled: readonly string[];
 }
 
@@ -84,6 +107,11 @@ const LONGEST_WAIT_MS = 5 * 60_000;
  * delivery is at least once. A redirect is never followed and an answer's body is never read.
  * Updates that say a log cannot be tracked (`status: 'failed'` with an `error`) make no event.
  *
+ * Every option is checked before an update is read: an unknown key, a bad number, or a URL with
+ * credentials (`user:pass@`: the signature is what authenticates an event) is a `ValidationError`.
+ * A URL's query may carry a token: `onAttempt` is told the URL without it (origin and path), and
+ * a failure text never quotes it.
+ *
  * The retries live in this process: they are lost if it exits. For durable delivery across
  * restarts use `WebhookRelay` from `tenant-messaging/bullmq`, which keeps each delivery as a job.
  *
@@ -96,9 +124,9 @@ const LONGEST_WAIT_MS = 5 * 60_000;
  */
 export async function relayWebhooks(
   updates: AsyncIterable<DeliveryUpdate | FleetUpdate>,
-  options: RelayWebhooksOptions,
+  given: RelayWebhooksOptions,
 ): Promise<RelaySummary> {
-  checkEndpoints(options?.endpoints, options?.allowInsecureHttp, 'Invalid relayWebhooks options');
+  const { options, endpoints } = checkRelayWebhooksOptions(given);
   const timeout = options.timeout ?? 10_000;
   const retryFor = options.retryFor ?? 600_000;
   const disabled = new Set<string>();
@@ -107,7 +135,8 @@ export async function relayWebhooks(
   let delivered = 0;
   let gaveUp = 0;
 
-  const slots = new Map(options.endpoints.map((endpoint) => [endpoint, slotsOf(options.concurrency ?? 8)]));
+  const slots = new Map(endpoints.map((endpoint) => [endpoint, slotsOf(options.concurrency ?? 8)]));
+  const shown = new Map(endpoints.map((endpoint) => [endpoint, shownUrl(endpoint.url)]));
 
   const deliver = async (endpoint: WebhookEndpoint, event: OutgoingEvent): Promise<void> => {
     const giveUpAt = Date.now() + retryFor;
@@ -126,7 +155,7 @@ export async function relayWebhooks(
         options.onAttempt?.({
           webhookId: event.webhookId,
           type: event.type,
-          url: endpoint.url,
+          url: shown.get(endpoint) as string,
           ...outcome,
           outcome: next,
         });
@@ -157,7 +186,7 @@ export async function relayWebhooks(
       const event = eventOf(update);
       if (!event) continue;
       events++;
-      for (const endpoint of options.endpoints) {
+      for (const endpoint of endpoints) {
         if (subscribes(endpoint, event.type)) deliveries.push(deliver(endpoint, event));
       }
       if (options.signal?.aborted) break;
@@ -174,6 +203,36 @@ export async function relayWebhooks(
   return { events, delivered, gaveUp, disabled: [...disabled] };
 }
 
+const WHAT = 'Invalid relayWebhooks options';
+const OPTIONS: KnownKeys<RelayWebhooksOptions> = {
+  endpoints: true,
+  timeout: true,
+  retryFor: true,
+  concurrency: true,
+  allowInsecureHttp: true,
+  signal: true,
+  onAttempt: true,
+};
+
+/**
+ * Every option checked before an update is read or a request sent, all problems reported at once;
+ * the options and the endpoints as read then, once.
+ */
+function checkRelayWebhooksOptions(given: unknown): { options: RelayWebhooksOptions; endpoints: WebhookEndpoint[] } {
+  const options = readFields(
+    given,
+    WHAT,
+    "{ endpoints: [{ url: 'https://…/hooks', secret }] }",
+  ) as unknown as RelayWebhooksOptions;
+  const issues: Issue[] = [];
+  checkKnownKeys(options, OPTIONS, ' of relayWebhooks', issues);
+  const endpoints = checkDeliverySettings(options, issues);
+  check.signal(options.signal, 'signal', issues);
+  check.callback(options.onAttempt, 'onAttempt', issues);
+  if (issues.length > 0) throw new ValidationError(WHAT, issues);
+  return { options, endpoints };
+}
+
 /** A count of free slots, with the takers waiting in order. */
 interface Slots {
   take(): Promise<void>;
@@ -181,7 +240,7 @@ interface Slots {
 }
 
 function slotsOf(size: number): Slots {
-  let free = Math.max(1, Math.floor(size));
+  let free = size;
   const waiting: (() => void)[] = [];
   return {
     take: () => {

@@ -4,8 +4,8 @@
  * each endpoint that subscribes to its type, at least once, with a `webhook-id` stable across
  * retries; 410 disables an endpoint for every relay until `enable`; a stalling endpoint delays
  * only itself; a redirect is not followed; the deliveries and the reading position survive a
- * restart, and reading an update again adds nothing. Bad options are refused before any I/O, and
- * no secret reaches Redis, an error or a log.
+ * restart, and reading an update again adds nothing. Bad options (unknown keys too, as the client
+ * refuses them) are refused before any I/O, and no secret reaches Redis, an error or a log.
  */
 import type { ServerResponse } from 'node:http';
 import { Webhook } from 'standardwebhooks';
@@ -161,6 +161,19 @@ describe.each(BACKENDS)('WebhookRelay on %s', (backend, available) => {
       [{ concurrency: 1.5 }, 'concurrency'],
       [{ from: 'yesterday' as never }, 'from'],
       [{ name: 'a:b' }, 'name'],
+      // Unknown keys, as the client refuses them: in the options and in each endpoint.
+      [{ concurency: 8 }, 'concurency'],
+      [{ Concurrency: 8 }, 'Concurrency'],
+      [{ endpoints: [{ ...base.endpoints[0], Secret: SECRET } as never] }, 'endpoints[0].Secret'],
+      [{ endpoints: [null as never] }, 'endpoints[0]'],
+      [{ endpoints: [{ url: 'https://user:pass@example.com/hooks', secret: SECRET }] }, 'endpoints[0].url'],
+      [{ timeout: 3_000_000_000 }, 'timeout'],
+      [{ retryFor: Number.POSITIVE_INFINITY }, 'retryFor'],
+      [{ lockDuration: 1.5 }, 'lockDuration'],
+      [{ lockDuration: 3_000_000_000 }, 'lockDuration'],
+      [{ stalledInterval: 0 }, 'stalledInterval'],
+      [{ allowInsecureHttp: 'yes' as never }, 'allowInsecureHttp'],
+      [{ logger: {} as never }, 'logger'],
     ];
     for (const [change, path] of cases) {
       const error = configError(() => new WebhookRelay({ ...base, ...change } as WebhookRelayOptions));
@@ -170,10 +183,32 @@ describe.each(BACKENDS)('WebhookRelay on %s', (backend, available) => {
       ).toContain(path);
       for (const secret of SECRETS) expect(JSON.stringify({ m: error.message, i: error.issues })).not.toContain(secret);
     }
+    // A key that differs only in case names the option it meant.
+    expect(configError(() => new WebhookRelay({ ...base, Concurrency: 8 } as never)).message).toMatch(
+      /Concurrency: is not an option of WebhookRelay; did you mean concurrency\?/,
+    );
     // http on loopback is fine without allowInsecureHttp, and anywhere with it.
     expect(() =>
       configError(() => new WebhookRelay({ ...base, endpoints: [], allowInsecureHttp: true })),
     ).not.toThrow();
+  });
+
+  it('takes every option at once, spelt right', async () => {
+    const relay = new WebhookRelay({
+      connection: f.connection,
+      name: uniqueName('wh'),
+      endpoints: [{ url: 'https://example.com/hooks?token=t', secret: SECRET, events: ['message.read'] }],
+      timeout: 1_000,
+      retryFor: 60_000,
+      concurrency: 2,
+      allowInsecureHttp: false,
+      from: 'start',
+      lockDuration: 2_000,
+      stalledInterval: 1_000,
+      logger,
+    });
+    await relay.ready();
+    await relay.close();
   });
 
   it('relays every update to each subscribed endpoint, signed, at least once with a stable id; 500s are retried with the same id and body', async () => {

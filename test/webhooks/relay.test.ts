@@ -4,7 +4,8 @@
  * package, at least once and with a stable `webhook-id` per event across retries (it answers 500
  * to the first attempt of every other event); an endpoint that answers 410 receives nothing after
  * it; one that never answers is given up after `retryFor`; a redirect is not followed. Bad
- * endpoints are refused before anything is read, and no error or request ever carries a secret.
+ * endpoints, unknown option keys (as the client refuses them) and bad values are refused before
+ * anything is read, and no error or request ever carries a secret.
  */
 import type { ServerResponse } from 'node:http';
 import { Webhook } from 'standardwebhooks';
@@ -155,6 +156,76 @@ describe('relayWebhooks', () => {
       expect((error as Error).message).not.toContain(SECRET.slice(6));
     }
     expect(read).toBe(false);
+  });
+
+  it('refuses an unknown option key in any option object before reading an update, naming it', async () => {
+    let read = false;
+    const updates = (async function* () {
+      read = true;
+      yield* [];
+    })();
+    const endpoint = { url: 'https://example.com/hooks', secret: SECRET };
+    const cases: [Record<string, unknown>, string, RegExp][] = [
+      [{ endpoints: [endpoint], Concurrency: 2 }, 'Concurrency', /did you mean concurrency\?/],
+      [{ endpoints: [endpoint], concurency: 2 }, 'concurency', /is not an option of relayWebhooks/],
+      [{ endpoints: [endpoint], onattempt: () => undefined }, 'onattempt', /did you mean onAttempt\?/],
+      [{ endpoints: [endpoint, { ...endpoint, URL: 'x' }] }, 'endpoints[1].URL', /did you mean url\?/],
+      [{ endpoints: [{ ...endpoint, event: ['message.read'] }] }, 'endpoints[0].event', /of an endpoint/],
+    ];
+    for (const [options, path, message] of cases) {
+      const error = await relayWebhooks(updates, options as never).catch((e: unknown) => e);
+      expect(error, path).toBeInstanceOf(ValidationError);
+      expect((error as ValidationError).issues, path).toContainEqual({ path, message: expect.stringMatching(message) });
+    }
+    expect(read).toBe(false);
+  });
+
+  it('refuses a bad number, flag, signal or callback, and an endpoint that is not an object, before reading an update', async () => {
+    let read = false;
+    const updates = (async function* () {
+      read = true;
+      yield* [];
+    })();
+    const endpoints = [{ url: 'https://example.com/hooks', secret: SECRET }];
+    const cases: [Record<string, unknown>, string][] = [
+      [{ timeout: 0 }, 'timeout'],
+      [{ timeout: Number.NaN }, 'timeout'],
+      [{ timeout: 3_000_000_000 }, 'timeout'],
+      [{ retryFor: -1 }, 'retryFor'],
+      [{ retryFor: Number.POSITIVE_INFINITY }, 'retryFor'],
+      [{ concurrency: 0 }, 'concurrency'],
+      [{ concurrency: 1.5 }, 'concurrency'],
+      [{ concurrency: Number.NaN }, 'concurrency'],
+      [{ concurrency: '8' }, 'concurrency'],
+      [{ allowInsecureHttp: 'yes' }, 'allowInsecureHttp'],
+      [{ signal: {} }, 'signal'],
+      [{ onAttempt: 'log' }, 'onAttempt'],
+      [{ endpoints: [null] }, 'endpoints[0]'],
+    ];
+    for (const [change, path] of cases) {
+      const error = await relayWebhooks(updates, { endpoints, ...change } as never).catch((e: unknown) => e);
+      expect(error, path).toBeInstanceOf(ValidationError);
+      expect((error as ValidationError).issues.map((i) => i.path)).toEqual([path]);
+    }
+    expect(read).toBe(false);
+  });
+
+  it('takes every option at once, spelt right', async () => {
+    const summary = await relayWebhooks(
+      (async function* () {
+        yield* [];
+      })(),
+      {
+        endpoints: [{ url: 'https://example.com/hooks?token=t', secret: SECRET, events: ['message.read'] }],
+        timeout: 1_000,
+        retryFor: 1_000,
+        concurrency: 2,
+        allowInsecureHttp: false,
+        signal: new AbortController().signal,
+        onAttempt: () => undefined,
+      },
+    );
+    expect(summary).toEqual({ events: 0, delivered: 0, gaveUp: 0, disabled: [] });
   });
 
   it('when the updates fail, the deliveries already begun end before the error is passed on', async () => {

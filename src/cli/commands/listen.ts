@@ -2,6 +2,7 @@ import { ValidationError } from '../../errors.js';
 import type { DeliveryUpdate } from '../../types/many.js';
 import { DELIVERY_STATUSES } from '../../types/message-log.js';
 import { type RelaySummary, relayWebhooks, type WebhookAttempt } from '../../webhooks/relay.js';
+import { shownUrl } from '../../webhooks/shown-url.js';
 import { parseDuration } from '../duration.js';
 import { EXIT, UsageError } from '../exit-codes.js';
 import { createOutput } from '../output.js';
@@ -44,7 +45,8 @@ export async function listen(flags: ListenFlags, { client, out: given, signal }:
 
   async function* updates(): AsyncGenerator<DeliveryUpdate> {
     polled = true;
-    const onFirstPage = () => out.note(readyLine(url, secret));
+    // The URL as it may be shown: a token in its query stays out of the terminal and CI logs.
+    const onFirstPage = () => out.note(readyLine(shownUrl(url), secret));
     for await (const change of watchLogs(client, {
       interval,
       signal: stopped,
@@ -95,7 +97,7 @@ export async function listen(flags: ListenFlags, { client, out: given, signal }:
   }
   const counts = `${summary.events} events forwarded, ${summary.delivered} delivered, ${summary.gaveUp} gave up.`;
   if (summary.disabled.length > 0) {
-    out.note(`Stopped: ${url} answered 410 Gone, so nothing more is sent to it. ${counts}`);
+    out.note(`Stopped: ${shownUrl(url)} answered 410 Gone, so nothing more is sent to it. ${counts}`);
     return EXIT.failed;
   }
   out.note(`Stopped: ${counts}`);
