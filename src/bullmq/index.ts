@@ -19,9 +19,7 @@ loadBullmq();
 
 export type { WebhookEndpoint } from '../webhooks/endpoints.js';
 export { RETENTION_DEFAULTS } from './checks.js';
-export { type DatastoreFault, DatastoreError } from './datastore-error.js';
-export type { SendJobData, SendJobResult, TrackState } from './job-data.js';
-export { type LimiterSettings, limiterFor, peakPerSecond } from './limiter.js';
+export { DatastoreError, type DatastoreFault } from './datastore-error.js';
 export {
   MessagingOutbox,
   type MessagingOutboxOptions,
@@ -29,9 +27,8 @@ export {
   type Queryable,
 } from './outbox.js';
 export { type OutboxClient, type OutboxPool, OutboxRelay, type OutboxRelayOptions } from './outbox-relay.js';
-export { MAX_STORED_MEDIA_BYTES, type StoredMedia, type StoredParams } from './params.js';
+export { MAX_STORED_MEDIA_BYTES } from './params.js';
 export { MessagingQueue } from './queue.js';
-export { next, type Phase, type SendEvent, stepOf, TRANSITIONS } from './states.js';
 export type {
   EnqueueItem,
   EnqueueOptions,

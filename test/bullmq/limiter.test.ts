@@ -5,8 +5,9 @@
  */
 import fc from 'fast-check';
 import { ValidationError } from 'tenant-messaging';
-import { limiterFor, MessagingQueue, MessagingWorker, peakPerSecond } from 'tenant-messaging/bullmq';
+import { MessagingQueue, MessagingWorker } from 'tenant-messaging/bullmq';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { limiterFor, peakPerSecond } from '../../src/bullmq/limiter.js';
 import { uniqueName } from '../helpers/redis.js';
 import { collectUpdates, type Fixture, fastWorker, runs, startFixture, text } from './fixture.js';
 

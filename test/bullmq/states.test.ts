@@ -7,17 +7,11 @@
 import type { Queue } from 'bullmq';
 import fc from 'fast-check';
 import { MessagingClient } from 'tenant-messaging';
-import {
-  MessagingQueue,
-  MessagingWorker,
-  next,
-  type Phase,
-  type SendEvent,
-  stepOf,
-  TRANSITIONS,
-} from 'tenant-messaging/bullmq';
+import { MessagingQueue, MessagingWorker } from 'tenant-messaging/bullmq';
 import { SANDBOX_PHONES } from 'tenant-messaging/sandbox';
 import { afterAll, afterEach, beforeAll, describe, expect, it, it as itRuns } from 'vitest';
+// The table itself is internal: read from the source, as test/core reads the pure policies.
+import { next, type Phase, type SendEvent, stepOf, TRANSITIONS } from '../../src/bullmq/states.js';
 import { uniqueName } from '../helpers/redis.js';
 import {
   BACKENDS,
