@@ -79,11 +79,27 @@ async function* readRows(
   /** Ids after `settled` already yielded: read again each poll only to be left out. */
   let seen: string[] = [];
   while (!signal.aborted) {
-    const { rows } = await pool.query(
-      `SELECT id::text AS id, body FROM tenant_messaging_update
+    let rows: Record<string, unknown>[];
+    let old: Record<string, unknown>[];
+    try {
+      ({ rows } = await pool.query(
+        `SELECT id::text AS id, body FROM tenant_messaging_update
         WHERE queue = $1 AND id > $2 AND NOT (id = ANY($3::bigint[])) ORDER BY id LIMIT ${BATCH}`,
-      [queue, settled, seen],
-    );
+        [queue, settled, seen],
+      ));
+      // Asked before yielding: `rows` holds no row committed after this, whatever the wait in between.
+      ({ rows: old } = await pool.query(
+        `SELECT coalesce(max(id), $2)::text AS id FROM tenant_messaging_update
+          WHERE queue = $1 AND id > $2 AND created_at < clock_timestamp() - $3 * interval '1 millisecond'`,
+        [queue, settled, SETTLE_MS],
+      ));
+    } catch (error) {
+      // A restart, a failover, a terminated connection: the pool opens a new one; read on from the
+      // same position (nothing is skipped, nothing yielded twice: `seen` is kept).
+      if (!isTransient(error)) throw error;
+      await sleep(RETRY_MS, signal).catch(() => undefined);
+      continue;
+    }
     for (const row of rows) {
       const id = String(row['id']);
       seen.push(id);
@@ -93,11 +109,6 @@ async function* readRows(
     }
     // The position passes rows old enough that every row before them has committed; with a full
     // batch, never past its last row (the rows after it are not read yet).
-    const { rows: old } = await pool.query(
-      `SELECT coalesce(max(id), $2)::text AS id FROM tenant_messaging_update
-        WHERE queue = $1 AND id > $2 AND created_at < clock_timestamp() - $3 * interval '1 millisecond'`,
-      [queue, settled, SETTLE_MS],
-    );
     let next = BigInt(String(old[0]?.['id'] ?? settled));
     const last = rows.at(-1);
     if (rows.length === BATCH && last && BigInt(String(last['id'])) < next) next = BigInt(String(last['id']));
@@ -113,4 +124,18 @@ async function trim(pool: PgPoolLike, queue: string): Promise<void> {
        SELECT id FROM tenant_messaging_update WHERE queue = $1 ORDER BY id DESC OFFSET $2 LIMIT 1)`,
     [queue, EVENTS_KEPT],
   );
+}
+
+/** The wait before reading again after a lost connection. */
+const RETRY_MS = 500;
+
+/**
+ * Errors of a connection the pool replaces by itself: the server shutting down or restarting
+ * (57P01-57P03), a connection exception (class 08), or the socket itself.
+ */
+function isTransient(error: unknown): boolean {
+  const { code, message } = (error ?? {}) as { code?: unknown; message?: unknown };
+  if (typeof code === 'string' && (/^57P0[123]$/.test(code) || code.startsWith('08'))) return true;
+  if (typeof code === 'string' && ['ECONNRESET', 'ECONNREFUSED', 'EPIPE', 'ETIMEDOUT'].includes(code)) return true;
+  return /Connection terminated|the database system is (starting up|shutting down)/i.test(String(message));
 }

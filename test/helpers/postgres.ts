@@ -9,6 +9,8 @@ export interface TestPostgres {
   readonly port: number;
   /** `postgresql://postgres@127.0.0.1:<port>/postgres` (trust authentication: loopback only). */
   readonly url: string;
+  /** Stops the server (fast shutdown: every connection is ended) and starts it again on the same port and data, after `downMs`. */
+  restart(downMs?: number): Promise<void>;
   /** Stops the server by PID (fast shutdown, then SIGKILL) and removes its directory. */
   stop(): Promise<void>;
 }
@@ -93,30 +95,42 @@ export async function startPostgres(): Promise<TestPostgres> {
     'max_connections=200',
   ];
   const [command, argv] = AS_ROOT ? ['runuser', ['-u', 'postgres', '--', postgres, ...args]] : [postgres, args];
-  const child: ChildProcess = spawn(command, argv, { stdio: 'ignore' });
   const pidFile = join(data, 'postmaster.pid');
-  const deadline = Date.now() + 20_000;
-  // Ready when the pid file's status line says so (what pg_ctl -w waits for).
-  while (!(existsSync(pidFile) && readFileSync(pidFile, 'utf8').includes('ready'))) {
-    if (Date.now() > deadline || child.exitCode !== null) {
-      child.kill('SIGKILL');
-      throw new Error(`postgres did not start on port ${port}`);
+  let child: ChildProcess;
+  let pid = 0;
+  const launch = async () => {
+    child = spawn(command, argv, { stdio: 'ignore' });
+    const deadline = Date.now() + 20_000;
+    // Ready when the pid file's status line says so (what pg_ctl -w waits for).
+    while (!(existsSync(pidFile) && readFileSync(pidFile, 'utf8').includes('ready'))) {
+      if (Date.now() > deadline || child.exitCode !== null) {
+        child.kill('SIGKILL');
+        throw new Error(`postgres did not start on port ${port}`);
+      }
+      await new Promise((resolve) => setTimeout(resolve, 25));
     }
-    await new Promise((resolve) => setTimeout(resolve, 25));
-  }
-  const pid = Number(readFileSync(pidFile, 'utf8').split('\n')[0]);
+    pid = Number(readFileSync(pidFile, 'utf8').split('\n')[0]);
+  };
+  const shutdown = async () => {
+    if (child.exitCode !== null || child.signalCode !== null) return;
+    const exited = new Promise((resolve) => child.once('exit', resolve));
+    // SIGINT is PostgreSQL's fast shutdown; SIGKILL if it takes more than 5 s.
+    process.kill(pid, 'SIGINT');
+    const timer = setTimeout(() => process.kill(pid, 'SIGKILL'), 5_000);
+    await exited;
+    clearTimeout(timer);
+  };
+  await launch();
   return {
     port,
     url: `postgresql://postgres@127.0.0.1:${port}/postgres`,
+    restart: async (downMs = 0) => {
+      await shutdown();
+      if (downMs > 0) await new Promise((resolve) => setTimeout(resolve, downMs));
+      await launch();
+    },
     stop: async () => {
-      if (child.exitCode === null) {
-        const exited = new Promise((resolve) => child.once('exit', resolve));
-        // SIGINT is PostgreSQL's fast shutdown; SIGKILL if it takes more than 5 s.
-        process.kill(pid, 'SIGINT');
-        const timer = setTimeout(() => process.kill(pid, 'SIGKILL'), 5_000);
-        await exited;
-        clearTimeout(timer);
-      }
+      await shutdown();
       rmSync(dir, { recursive: true, force: true });
     },
   };
