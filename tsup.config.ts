@@ -73,6 +73,8 @@ export default defineConfig([
     // zod/mini is bundled into the lazily loaded schema chunk, tree-shaken to what the schemas use:
     // loading it is several times cheaper than importing zod from node_modules (README, Performance).
     noExternal: [/^zod/],
+    // The datastore's SQL and Lua, kept in files of their own, are bundled as text.
+    loader: { '.sql': 'text', '.lua': 'text' },
   },
   workerdBuild,
 ]);

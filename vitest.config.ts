@@ -6,6 +6,17 @@ const FLEET_TEST = 'test/bullmq/fleet.test.ts';
 const src = (path: string) => fileURLToPath(new URL(`./src/${path}`, import.meta.url));
 
 export default defineConfig({
+  // The datastore's SQL and Lua live in files of their own (src/bullmq/store/): imported as text,
+  // as tsup's loader does for the build.
+  plugins: [
+    {
+      name: 'text-files',
+      transform(code, id) {
+        if (!/\.(sql|lua)$/.test(id)) return undefined;
+        return { code: `export default ${JSON.stringify(code)};`, map: null };
+      },
+    },
+  ],
   resolve: {
     // Tests import the package by its name, as users do; the names point at the sources.
     alias: [

@@ -1,5 +1,5 @@
 import { sleep } from '../internal/sleep.js';
-import type { PlaceStore } from './fleet-places.js';
+import type { PlaceStore } from './store/types.js';
 
 /**
  * The fleet's hard bound: no sliding second at the service holds more than `limit` requests of

@@ -20,6 +20,7 @@ loadBullmq();
 export type { WebhookEndpoint } from '../webhooks/endpoints.js';
 export { RETENTION_DEFAULTS } from './checks.js';
 export { DatastoreError, type DatastoreFault } from './datastore-error.js';
+export { MIGRATION_SQL, migrate } from './migrate.js';
 export {
   MessagingOutbox,
   type MessagingOutboxOptions,

@@ -3,12 +3,13 @@ import { ValidationError } from '../errors.js';
 import type { SendMessageParams } from '../types/send.js';
 import { backendOf, explaining, makeQueue } from './backend.js';
 import { checkJobId, checkOptionKeys, checkQueueOptions, checkRetention, OPTION_KEYS } from './checks.js';
-import { type DatastoreGuard, guarded, guardOf } from './datastore-guard.js';
 import { SEND_JOB, type SendJobData, type SendJobResult } from './job-data.js';
 import { loadBullmq } from './load.js';
 import { storedParams } from './params.js';
 import { queueInternals } from './queue-internals.js';
 import { next } from './states.js';
+import { type DatastoreGuard, guarded } from './store/guard.js';
+import { storeOf } from './store/store.js';
 import type {
   EnqueueItem,
   EnqueueOptions,
@@ -18,7 +19,6 @@ import type {
   UpdatesOptions,
 } from './types.js';
 import { EVENTS_KEPT, type UpdateLog } from './update-log.js';
-import { updateLogOf } from './update-logs.js';
 
 /** Jobs per `addBulk` call in `sendMany`: one round trip each, and a bounded command or statement. */
 const BULK_CHUNK = 500;
@@ -52,9 +52,10 @@ export class MessagingQueue {
     this.#queue = makeQueue<SendJobData, SendJobResult>(bull, options.name, backend, {
       streams: { events: { maxLen: EVENTS_KEPT } },
     });
-    this.#updates = updateLogOf(bull, backend, this.#queue);
-    this.#guard = guardOf(backend, this.#queue, options);
-    this.#readerGuard = () => guardOf(backend, this.#queue, options);
+    const store = storeOf(bull, backend, this.#queue);
+    this.#updates = store.updates();
+    this.#guard = store.guard(options);
+    this.#readerGuard = () => store.guard(options);
     queueInternals.set(this, {
       addStored: async (jobs) => {
         await explaining(

@@ -12,7 +12,7 @@ import { backendOf, makeQueue } from './backend.js';
 import { checkConnection, checkName } from './checks.js';
 import { loadBullmq } from './load.js';
 import type { UpdateLog } from './update-log.js';
-import { updateLogOf } from './update-logs.js';
+import { storeOf } from './store/store.js';
 import { type Deliveries, type DeliveryJob, openDeliveries } from './webhook-deliveries.js';
 import { type RelayState, relayStateOf } from './webhook-state.js';
 import type { DisabledEndpoint, WebhookRelayOptions } from './webhook-types.js';
@@ -81,7 +81,7 @@ export class WebhookRelay {
     this.name = options.name;
     const backend = backendOf(bull, options.connection);
     this.#source = makeQueue(bull, options.name, backend);
-    this.#log = updateLogOf(bull, backend, this.#source);
+    this.#log = storeOf(bull, backend, this.#source).updates();
     const state = relayStateOf(backend, this.#source);
     this.#state = state;
     this.#targets = endpoints.map((endpoint) => {

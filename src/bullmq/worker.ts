@@ -3,20 +3,18 @@ import type { MessagingClient } from '../client.js';
 import { ValidationError } from '../errors.js';
 import { sleep } from '../internal/sleep.js';
 import type { Logger } from '../types/logger.js';
-import { type Backend, backendOf, explained, makeQueue, makeWorker } from './backend.js';
+import { backendOf, explained, makeQueue, makeWorker } from './backend.js';
 import { checkConnection, checkName, checkOptionKeys, checkRetention, OPTION_KEYS, positiveIssue } from './checks.js';
 import { DatastoreError } from './datastore-error.js';
-import { type DatastoreGuard, guardOf } from './datastore-guard.js';
 import { createFleetGate, openGate } from './fleet-gate.js';
-import { type PlaceStore, postgresPlaces, redisPlaces } from './fleet-places.js';
 import type { SendJobData, SendJobResult } from './job-data.js';
 import { limiterFor } from './limiter.js';
 import { loadBullmq } from './load.js';
-import { poolOf } from './pg-setup.js';
 import { createProcessor, type TrackSettings } from './process.js';
+import type { DatastoreGuard } from './store/guard.js';
+import { storeOf } from './store/store.js';
 import type { MessagingWorkerOptions, TrackDeliveryOptions } from './types.js';
 import type { UpdateLog } from './update-log.js';
-import { updateLogOf } from './update-logs.js';
 
 const WHAT = 'Invalid MessagingWorker options';
 
@@ -58,7 +56,8 @@ export class MessagingWorker {
     const backend = backendOf(bull, options.connection);
     this.name = name;
     this.#queue = makeQueue<SendJobData, SendJobResult>(bull, name, backend);
-    this.#updates = updateLogOf(bull, backend, this.#queue);
+    const store = storeOf(bull, backend, this.#queue);
+    this.#updates = store.updates();
     // No SDK retries: a 429 must reach the processor, which pauses the whole queue (every worker)
     // for its Retry-After; a send whose connection was never made is retried by BullMQ (attempts).
     // No SDK rate gate either: the fleet gate admits each request, and a request the client then
@@ -69,7 +68,7 @@ export class MessagingWorker {
       limit === undefined
         ? openGate
         : createFleetGate({
-            places: placesOf(backend, this.#queue),
+            places: store.places(),
             limit,
             requestTimeout: client.timeout,
             onSettleError: (error) =>
@@ -104,7 +103,7 @@ export class MessagingWorker {
       options.logger?.error('bullmq worker error', { error: String(explained(error)) });
     this.#worker.on('error', onError);
     this.#queue.on('error', onError);
-    this.#started = this.#start(guardOf(backend, this.#queue, options), options.logger);
+    this.#started = this.#start(store.guard(options), options.logger);
     this.#started.catch(() => undefined); // ready() reports it; a worker nobody awaits must not leave it unhandled
   }
 
@@ -173,12 +172,6 @@ export class MessagingWorker {
     await this.#updates.close();
     await this.#queue.close();
   }
-}
-
-/** The fleet gate's places, in the queue's own datastore and key space. */
-function placesOf(backend: Backend, queue: Queue): PlaceStore {
-  if (backend.kind === 'postgres') return postgresPlaces(poolOf(queue), queue.name);
-  return redisPlaces(queue.getBackend().client, queue.toKey('fleet-requests'));
 }
 
 function checkWorkerOptions(options: MessagingWorkerOptions): void {

@@ -1,8 +1,7 @@
-import type { Queue } from 'bullmq';
-import { sleep } from '../internal/sleep.js';
-import { type PgPoolLike, pgSetUp, poolOf } from './pg-setup.js';
-import type { MessagingUpdate } from './types.js';
-import { EVENTS_KEPT, parsed, stamped, type UpdateLog } from './update-log.js';
+import { sleep } from '../../../internal/sleep.js';
+import type { MessagingUpdate } from '../../types.js';
+import { EVENTS_KEPT, parsed, stamped, type UpdateLog } from '../../update-log.js';
+import type { PgPoolLike, SchemaReady } from './schema.js';
 
 /**
  * Why not BullMQ's event table on PostgreSQL: its ids come from a sequence, taken when a row is
@@ -11,21 +10,12 @@ import { EVENTS_KEPT, parsed, stamped, type UpdateLog } from './update-log.js';
  * that way: README, "Choosing a backend"). Its table is also never trimmed (BullMQ's `trimEvents` is not
  * implemented there).
  *
- * So updates have a table of their own, in the queue's schema, read like this: each poll reads
+ * So updates have a table of their own (schema.sql), in the queue's schema, read like this: each poll reads
  * the rows after a settled position that it has not yielded yet, and the position moves past a
  * row only once the row is older than `SETTLE_MS`, far longer than a single-row insert takes to
  * commit. A row committed late, with an id below rows already read, is still found and yielded.
  * The table keeps the newest `EVENTS_KEPT` updates of each queue.
  */
-const SETUP = `
-CREATE TABLE IF NOT EXISTS tenant_messaging_update (
-  queue text NOT NULL,
-  id bigint GENERATED ALWAYS AS IDENTITY,
-  created_at timestamptz NOT NULL DEFAULT clock_timestamp(),
-  body text NOT NULL,
-  PRIMARY KEY (queue, id)
-);
-`;
 
 /** A row's commit lags its insert by far less than this; the read position waits this long. */
 const SETTLE_MS = 5_000;
@@ -36,12 +26,9 @@ const BATCH = 1_000;
 /** One publish in this many trims the queue's table to its newest `EVENTS_KEPT` rows. */
 const TRIM_EVERY = 200;
 
-export function postgresUpdateLog(queue: Queue): UpdateLog {
-  const pool = poolOf(queue);
-  const name = queue.name;
+export function postgresUpdateLog(pool: PgPoolLike, prepared: SchemaReady, name: string): UpdateLog {
   const stop = new AbortController();
   let published = 0;
-  const prepared = pgSetUp(pool, 'tenant-messaging:update-setup', SETUP);
   return {
     publish: async (update) => {
       await prepared();

@@ -1,25 +1,9 @@
 import { randomUUID } from 'node:crypto';
-import type { Queue, RedisClient } from 'bullmq';
-import type { Logger } from '../types/logger.js';
-import type { Backend } from './backend.js';
-import { DatastoreError } from './datastore-error.js';
-
-/**
- * Keeps a queue's promise "never silently lost" honest about its datastore. At first use it
- * refuses a Redis that can lose what it acknowledged (no append-only file, or an eviction
- * policy), unless the caller opted in, and writes a marker of the queue; afterwards it finds the
- * marker gone when the datastore forgot (a restart without persistence, a flush, an eviction),
- * and reports that once, as a `DatastoreError`, before carrying on with a new marker.
- */
-export interface DatastoreGuard {
-  /** Resolves once the datastore was checked and the marker written; rejects with `DatastoreError` when refused. */
-  ready(): Promise<void>;
-  /**
-   * `ready()`, then at most once per second a look at the marker: rejects with a `DatastoreError`
-   * (`forgot`) the first time it finds it gone or replaced.
-   */
-  check(): Promise<void>;
-}
+import type { RedisClient } from 'bullmq';
+import type { Logger } from '../../../types/logger.js';
+import { DatastoreError } from '../../datastore-error.js';
+import { CHECK_MS, type DatastoreGuard } from '../guard.js';
+import MARK from './mark.lua';
 
 export interface GuardSettings {
   /** The queue, as messages name it. */
@@ -32,13 +16,6 @@ export interface GuardSettings {
 }
 
 const MARK_COMMAND = 'tenantMessagingMark';
-const MARK = "redis.call('SET', KEYS[1], ARGV[1], 'NX') return redis.call('GET', KEYS[1])";
-
-/** How often the marker is looked at, at most. */
-const CHECK_MS = 1_000;
-
-/** PostgreSQL keeps what it committed (unless its own durability settings were turned off): nothing to guard. */
-export const durableGuard: DatastoreGuard = { ready: async () => undefined, check: async () => undefined };
 
 export function redisGuard(client: Promise<RedisClient>, settings: GuardSettings): DatastoreGuard {
   let ready: Promise<void> | undefined;
@@ -124,54 +101,4 @@ function refuseUnsafe(info: Map<string, string>, settings: GuardSettings): void 
   if (!first) return;
   if (!settings.allowUnsafe) throw first;
   for (const fault of faults) settings.logger?.warn(`allowUnsafeDatastore: ${fault.message}`);
-}
-
-/** The guard of a queue's datastore (one per `MessagingQueue` or `MessagingWorker`). */
-export function guardOf(
-  backend: Backend,
-  queue: Queue,
-  options: { readonly allowUnsafeDatastore?: boolean | undefined; readonly logger?: Logger | undefined },
-): DatastoreGuard {
-  if (backend.kind === 'postgres') return durableGuard;
-  return redisGuard(queue.getBackend().client as Promise<RedisClient>, {
-    queue: queue.name,
-    key: queue.toKey('tm-marker'),
-    allowUnsafe: options.allowUnsafeDatastore === true,
-    logger: options.logger,
-  });
-}
-
-/**
- * The updates `read` yields, ended by a `DatastoreError` as soon as the guard finds that the
- * datastore forgot the queue (its log was lost with it: a reader must not wait in silence for
- * updates that are gone). `read` is given a signal that stops it then, or when `signal` aborts.
- */
-export async function* guarded<T>(
-  read: (signal: AbortSignal) => AsyncGenerator<T>,
-  guard: DatastoreGuard,
-  signal: AbortSignal | undefined,
-): AsyncGenerator<T> {
-  const lost = new AbortController();
-  const updates = read(signal ? AbortSignal.any([signal, lost.signal]) : lost.signal);
-  let failure: DatastoreError | undefined;
-  // Other errors (a connection down) are the reader's own to report; this looks only for a loss.
-  const look = () =>
-    guard.check().catch((error: unknown) => {
-      if (!(error instanceof DatastoreError) || failure) return;
-      failure = error;
-      lost.abort(error);
-    });
-  // Not what keeps a reading process alive: its connection to the datastore is.
-  const timer = setInterval(look, CHECK_MS).unref();
-  try {
-    for (;;) {
-      const next = await updates.next();
-      if (failure) throw failure;
-      if (next.done) return;
-      yield next.value;
-    }
-  } finally {
-    clearInterval(timer);
-    await updates.return(undefined);
-  }
 }

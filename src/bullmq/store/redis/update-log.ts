@@ -1,18 +1,21 @@
-import type { Queue, QueueEvents } from 'bullmq';
-import { type Backend, makeProducer, makeQueueEvents } from './backend.js';
-import type { BullMQModule } from './load.js';
-import type { MessagingUpdate } from './types.js';
-import { EVENTS_KEPT, parsed, stamped, type UpdateLog } from './update-log.js';
+import type { Queue, QueueEvents, RedisClient } from 'bullmq';
+import { type Backend, makeProducer, makeQueueEvents } from '../../backend.js';
+import type { BullMQModule } from '../../load.js';
+import type { MessagingUpdate } from '../../types.js';
+import { EVENTS_KEPT, parsed, stamped, type UpdateLog } from '../../update-log.js';
+import LAST_EVENT from './last-event.lua';
 
 /** The name updates are published under in the queue's event stream. */
 export const UPDATE_EVENT = 'tenant-messaging:update';
 
-/** The Redis stream id to start reading from: `'now'` becomes this instant in the stream's id format (ms-seq). */
-export function startId(from: string | undefined, now = Date.now()): string {
-  if (from === undefined || from === 'now') return `${now - 1}-0`;
+/** Where a reader starts: after the stream's newest entry (`'now'`), `'0'` (`'start'`), or after an `eventId`. */
+async function startId(from: string | undefined, newest: () => Promise<string>): Promise<string> {
+  if (from === undefined || from === 'now') return newest();
   if (from === 'start') return '0';
   return from;
 }
+
+const LAST_EVENT_COMMAND = 'tenantMessagingLastEvent';
 
 /**
  * On Redis, updates travel through the queue's own event stream (BullMQ's `publishEvent`, read by
@@ -35,7 +38,12 @@ export function redisUpdateLog(bull: BullMQModule, backend: Backend, queue: Queu
       }
       await producer.publishEvent({ eventName: UPDATE_EVENT, update: stamped(update) }, EVENTS_KEPT);
     },
-    position: async (from) => startId(from),
+    position: (from) =>
+      startId(from, async () => {
+        const redis = (await queue.getBackend().client) as RedisClient;
+        redis.defineCommand(LAST_EVENT_COMMAND, { numberOfKeys: 1, lua: LAST_EVENT });
+        return String(await redis.runCommand(LAST_EVENT_COMMAND, [queue.toKey('events')]));
+      }),
     read: async function* (position, signal) {
       const events = makeQueueEvents(bull, queue.name, backend, { lastEventId: position });
       open.add(events);

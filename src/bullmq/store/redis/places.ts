@@ -1,0 +1,27 @@
+import type { RedisClient } from 'bullmq';
+import type { PlaceStore } from '../types.js';
+import ADMIT from './fleet-admit.lua';
+import SETTLE from './fleet-settle.lua';
+
+const ADMIT_COMMAND = 'tenantMessagingFleetAdmit';
+const SETTLE_COMMAND = 'tenantMessagingFleetSettle';
+
+/**
+ * The fleet gate's places in one Redis sorted set (member → when its place ends), each step one
+ * Lua script, so that reading the count and adding a member are one atomic step. Defined through
+ * BullMQ's client interface, so that any of its Redis adapters can run them.
+ */
+export function redisPlaces(client: Promise<RedisClient>, key: string): PlaceStore {
+  const redis = client.then((c) => {
+    c.defineCommand(ADMIT_COMMAND, { numberOfKeys: 1, lua: ADMIT });
+    c.defineCommand(SETTLE_COMMAND, { numberOfKeys: 1, lua: SETTLE });
+    return c;
+  });
+  return {
+    admit: async (member, limit, leaseMs) =>
+      Number(await (await redis).runCommand(ADMIT_COMMAND, [key, limit, leaseMs, member])),
+    settle: async (member, windowMs) => {
+      await (await redis).runCommand(SETTLE_COMMAND, [key, windowMs, member]);
+    },
+  };
+}

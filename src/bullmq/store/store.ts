@@ -1,0 +1,48 @@
+/**
+ * The only code that knows Redis from PostgreSQL. A `Store` is a queue's datastore as the rest of
+ * tenant-messaging/bullmq uses it, beside BullMQ's own tables or keys: the fleet gate's places, the
+ * update log, the guard that refuses a datastore that can lose sends and reports one that did. Each
+ * datastore has an adapter (redis/, postgres/): the Lua and the SQL live in files of their own, and
+ * postgres/schema.sql is every table the SDK needs there, created by `migrate()`. One conformance
+ * suite (test/bullmq/store/conformance.test.ts) holds both adapters to the same promises, as
+ * BullMQ's adapter-conformance suite does for its own backends.
+ */
+import type { Queue, RedisClient } from 'bullmq';
+import type { Backend } from '../backend.js';
+import type { BullMQModule } from '../load.js';
+import { durableGuard } from './guard.js';
+import { postgresPlaces } from './postgres/places.js';
+import { poolOf, schemaReady } from './postgres/schema.js';
+import { postgresUpdateLog } from './postgres/update-log.js';
+import { redisGuard } from './redis/guard.js';
+import { redisPlaces } from './redis/places.js';
+import { redisUpdateLog } from './redis/update-log.js';
+
+import type { Store } from './types.js';
+
+/** The store of `queue`, a BullMQ queue on `backend`. */
+export function storeOf(bull: BullMQModule, backend: Backend, queue: Queue): Store {
+  if (backend.kind === 'postgres') {
+    const pool = poolOf(queue);
+    const ready = schemaReady(pool);
+    return {
+      kind: 'postgres',
+      places: () => postgresPlaces(pool, ready, queue.name),
+      updates: () => postgresUpdateLog(pool, ready, queue.name),
+      guard: () => durableGuard,
+    };
+  }
+  const client = queue.getBackend().client as Promise<RedisClient>;
+  return {
+    kind: 'redis',
+    places: () => redisPlaces(client, queue.toKey('fleet-requests')),
+    updates: () => redisUpdateLog(bull, backend, queue),
+    guard: (options) =>
+      redisGuard(client, {
+        queue: queue.name,
+        key: queue.toKey('tm-marker'),
+        allowUnsafe: options.allowUnsafeDatastore === true,
+        logger: options.logger,
+      }),
+  };
+}
