@@ -209,6 +209,19 @@ describe('reconciliation at its edges', () => {
     expect(outcome).toMatchObject({ status: 'found', log: { content: 'Find me' } });
   });
 
+  it('a log 21 pages back is found (the walk used to stop at 10 pages); maxPages stops it and says so', async () => {
+    const { logs, client } = await service({ dropAfter: (n) => n === 1, pageSize: 2 });
+    const error = (await client.messages.send(text(1, 'Deep')).catch((e: unknown) => e)) as SendOutcomeUnknownError;
+    for (let i = 0; i < 40; i++) {
+      logs.push(messageLog({ id: logs.length + 1, content: `Later ${i}`, sent_at: new Date().toISOString() }));
+    }
+    const params = error.params as NonNullable<typeof error.params>;
+    const outcome = await client.messages.reconcile(params, { since: error.startedAt });
+    expect(outcome).toMatchObject({ status: 'found', log: { content: 'Deep' } });
+    const capped = await client.messages.reconcile(params, { since: error.startedAt, maxPages: 3 });
+    expect(capped).toEqual({ status: 'not-found', searched: { pages: 3, logs: 6, complete: false } });
+  });
+
   it("one caller's abort does not fail another reconcile waiting on the same sender-number read", async () => {
     const { client } = await service({});
     await client.messages.send(text(1, 'Hello'));

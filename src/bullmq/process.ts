@@ -181,7 +181,9 @@ export function createProcessor(deps: ProcessDeps) {
         ? `${result.candidates} message logs match it: only you can tell whether one of them is this send`
         : result.complete
           ? `no message log matches it (${result.pages} pages read, back to its start)`
-          : `no message log matches it in the ${result.pages} pages read (the walk's cap ended it)`;
+          : result.stoppedBy === 'page-ignored'
+            ? `no message log matches it in the ${result.pages} pages read (the service answered another page than the one asked, so the walk stopped)`
+            : `no message log matches it in the ${result.pages} pages read (the walk's cap ended it)`;
     return end(job, result.status, {
       name: 'SendOutcomeUnknownError',
       message: `The send may have reached the service, but ${why}. It was not sent again: queue.resend(id) sends it again if you decide to.`,

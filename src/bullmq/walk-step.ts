@@ -1,4 +1,5 @@
 import type { MessagingClient } from '../client.js';
+import { needsSenderId, withSenderId } from '../core/bulk/reconcile-walk.js';
 import type { SentParams } from '../types/send.js';
 import { type WalkProgress, type WalkResult, walkPage } from './walk.js';
 
@@ -14,11 +15,10 @@ export async function walkStep(
   progress: WalkProgress,
   requestsPerSecond: number | undefined,
 ): Promise<{ readonly progress: WalkProgress } | { readonly result: WalkResult }> {
-  if (params.sender_number_id === undefined && progress.senderId === undefined) {
+  if (needsSenderId(progress, params)) {
     const numbers = await client.senderNumbers.list();
-    const number = numbers.find((n) => n['phone'] === params.sender_phone);
-    const id = number?.['id'];
-    return { progress: { ...progress, senderId: typeof id === 'number' ? id : null } };
+    const id = numbers.find((n) => n['phone'] === params.sender_phone)?.['id'];
+    return { progress: withSenderId(progress, typeof id === 'number' ? id : undefined) };
   }
   const page = await client.messages.list({ page: progress.page });
   return walkPage(progress, page, { params, requestsPerSecond, now: Date.now() });

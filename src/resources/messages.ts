@@ -151,7 +151,9 @@ export class Messages extends APIResource {
    * `senderNumbers.list()`, once), `sent_at` from `since` (minus `clockSkewMs`), and
    * `request_payload.to_phone` when the service echoes it. `found` needs the recipient echoed and
    * exactly one match; several matches, or one without the recipient, are `ambiguous`: only you can
-   * tell which. `not-found` means no log in the window matches (yet).
+   * tell which. `not-found` means no log in the window matches (yet). The pages are read back to
+   * the window's start, one request each, within caps derived from the service's counters (or
+   * `maxPages`); `searched.complete: false` says a cap stopped the walk first.
    *
    * @example
    * ```ts
@@ -173,13 +175,16 @@ export class Messages extends APIResource {
     options: unknown,
     claimed: ReadonlySet<number> | undefined,
   ): Promise<ReconcileResult> {
-    const search = checkReconcile(params, options);
-    const { signal } = options as ReconcileOptions;
+    // The options are read once: checked, then asked whether `maxPages` was given (the check
+    // fills in a number either way; without one, the walk's own caps apply).
+    const given = copyOf(options);
+    const search = checkReconcile(params, given);
+    const { signal, maxPages } = given as ReconcileOptions;
     const deps = {
       listPage: (query: ListQuery) => this.list(query, signal ? { signal } : undefined).then((page) => page),
       senderNumberId: async (phone: string) => (await untilAborted(this.#senderIdsOnce(), signal)).get(phone),
     };
-    return reconcileSend(search, deps, claimed);
+    return reconcileSend({ ...search, maxPages: maxPages === undefined ? undefined : search.maxPages }, deps, claimed);
   }
 
   /** Sender phones to ids, read once per client (the list is small and rarely changes). */
@@ -201,6 +206,15 @@ export class Messages extends APIResource {
 }
 
 type Schemas = Awaited<ReturnType<typeof loadSchemas>>;
+
+/** A plain copy of an options object, read once; anything else (or one that cannot be read) as given, for the checks to refuse. */
+function copyOf(options: unknown): unknown {
+  try {
+    return typeof options === 'object' && options !== null && !Array.isArray(options) ? { ...options } : options;
+  } catch {
+    return options;
+  }
+}
 
 /** The log of a `{ data: MessageLog }` answer for `id` when it is plainly valid, checked without Zod; else undefined. */
 function validLogOf(result: ApiResult, id: number): MessageLog | undefined {

@@ -18,8 +18,11 @@ export interface ReconcileOptions {
    */
   signal?: AbortSignal | undefined;
   /**
-   * The most pages of `GET /messages` read.
-   * @default 10
+   * A hard cap on the pages of `GET /messages` read. Without it, the walk reads back to the
+   * window's start however many pages that is, within caps it derives from the service's
+   * `meta.last_page` (twice its pages: the list may shift while it is read), or 100 pages when
+   * the service gives no counters. A walk stopped by a cap reports `searched.complete: false`.
+   * @default undefined (the derived caps above)
    */
   maxPages?: number | undefined;
   /**
@@ -41,8 +44,14 @@ export interface ReconcileOptions {
 export type ReconcileResult =
   /** Exactly one log matches, its recipient confirmed by `request_payload.to_phone`. */
   | { readonly status: 'found'; readonly log: MessageLog }
-  /** No log in the window matches: the message was not stored (yet). */
-  | { readonly status: 'not-found'; readonly searched: { readonly pages: number; readonly logs: number } }
+  /**
+   * No log read matches. `searched.complete`: the walk reached the window's start, so the message
+   * was not stored (yet); false: a cap (`maxPages` or a derived one) stopped it first, which proves nothing.
+   */
+  | {
+      readonly status: 'not-found';
+      readonly searched: { readonly pages: number; readonly logs: number; readonly complete: boolean };
+    }
   /** Several logs match, or one does without the recipient echoed: only you can tell which. */
   | { readonly status: 'ambiguous'; readonly candidates: readonly MessageLog[] };
 

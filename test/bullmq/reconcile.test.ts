@@ -1,8 +1,8 @@
 /**
  * What a worker does after a crash, for real (Redis, a worker, the sandbox): the reconcile walk
  * reads as many pages as the window holds (the old walk stopped at 10), one per job start, so its
- * reads stay within the fleet's limit; and a crash between `accepted` and the `sent` update
- * publishes `sent` again instead of losing it.
+ * reads stay within the fleet's limit; a walk stored by the previous release resumes; and a crash
+ * between `accepted` and the `sent` update publishes `sent` again instead of losing it.
  */
 import { Queue } from 'bullmq';
 import { MessagingQueue, MessagingWorker } from 'tenant-messaging/bullmq';
@@ -63,6 +63,50 @@ describe.runIf(runs)('after a crash', () => {
         // Every request of the walk was a job start the limiter counted.
         expect(f.sandbox.requestLog.maxInWindow(1_000)).toBeLessThanOrEqual(LIMIT);
         expect(f.sandbox.messages('acme').filter((log) => log.content === 'Queued message 1')).toHaveLength(1);
+      } finally {
+        await worker.close();
+      }
+    } finally {
+      await t.close();
+    }
+  }, 30_000);
+
+  it('a walk stored by the previous release resumes where it was (no rate limit: its caps came back from JSON as null)', async () => {
+    const t = setUp();
+    try {
+      const startedAt = Date.now();
+      await f.client.messages.send(text(4));
+      for (let i = 0; i < 60; i += 20) {
+        await Promise.all(Array.from({ length: 20 }, (_, j) => f.client.messages.send(text(4_000 + i + j))));
+      }
+      const senderId = (await f.client.senderNumbers.list()).find((n) => n['phone'] === text(4).sender_phone)?.['id'];
+      const total = f.sandbox.messages('acme').length;
+      const last = Math.ceil(total / 15);
+      await t.queue.send(text(4), { id: 'old-walk' });
+      // Pages 1 and 2 read (the send is on page 5), as the previous release stored the walk: its
+      // unbounded rate cap (Infinity) and floor (-Infinity) are null once JSON has held them.
+      const progress = {
+        windowStart: startedAt,
+        senderId,
+        page: 3,
+        order: 'newest-first',
+        perPage: 15,
+        lowest: total - 30,
+        floor: null,
+        wasted: 0,
+        caps: { newer: null, reads: 2 * last + 2, wasted: last + 2 },
+        reads: 2,
+        logs: 30,
+        certain: [],
+        uncertain: [],
+      };
+      await crashedAt(t.raw, 'old-walk', { phase: 'in-flight', startedAt, reconcile: progress });
+      const worker = new MessagingWorker(fastWorker(f, t.name));
+      try {
+        const [update] = await collectUpdates(t.updates, (s) => s.length >= 1, 20_000);
+        expect(update).toMatchObject({ id: 'old-walk', status: 'sent', log: { content: 'Queued message 4' } });
+        expect((await finishedJob(t.raw, 'old-walk')).data.reconcile).toBeUndefined();
+        expect(f.sandbox.messages('acme').filter((log) => log.content === 'Queued message 4')).toHaveLength(1);
       } finally {
         await worker.close();
       }
