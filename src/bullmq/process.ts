@@ -9,7 +9,7 @@ import type { FleetGate } from './fleet-gate.js';
 import type { SendJobData, SendJobResult } from './job-data.js';
 import type { BullMQModule } from './load.js';
 import { reconcileParamsOf, sendParamsOf } from './params.js';
-import { next, type Phase, type SendEvent, stepOf } from './states.js';
+import { next, type SendEvent, stepOf } from './states.js';
 import type { UpdateError } from './types.js';
 import type { Unpublished, UpdateLog } from './update-log.js';
 import { startWalk, type WalkProgress, type WalkResult } from './walk.js';
@@ -48,8 +48,18 @@ type SendJob = Job<SendJobData, SendJobResult>;
 export function createProcessor(deps: ProcessDeps) {
   const { bull, client, queue, updates, gate } = deps;
 
-  const move = async (job: SendJob, event: SendEvent, patch: Partial<SendJobData> = {}): Promise<SendJobData> => {
+  /**
+   * The one way a job's data is written: the phase moves by the table (states.ts) on `event`, with
+   * `patch` applied and the `drop`ped fields removed, in one write, awaited before the step it announces.
+   */
+  const move = async (
+    job: SendJob,
+    event: SendEvent,
+    patch: Partial<SendJobData> = {},
+    drop: readonly (keyof SendJobData)[] = [],
+  ): Promise<SendJobData> => {
     const data: SendJobData = { ...job.data, ...patch, phase: next(job.data.phase, event) };
+    for (const key of drop) delete data[key];
     await job.updateData(data);
     return data;
   };
@@ -90,8 +100,7 @@ export function createProcessor(deps: ProcessDeps) {
 
   const accepted = async (job: SendJob, token: string | undefined, event: SendEvent, log: MessageLog) => {
     // The walk's progress (it holds the matched log) is not kept once it has ended.
-    const { reconcile: _walk, ...data } = job.data;
-    await job.updateData({ ...data, logId: log.id, phase: next(job.data.phase, event) });
+    await move(job, event, { logId: log.id }, ['reconcile']);
     await announce({ id: String(job.id), status: 'sent', log });
     return startTracking(job, token, log.id);
   };
@@ -105,14 +114,13 @@ export function createProcessor(deps: ProcessDeps) {
 
   const send = async (job: SendJob, token: string | undefined): Promise<SendJobResult> => {
     const startedAt = Date.now();
-    // The mark is in Redis before the POST starts: a crash from here on leaves `in-flight`.
+    // The mark is in the datastore before the POST starts: a crash from here on leaves `in-flight`.
     // A walk left from before a `queue.resend(id)` belongs to the previous POST: not this one's.
-    const { reconcile: _previous, ...data } = job.data;
     let log: MessageLog;
     try {
       // Admitted before the mark: a send still waiting for its place has certainly not gone out.
       log = await gate.run(async () => {
-        await job.updateData({ ...data, startedAt, phase: next(job.data.phase, 'start') });
+        await move(job, 'start', { startedAt }, ['reconcile']);
         return client.messages.send(sendParamsOf(job.data.params));
       });
     } catch (error) {
@@ -127,8 +135,9 @@ export function createProcessor(deps: ProcessDeps) {
       return pauseQueue(error);
     }
     if (error instanceof APIConnectionError && error.neverSent) {
+      // Out of attempts: refused by the network, and certainly not sent.
+      if (isLastAttempt(job)) return end(job, 'gave-up', errorFields(error));
       await move(job, 'never-sent');
-      if (isLastAttempt(job)) return endQueued(job, error);
       throw error; // BullMQ retries it with backoff
     }
     if (error instanceof SendOutcomeUnknownError) {
@@ -142,12 +151,6 @@ export function createProcessor(deps: ProcessDeps) {
       return end(job, 'refused', errorFields(error));
     }
     throw error; // anything else: still `in-flight`, so the next attempt reconciles
-  };
-
-  /** A never-sent send out of attempts: refused by the network, certainly not sent. */
-  const endQueued = async (job: SendJob, error: Error): Promise<never> => {
-    await job.updateData({ ...job.data, phase: 'in-flight' satisfies Phase });
-    return end(job, 'refused', errorFields(error));
   };
 
   /** One step of the reconcile walk (walk.ts): one request, then back to the queue or the end. */
@@ -232,10 +235,17 @@ export function createProcessor(deps: ProcessDeps) {
    * A start in a finished phase: a crash after the phase was recorded, before the job ended. A
    * crash between `accepted` and its announcement would lose the `sent` update: it is published
    * again (updates() is at least once per status), with the log read once more, then tracked.
-   * A job whose tracking already began (or ended) only finishes.
+   * A job whose tracking already began (or ended) only finishes. A crash between recording
+   * `failed` or `unknown` and ending the job would have completed it as sent, its update never
+   * published: the update is published again, and the job ends failed, as it was to.
    */
   const finish = async (job: SendJob, token: string | undefined): Promise<SendJobResult> => {
-    const { phase, logId, track } = job.data;
+    const { phase, logId, track, error } = job.data;
+    if (phase === 'failed' || phase === 'unknown') {
+      const why = error ?? { name: 'Error', message: `ended ${phase}` };
+      await announce({ id: String(job.id), status: phase, error: why });
+      throw new bull.UnrecoverableError(`${phase}: ${why.message}`);
+    }
     if (phase !== 'sent' || logId === undefined || track !== undefined) return { status: 'sent', logId };
     await move(job, 'restart');
     let log: MessageLog | undefined;

@@ -9,6 +9,7 @@
  * | `in-flight` | `accepted` (2xx)                             | `sent`      | records the log id; publishes `sent`; tracks it if asked         |
  * | `in-flight` | `rate-limited` (429)                         | `queued`    | pauses the whole queue for Retry-After; not a failure            |
  * | `in-flight` | `never-sent` (the connection was never made) | `queued`    | retried with backoff (BullMQ attempts)                           |
+ * | `in-flight` | `gave-up` (never sent, on the last attempt)  | `failed`    | publishes `failed`: certainly not sent; never retried            |
  * | `in-flight` | `refused` (422 and other definite 4xx)       | `failed`    | publishes `failed` with the error's fields; never retried        |
  * | `in-flight` | `outcome-unknown` (timeout, reset, 5xx)      | `in-flight` | starts a reconcile walk; back to the queue's front               |
  * | `in-flight` | `rerun` (a crash before the walk began)      | `in-flight` | starts a reconcile walk: never POSTs blindly                     |
@@ -21,6 +22,9 @@
  * | `tracking`  | `reached` / `gone` (404) / `expired`         | `sent`      | ends tracking (`delivered`/`read`, nothing, `delivery-timeout`)  |
  * | `unknown`   | `resend` (queue.resend(id), logged)          | `queued`    | the one explicit way to POST a send that may have gone out       |
  * | `failed`    | `resend`                                     | `queued`    | the same, for a refusal the application has fixed                |
+ *
+ * Every write of a job's data goes through the table (process.ts's `move`, `queue.resend`): a
+ * property test drives the processor through random answers and crashes and holds every write to it.
  *
  * Why a crash never sends twice: a job is POSTed only from `queued`, and `queued` is left (for
  * `in-flight`, in Redis) before the POST begins. A re-run after a crash therefore finds
@@ -41,6 +45,7 @@ export type SendEvent =
   | 'accepted'
   | 'rate-limited'
   | 'never-sent'
+  | 'gave-up'
   | 'refused'
   | 'outcome-unknown'
   | 'rerun'
@@ -65,6 +70,7 @@ export const TRANSITIONS: Readonly<Record<Phase, Readonly<Partial<Record<SendEve
     accepted: 'sent',
     'rate-limited': 'queued',
     'never-sent': 'queued',
+    'gave-up': 'failed',
     refused: 'failed',
     'outcome-unknown': 'in-flight',
     rerun: 'in-flight',
