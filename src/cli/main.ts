@@ -5,27 +5,32 @@
  * signal: a send in flight then ends as the SDK reports it (never sent, or unknown), and the
  * process exits 130 once nothing is left running.
  */
-import { CommanderError } from 'commander';
-import { sandboxMain } from '../sandbox/cli-main.js';
-import { EXIT, exitCodeOf } from './exit-codes.js';
-import { program } from './program.js';
-import { report } from './report.js';
+// Ctrl-C is handled from the first instant: a signal that came while the modules below load would
+// otherwise kill the process by its default action (no message, no exit code 130).
+const INTERRUPTED = 130; // EXIT.interrupted (exit-codes.ts), known before any module is loaded
+const controller = new AbortController();
+let interrupted = false;
+const onSignal = () => {
+  if (interrupted) process.exit(INTERRUPTED); // a second Ctrl-C: out at once
+  interrupted = true;
+  process.stderr.write('\nInterrupted: stopping.\n');
+  controller.abort(new Error('Interrupted (Ctrl-C)'));
+};
+process.on('SIGINT', onSignal);
 
 async function main(): Promise<void> {
-  const controller = new AbortController();
-  let interrupted = false;
-  const onSignal = () => {
-    if (interrupted) process.exit(EXIT.interrupted); // a second Ctrl-C: out at once
-    interrupted = true;
-    process.stderr.write('\nInterrupted: stopping.\n');
-    controller.abort(new Error('Interrupted (Ctrl-C)'));
-  };
+  const [{ CommanderError }, { sandboxMain }, { EXIT, exitCodeOf }, { program }, { report }] = await Promise.all([
+    import('commander'),
+    import('../sandbox/cli-main.js'),
+    import('./exit-codes.js'),
+    import('./program.js'),
+    import('./report.js'),
+  ]);
   const cli = program(controller.signal, async (args) => {
     // The sandbox stops itself on Ctrl-C.
     process.off('SIGINT', onSignal);
     await sandboxMain(args);
   });
-  process.on('SIGINT', onSignal);
   try {
     await cli.parseAsync(process.argv);
   } catch (error) {

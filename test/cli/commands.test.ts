@@ -239,10 +239,23 @@ describe('exit codes', () => {
     const sent = json(
       await cli(['send', '--from', SENDER, '--to', SANDBOX_PHONES.neverDelivered, '--text', 'x', '--json']),
     );
-    const started = Date.now();
-    const run = await cli(['wait', String(sent['id']), '--timeout', '5m'], {}, (stop) => setTimeout(stop, 500));
+    // Ctrl-C once the wait is polling (its first read reached the service), however slowly the bin started.
+    const polls = () =>
+      Object.entries(sandbox.counters.requests)
+        .filter(([route]) => route.startsWith('GET /messages/'))
+        .reduce((sum, [, n]) => sum + n, 0);
+    const before = polls();
+    let stoppedAt = 0;
+    const run = await cli(['wait', String(sent['id']), '--timeout', '5m'], {}, (stop) => {
+      const waiting = setInterval(() => {
+        if (polls() === before) return;
+        clearInterval(waiting);
+        stoppedAt = Date.now();
+        stop();
+      }, 10);
+    });
     expect(run.code).toBe(130);
     expect(run.stderr).toMatch(/Interrupted/);
-    expect(Date.now() - started).toBeLessThan(5_000);
+    expect(Date.now() - stoppedAt).toBeLessThan(3_000);
   });
 });
