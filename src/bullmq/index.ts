@@ -19,17 +19,17 @@ loadBullmq();
 
 export type { WebhookEndpoint } from '../webhooks/endpoints.js';
 export { RETENTION_DEFAULTS } from './checks.js';
-export { DatastoreError, type DatastoreFault } from './datastore-error.js';
+export { DatastoreError, type DatastoreFault } from './errors.js';
 export { MIGRATION_SQL, migrate } from './migrate.js';
 export {
   MessagingOutbox,
   type MessagingOutboxOptions,
   type OutboxAddOptions,
   type Queryable,
-} from './outbox.js';
-export { type OutboxClient, type OutboxPool, OutboxRelay, type OutboxRelayOptions } from './outbox-relay.js';
-export { MAX_STORED_MEDIA_BYTES } from './params.js';
+} from './outbox/outbox.js';
+export { type OutboxClient, type OutboxPool, OutboxRelay, type OutboxRelayOptions } from './outbox/relay.js';
 export { MessagingQueue } from './queue.js';
+export { MAX_STORED_MEDIA_BYTES } from './send/params.js';
 export type {
   EnqueueItem,
   EnqueueOptions,

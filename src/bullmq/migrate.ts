@@ -1,8 +1,8 @@
 import { ValidationError } from '../errors.js';
 import { requirePeer } from '../internal/peer-require.js';
-import { backendOf, isPostgres } from './backend.js';
 import { checkConnection } from './checks.js';
 import { loadBullmq } from './load.js';
+import { backendOf, isPostgres } from './store/backend.js';
 import { MIGRATION_SQL, migrateSchema, type PgPoolLike } from './store/postgres/schema.js';
 import type { QueueConnection } from './types.js';
 

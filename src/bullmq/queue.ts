@@ -1,15 +1,16 @@
 import type { JobsOptions, Queue } from 'bullmq';
 import { ValidationError } from '../errors.js';
 import type { SendMessageParams } from '../types/send.js';
-import { backendOf, explaining, makeQueue } from './backend.js';
 import { checkJobId, checkOptionKeys, checkQueueOptions, checkRetention, OPTION_KEYS } from './checks.js';
-import { SEND_JOB, type SendJobData, type SendJobResult } from './job-data.js';
 import { loadBullmq } from './load.js';
-import { storedParams } from './params.js';
-import { queueInternals } from './queue-internals.js';
-import { next } from './states.js';
+import { queueInternals } from './outbox/queue-internals.js';
+import { SEND_JOB, type SendJobData, type SendJobResult } from './send/job-data.js';
+import { storedParams } from './send/params.js';
+import { next } from './send/states.js';
+import { backendOf, explaining, makeQueue } from './store/backend.js';
 import { type DatastoreGuard, guarded } from './store/guard.js';
 import { storeOf } from './store/store.js';
+import { EVENTS_KEPT, type UpdateLog } from './store/update-log.js';
 import type {
   EnqueueItem,
   EnqueueOptions,
@@ -18,7 +19,6 @@ import type {
   MessagingUpdate,
   UpdatesOptions,
 } from './types.js';
-import { EVENTS_KEPT, type UpdateLog } from './update-log.js';
 
 /** Jobs per `addBulk` call in `sendMany`: one round trip each, and a bounded command or statement. */
 const BULK_CHUNK = 500;

@@ -2,7 +2,7 @@ import type { Job, MinimalJob } from 'bullmq';
 import { attempt, isDelivered, isGone, retryDelay } from '../webhooks/attempt.js';
 import type { WebhookEndpoint } from '../webhooks/endpoints.js';
 import { scrubbedText, shownUrl } from '../webhooks/shown-url.js';
-import { type Backend, makeQueue, makeWorker } from './backend.js';
+import { type Backend, makeQueue, makeWorker } from './store/backend.js';
 import { RETENTION_DEFAULTS } from './checks.js';
 import type { BullMQModule } from './load.js';
 import type { WebhookRelayOptions } from './webhook-types.js';

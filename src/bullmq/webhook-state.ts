@@ -1,5 +1,5 @@
 import type { Queue } from 'bullmq';
-import type { Backend } from './backend.js';
+import type { Backend } from './store/backend.js';
 import { pgSetUp, poolOf } from './pg-setup.js';
 
 /**

@@ -3,18 +3,18 @@ import type { MessagingClient } from '../client.js';
 import { ValidationError } from '../errors.js';
 import { sleep } from '../internal/sleep.js';
 import type { Logger } from '../types/logger.js';
-import { backendOf, explained, makeQueue, makeWorker } from './backend.js';
 import { checkConnection, checkName, checkOptionKeys, checkRetention, OPTION_KEYS, positiveIssue } from './checks.js';
-import { DatastoreError } from './datastore-error.js';
-import { createFleetGate, openGate } from './fleet-gate.js';
-import type { SendJobData, SendJobResult } from './job-data.js';
-import { limiterFor } from './limiter.js';
+import { DatastoreError } from './errors.js';
+import { createFleetGate, openGate } from './fleet/gate.js';
+import { limiterFor } from './fleet/limiter.js';
 import { loadBullmq } from './load.js';
-import { createProcessor, type TrackSettings } from './process.js';
+import type { SendJobData, SendJobResult } from './send/job-data.js';
+import { createProcessor, type TrackSettings } from './send/process.js';
+import { backendOf, explained, makeQueue, makeWorker } from './store/backend.js';
 import type { DatastoreGuard } from './store/guard.js';
 import { storeOf } from './store/store.js';
+import type { UpdateLog } from './store/update-log.js';
 import type { MessagingWorkerOptions, TrackDeliveryOptions } from './types.js';
-import type { UpdateLog } from './update-log.js';
 
 const WHAT = 'Invalid MessagingWorker options';
 
@@ -27,7 +27,7 @@ export const TRACK_DEFAULTS: TrackSettings = Object.freeze({ until: 'delivered',
 /**
  * The worker side of the outbox: any number of processes on any number of machines take sends
  * from the queue, within one fleet-wide rate limit, and never send one twice after a crash
- * (see states.ts for the state table).
+ * (see send/states.ts for the state table).
  *
  * @example
  * ```ts

@@ -1,4 +1,4 @@
-import { DatastoreError } from '../datastore-error.js';
+import { DatastoreError } from '../errors.js';
 
 /**
  * Keeps a queue's promise "never silently lost" honest about its datastore. At first use it

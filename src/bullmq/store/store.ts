@@ -8,8 +8,8 @@
  * BullMQ's adapter-conformance suite does for its own backends.
  */
 import type { Queue, RedisClient } from 'bullmq';
-import type { Backend } from '../backend.js';
 import type { BullMQModule } from '../load.js';
+import type { Backend } from './backend.js';
 import { durableGuard } from './guard.js';
 import { postgresPlaces } from './postgres/places.js';
 import { poolOf, schemaReady } from './postgres/schema.js';

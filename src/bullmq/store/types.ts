@@ -1,10 +1,10 @@
 import type { Logger } from '../../types/logger.js';
-import type { Backend } from '../backend.js';
-import type { UpdateLog } from '../update-log.js';
+import type { Backend } from './backend.js';
 import type { DatastoreGuard } from './guard.js';
+import type { UpdateLog } from './update-log.js';
 
 /**
- * Where the fleet gate keeps its places (fleet-gate.ts): one member per admitted request, each
+ * Where the fleet gate keeps its places (fleet/gate.ts): one member per admitted request, each
  * with the time its place ends, every time taken from the datastore's own clock.
  */
 export interface PlaceStore {

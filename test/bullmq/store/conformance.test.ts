@@ -9,7 +9,7 @@ import pg from 'pg';
 import { MessagingError } from 'tenant-messaging';
 import { MessagingQueue, MessagingWorker, MIGRATION_SQL, migrate } from 'tenant-messaging/bullmq';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { backendOf } from '../../../src/bullmq/backend.js';
+import { backendOf } from '../../../src/bullmq/store/backend.js';
 import { storeOf } from '../../../src/bullmq/store/store.js';
 import type { Store } from '../../../src/bullmq/store/types.js';
 import { uniqueName } from '../../helpers/redis.js';

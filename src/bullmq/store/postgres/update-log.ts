@@ -1,6 +1,6 @@
 import { sleep } from '../../../internal/sleep.js';
 import type { MessagingUpdate } from '../../types.js';
-import { EVENTS_KEPT, parsed, stamped, type UpdateLog } from '../../update-log.js';
+import { EVENTS_KEPT, parsed, stamped, type UpdateLog } from '../update-log.js';
 import type { PgPoolLike, SchemaReady } from './schema.js';
 
 /**

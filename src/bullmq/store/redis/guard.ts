@@ -1,7 +1,7 @@
 import { randomUUID } from 'node:crypto';
 import type { RedisClient } from 'bullmq';
 import type { Logger } from '../../../types/logger.js';
-import { DatastoreError } from '../../datastore-error.js';
+import { DatastoreError } from '../../errors.js';
 import { CHECK_MS, type DatastoreGuard } from '../guard.js';
 import MARK from './mark.lua';
 

@@ -1,8 +1,8 @@
 import type { Queue, QueueEvents, RedisClient } from 'bullmq';
-import { type Backend, makeProducer, makeQueueEvents } from '../../backend.js';
 import type { BullMQModule } from '../../load.js';
 import type { MessagingUpdate } from '../../types.js';
-import { EVENTS_KEPT, parsed, stamped, type UpdateLog } from '../../update-log.js';
+import { type Backend, makeProducer, makeQueueEvents } from '../backend.js';
+import { EVENTS_KEPT, parsed, stamped, type UpdateLog } from '../update-log.js';
 import LAST_EVENT from './last-event.lua';
 
 /** The name updates are published under in the queue's event stream. */

@@ -11,11 +11,11 @@ import pg from 'pg';
 import { ValidationError } from 'tenant-messaging';
 import { MessagingOutbox, MessagingQueue, MessagingWorker } from 'tenant-messaging/bullmq';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { uniqueName } from '../helpers/redis.js';
-import { BACKENDS, type BackendFixture, fastWorker, startBackendFixture, text } from './fixture.js';
+import { uniqueName } from '../../helpers/redis.js';
+import { BACKENDS, type BackendFixture, fastWorker, startBackendFixture, text } from '../fixture.js';
 
-const root = fileURLToPath(new URL('../../', import.meta.url));
-const relayScript = fileURLToPath(new URL('./outbox-listen-process.mjs', import.meta.url));
+const root = fileURLToPath(new URL('../../../', import.meta.url));
+const relayScript = fileURLToPath(new URL('./listen-process.mjs', import.meta.url));
 const available = BACKENDS.find(([name]) => name === 'postgres')?.[1] === true;
 let f: BackendFixture;
 let pool: pg.Pool;

@@ -1,5 +1,5 @@
-import { sleep } from '../internal/sleep.js';
-import type { PlaceStore } from './store/types.js';
+import { sleep } from '../../internal/sleep.js';
+import type { PlaceStore } from '../store/types.js';
 
 /**
  * The fleet's hard bound: no sliding second at the service holds more than `limit` requests of
@@ -13,7 +13,7 @@ import type { PlaceStore } from './store/types.js';
  * second at a limit of 20, no crash needed).
  *
  * How: one set in the queue's datastore (a sorted set in Redis, a table in PostgreSQL: see
- * fleet-places.ts) holds a member per request, from its admission until one second after its
+ * store/) holds a member per request, from its admission until one second after its
  * answer (a killed worker's open request: until its lease ends). A request is admitted only while
  * fewer than `limit` members remain. Take any second at the service and the last of its requests
  * to be admitted: every other request counted in that second had been admitted earlier, and its

@@ -1,5 +1,5 @@
 /**
- * The reconcile walk (src/bullmq/walk.ts), one page per step, against a simulated service that
+ * The reconcile walk (src/bullmq/send/walk.ts), one page per step, against a simulated service that
  * keeps storing sends between two reads (a busy queue): over the whole class of depths, arrival
  * bursts and orders, the walk finds a stored send however many pages back it sits (the old walk
  * stopped at 10), never reports one that is not there, and stays within its derived cap.
@@ -7,7 +7,7 @@
 import fc from 'fast-check';
 import type { MessageLog } from 'tenant-messaging';
 import { describe, expect, it } from 'vitest';
-import { startWalk, type WalkProgress, type WalkResult, walkPage } from '../../src/bullmq/walk.js';
+import { startWalk, type WalkProgress, type WalkResult, walkPage } from '../../../src/bullmq/send/walk.js';
 
 const PER_PAGE = 15;
 const SENDER_ID = 7;

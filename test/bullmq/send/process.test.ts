@@ -1,5 +1,5 @@
 /**
- * Every write of a queued send's data goes through the state table (src/bullmq/states.ts), whatever
+ * Every write of a queued send's data goes through the state table (src/bullmq/send/states.ts), whatever
  * the service answers and wherever a worker dies. A property test drives the processor itself
  * against the in-process sandbox, as BullMQ would drive it: an answer chosen per request (accepted,
  * refused, 422, 429, 500, a reset after the service stored the send, a connection never made), and
@@ -15,11 +15,11 @@ import fc from 'fast-check';
 import { MessagingClient } from 'tenant-messaging';
 import { createSandbox, SANDBOX_PHONES } from 'tenant-messaging/sandbox';
 import { describe, expect, it } from 'vitest';
-import { openGate } from '../../src/bullmq/fleet-gate.js';
-import type { SendJobData } from '../../src/bullmq/job-data.js';
-import { storedParams } from '../../src/bullmq/params.js';
-import { createProcessor } from '../../src/bullmq/process.js';
-import { type Phase, TRANSITIONS } from '../../src/bullmq/states.js';
+import { openGate } from '../../../src/bullmq/fleet/gate.js';
+import type { SendJobData } from '../../../src/bullmq/send/job-data.js';
+import { storedParams } from '../../../src/bullmq/send/params.js';
+import { createProcessor } from '../../../src/bullmq/send/process.js';
+import { type Phase, TRANSITIONS } from '../../../src/bullmq/send/states.js';
 
 /** What one request meets. */
 type Answer = 'ok' | 'refused-connection' | 'reset-after-stored' | '500' | '429' | '422' | 'crash-after-stored';

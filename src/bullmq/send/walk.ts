@@ -5,8 +5,8 @@ import {
   type WalkOutcome,
   type WalkPage,
   type WalkState,
-} from '../core/bulk/reconcile-walk.js';
-import type { SentParams } from '../types/send.js';
+} from '../../core/bulk/reconcile-walk.js';
+import type { SentParams } from '../../types/send.js';
 
 /**
  * The fleet's reconcile walk: the core's walk (core/bulk/reconcile-walk.ts, shared with

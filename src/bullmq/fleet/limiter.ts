@@ -17,7 +17,7 @@ const TURNOVER_MS = 5;
  * overlaps at most `floor(1000 / duration) + 1` windows, so `max * (floor(1000 / duration) + 1)`
  * starts can land in it. `(N, 1000)` lets up to 2N through in a second that straddles two windows;
  * a fine window (small `max`, short `duration`) keeps that bound at the limit while the average
- * stays close to it (test/bullmq/limiter.test.ts checks both over the whole range).
+ * stays close to it (test/bullmq/fleet/limiter.test.ts checks both over the whole range).
  *
  * For each `max`, the bound is kept `max` below the limit (a request reaches the service a little
  * after its job starts, and that jitter can pull one window's starts into a second that already

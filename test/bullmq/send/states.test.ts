@@ -1,5 +1,5 @@
 /**
- * The crash-safety state table of a queued send (src/bullmq/states.ts), row by row: first as data,
+ * The crash-safety state table of a queued send (src/bullmq/send/states.ts), row by row: first as data,
  * then each transition driven for real (a worker, the sandbox and its faults), on both of
  * BullMQ's datastores: Redis and PostgreSQL.
  */
@@ -11,8 +11,8 @@ import { MessagingQueue, MessagingWorker } from 'tenant-messaging/bullmq';
 import { SANDBOX_PHONES } from 'tenant-messaging/sandbox';
 import { afterAll, afterEach, beforeAll, describe, expect, it, it as itRuns } from 'vitest';
 // The table itself is internal: read from the source, as test/core reads the pure policies.
-import { next, type Phase, type SendEvent, stepOf, TRANSITIONS } from '../../src/bullmq/states.js';
-import { uniqueName } from '../helpers/redis.js';
+import { next, type Phase, type SendEvent, stepOf, TRANSITIONS } from '../../../src/bullmq/send/states.js';
+import { uniqueName } from '../../helpers/redis.js';
 import {
   BACKENDS,
   type BackendFixture,
@@ -21,7 +21,7 @@ import {
   finishedJob,
   startBackendFixture,
   text,
-} from './fixture.js';
+} from '../fixture.js';
 
 describe('the state table as data', () => {
   it('a POST starts only from queued; every other phase reconciles, polls or is finished', () => {

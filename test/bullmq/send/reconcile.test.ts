@@ -8,8 +8,8 @@ import { Queue } from 'bullmq';
 import { MessagingQueue, MessagingWorker } from 'tenant-messaging/bullmq';
 import { SANDBOX_PHONES } from 'tenant-messaging/sandbox';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { uniqueName } from '../helpers/redis.js';
-import { collectUpdates, type Fixture, fastWorker, finishedJob, runs, startFixture, text } from './fixture.js';
+import { uniqueName } from '../../helpers/redis.js';
+import { collectUpdates, type Fixture, fastWorker, finishedJob, runs, startFixture, text } from '../fixture.js';
 
 let f: Fixture;
 beforeAll(async () => {

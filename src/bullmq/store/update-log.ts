@@ -1,4 +1,4 @@
-import type { MessagingUpdate } from './types.js';
+import type { MessagingUpdate } from '../types.js';
 
 /** An update before it has an event id and a time. */
 export type Unpublished = Omit<MessagingUpdate, 'eventId' | 'at'>;

@@ -10,9 +10,9 @@ import { MessagingClient } from 'tenant-messaging';
 import { MessagingQueue, MessagingWorker } from 'tenant-messaging/bullmq';
 import { type RunningSandbox, startSandbox } from 'tenant-messaging/sandbox';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { postgresAvailable, startPostgresWithBullmq, type TestPostgres } from '../helpers/postgres.js';
-import { uniqueName } from '../helpers/redis.js';
-import { text } from './fixture.js';
+import { postgresAvailable, startPostgresWithBullmq, type TestPostgres } from '../../helpers/postgres.js';
+import { uniqueName } from '../../helpers/redis.js';
+import { text } from '../fixture.js';
 
 const available = postgresAvailable();
 let db: TestPostgres;

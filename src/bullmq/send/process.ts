@@ -1,17 +1,17 @@
 import type { DelayedError as DelayedErrorType, Job, Queue } from 'bullmq';
-import { APIError, NotFoundError, RateLimitError } from '../api-error.js';
-import type { MessagingClient } from '../client.js';
-import { nextPollDelay } from '../core/polling/poll.js';
-import { APIConnectionError, SendOutcomeUnknownError, ValidationError } from '../errors.js';
-import type { Logger } from '../types/logger.js';
-import type { MessageLog } from '../types/message-log.js';
-import type { FleetGate } from './fleet-gate.js';
+import { APIError, NotFoundError, RateLimitError } from '../../api-error.js';
+import type { MessagingClient } from '../../client.js';
+import { nextPollDelay } from '../../core/polling/poll.js';
+import { APIConnectionError, SendOutcomeUnknownError, ValidationError } from '../../errors.js';
+import type { Logger } from '../../types/logger.js';
+import type { MessageLog } from '../../types/message-log.js';
+import type { FleetGate } from '../fleet/gate.js';
+import type { BullMQModule } from '../load.js';
+import type { Unpublished, UpdateLog } from '../store/update-log.js';
+import type { UpdateError } from '../types.js';
 import type { SendJobData, SendJobResult } from './job-data.js';
-import type { BullMQModule } from './load.js';
 import { reconcileParamsOf, sendParamsOf } from './params.js';
 import { next, type SendEvent, stepOf } from './states.js';
-import type { UpdateError } from './types.js';
-import type { Unpublished, UpdateLog } from './update-log.js';
 import { startWalk, type WalkProgress, type WalkResult } from './walk.js';
 import { walkStep } from './walk-step.js';
 
@@ -33,7 +33,7 @@ export interface ProcessDeps {
   readonly updates: UpdateLog;
   readonly track: TrackSettings | undefined;
   readonly logger: Logger | undefined;
-  /** Admits every request within the fleet's limit (fleet-gate.ts). */
+  /** Admits every request within the fleet's limit (fleet/gate.ts). */
   readonly gate: FleetGate;
   /** The fleet's limit: the reconcile walk's page cap derives from it (walk.ts). */
   readonly requestsPerSecond: number | undefined;

@@ -8,9 +8,9 @@
 import pg from 'pg';
 import { MessagingQueue, type MessagingUpdate } from 'tenant-messaging/bullmq';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { postgresAvailable, type TestPostgres } from '../helpers/postgres.js';
-import { uniqueName } from '../helpers/redis.js';
-import { startPostgresWithBullmq } from './fixture.js';
+import { postgresAvailable, type TestPostgres } from '../../helpers/postgres.js';
+import { uniqueName } from '../../helpers/redis.js';
+import { startPostgresWithBullmq } from '../fixture.js';
 
 const runs = postgresAvailable();
 let db: TestPostgres;

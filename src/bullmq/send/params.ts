@@ -1,8 +1,8 @@
-import { issuesFromZod, ValidationError } from '../errors.js';
-import { readFields } from '../internal/input.js';
-import { loadSchemas } from '../schemas/load.js';
-import { type MediaInput, PathMedia } from '../types/media.js';
-import type { SendMessageParams, SentParams } from '../types/send.js';
+import { issuesFromZod, ValidationError } from '../../errors.js';
+import { readFields } from '../../internal/input.js';
+import { loadSchemas } from '../../schemas/load.js';
+import { type MediaInput, PathMedia } from '../../types/media.js';
+import type { SendMessageParams, SentParams } from '../../types/send.js';
 
 /** The largest media file stored in a job: Redis holds it (base64) until the send ends. */
 export const MAX_STORED_MEDIA_BYTES = 1024 * 1024;

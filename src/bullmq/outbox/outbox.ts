@@ -1,13 +1,13 @@
 import { randomUUID } from 'node:crypto';
-import { type Issue, ValidationError } from '../errors.js';
-import type { KnownKeys } from '../internal/checks.js';
-import type { SendMessageParams } from '../types/send.js';
-import { checkJobId, checkOptionKeys, positiveIssue } from './checks.js';
-import { OutboxRelay, type OutboxRelayOptions } from './outbox-relay.js';
-import { type OutboxTable, outboxTable } from './outbox-sql.js';
-import { storedParams } from './params.js';
-import type { MessagingQueue } from './queue.js';
+import { type Issue, ValidationError } from '../../errors.js';
+import type { KnownKeys } from '../../internal/checks.js';
+import type { SendMessageParams } from '../../types/send.js';
+import { checkJobId, checkOptionKeys, positiveIssue } from '../checks.js';
+import type { MessagingQueue } from '../queue.js';
+import { storedParams } from '../send/params.js';
 import { queueInternals } from './queue-internals.js';
+import { OutboxRelay, type OutboxRelayOptions } from './relay.js';
+import { type OutboxTable, outboxTable } from './sql.js';
 
 /**
  * Anything that runs a query as node-postgres does: a `pg.Client` or `PoolClient` inside your

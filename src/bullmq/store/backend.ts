@@ -10,11 +10,11 @@ import type {
   Worker,
   WorkerOptions,
 } from 'bullmq';
-import { MessagingError } from '../errors.js';
-import { requirePeer } from '../internal/peer-require.js';
-import { DatastoreError } from './datastore-error.js';
-import type { BullMQModule } from './load.js';
-import type { PostgresQueueConnection, QueueConnection } from './types.js';
+import { MessagingError } from '../../errors.js';
+import { requirePeer } from '../../internal/peer-require.js';
+import { DatastoreError } from '../errors.js';
+import type { BullMQModule } from '../load.js';
+import type { PostgresQueueConnection, QueueConnection } from '../types.js';
 
 /**
  * Which of BullMQ's datastores a queue lives in, read from the connection its caller gave: each
@@ -53,7 +53,7 @@ export function backendOf(bull: BullMQModule, connection: QueueConnection): Back
  * BullMQ's classes, made on a backend. Their constructors are overloaded on the factory's type,
  * which a factory chosen at run time cannot satisfy; these keep that cast in one place. The
  * instances are typed with BullMQ's default (Redis) backend type: the SDK calls only the methods
- * every backend has (IQueueBackend), and reaches a datastore's own client only in fleet-places.ts.
+ * every backend has (IQueueBackend), and reaches a datastore's own client only in the store's adapters (store/redis, store/postgres).
  */
 type Options<T> = Omit<T, 'connection'>;
 

@@ -2,7 +2,7 @@
 // set up as an application would: its own pg.Pool with an 'error' listener, a queue on the same
 // PostgreSQL, a logger printing one JSON line per call. Says 'ready' over IPC; ends on SIGTERM.
 import pg from 'pg';
-import { MessagingOutbox, MessagingQueue } from '../../dist/bullmq/index.js';
+import { MessagingOutbox, MessagingQueue } from '../../../dist/bullmq/index.js';
 
 const env = process.env;
 const line = (level) => (message, fields) => console.log(JSON.stringify({ level, message, ...fields }));

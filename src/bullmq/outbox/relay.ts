@@ -1,8 +1,8 @@
-import { sleep } from '../internal/sleep.js';
-import type { Logger } from '../types/logger.js';
-import type { OutboxTable } from './outbox-sql.js';
-import type { StoredParams } from './params.js';
+import { sleep } from '../../internal/sleep.js';
+import type { Logger } from '../../types/logger.js';
+import type { StoredParams } from '../send/params.js';
 import type { QueueInternals } from './queue-internals.js';
+import type { OutboxTable } from './sql.js';
 
 /** What the relay needs of node-postgres: a pool to check clients out of (yours). */
 export interface OutboxPool {

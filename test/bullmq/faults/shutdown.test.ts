@@ -10,9 +10,9 @@ import { fileURLToPath } from 'node:url';
 import { MessagingQueue } from 'tenant-messaging/bullmq';
 import { type RunningSandbox, startSandbox } from 'tenant-messaging/sandbox';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { redisAvailable, startRedis, type TestRedis } from '../helpers/redis.js';
+import { redisAvailable, startRedis, type TestRedis } from '../../helpers/redis.js';
 
-const root = fileURLToPath(new URL('../../', import.meta.url));
+const root = fileURLToPath(new URL('../../../', import.meta.url));
 const snippet = 'examples/fleet/one-process.ts';
 const available = redisAvailable();
 let sandbox: RunningSandbox<'acme' | 'globex'>;

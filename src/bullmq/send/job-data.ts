@@ -1,6 +1,6 @@
+import type { UpdateError } from '../types.js';
 import type { StoredParams } from './params.js';
 import type { Phase } from './states.js';
-import type { UpdateError } from './types.js';
 import type { WalkProgress } from './walk.js';
 
 /**

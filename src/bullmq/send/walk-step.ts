@@ -1,6 +1,6 @@
-import type { MessagingClient } from '../client.js';
-import { needsSenderId, withSenderId } from '../core/bulk/reconcile-walk.js';
-import type { SentParams } from '../types/send.js';
+import type { MessagingClient } from '../../client.js';
+import { needsSenderId, withSenderId } from '../../core/bulk/reconcile-walk.js';
+import type { SentParams } from '../../types/send.js';
 import { type WalkProgress, type WalkResult, walkPage } from './walk.js';
 
 /**

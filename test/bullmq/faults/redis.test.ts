@@ -8,8 +8,8 @@ import { MessagingClient } from 'tenant-messaging';
 import { DatastoreError, MessagingQueue, MessagingWorker } from 'tenant-messaging/bullmq';
 import { type RunningSandbox, startSandbox } from 'tenant-messaging/sandbox';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { type RedisSettings, redisAvailable, startRedis, type TestRedis, uniqueName } from '../helpers/redis.js';
-import { text } from './fixture.js';
+import { type RedisSettings, redisAvailable, startRedis, type TestRedis, uniqueName } from '../../helpers/redis.js';
+import { text } from '../fixture.js';
 
 const available = redisAvailable();
 let sandbox: RunningSandbox<'acme' | 'globex'>;

@@ -7,9 +7,9 @@ import fc from 'fast-check';
 import { ValidationError } from 'tenant-messaging';
 import { MessagingQueue, MessagingWorker } from 'tenant-messaging/bullmq';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { limiterFor, peakPerSecond } from '../../src/bullmq/limiter.js';
-import { uniqueName } from '../helpers/redis.js';
-import { collectUpdates, type Fixture, fastWorker, runs, startFixture, text } from './fixture.js';
+import { limiterFor, peakPerSecond } from '../../../src/bullmq/fleet/limiter.js';
+import { uniqueName } from '../../helpers/redis.js';
+import { collectUpdates, type Fixture, fastWorker, runs, startFixture, text } from '../fixture.js';
 
 describe('limiterFor', () => {
   it('no sliding second holds more than the limit, and the average is at least 0.9 of it (less one or two starts)', () => {

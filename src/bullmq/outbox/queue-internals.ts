@@ -1,4 +1,4 @@
-import type { SendJobData } from './job-data.js';
+import type { SendJobData } from '../send/job-data.js';
 
 /**
  * What the outbox needs of a `MessagingQueue` that its public surface does not offer: adding

@@ -4,7 +4,7 @@
 // it says 'added' and hangs (killed between adding jobs and deleting rows); otherwise it relays.
 // The hooks wrap the pool, as a user's own pool would be: nothing in the SDK knows about them.
 import pg from 'pg';
-import { MessagingOutbox, MessagingQueue } from '../../dist/bullmq/index.js';
+import { MessagingOutbox, MessagingQueue } from '../../../dist/bullmq/index.js';
 
 const env = process.env;
 const pool = new pg.Pool({ connectionString: env.PG_URL, max: 4 });
