@@ -2,9 +2,9 @@ import type { Job, MinimalJob } from 'bullmq';
 import { attempt, isDelivered, isGone, retryDelay } from '../webhooks/attempt.js';
 import type { WebhookEndpoint } from '../webhooks/endpoints.js';
 import { scrubbedText, shownUrl } from '../webhooks/shown-url.js';
-import { type Backend, makeQueue, makeWorker } from './store/backend.js';
 import { RETENTION_DEFAULTS } from './checks.js';
 import type { BullMQModule } from './load.js';
+import { type Backend, makeQueue, makeWorker } from './store/backend.js';
 import type { WebhookRelayOptions } from './webhook-types.js';
 
 /** A delivery as the datastore keeps it: the event, signed afresh at each attempt. Never a secret, never a URL. */

@@ -1,6 +1,6 @@
 import type { Queue } from 'bullmq';
-import type { Backend } from './store/backend.js';
 import { pgSetUp, poolOf } from './pg-setup.js';
+import type { Backend } from './store/backend.js';
 
 /**
  * The webhook relay's small state, in the relayed queue's datastore: its reading position and the
