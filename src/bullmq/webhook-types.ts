@@ -20,8 +20,10 @@ export interface WebhookRelayOptions {
   /** The name of the `MessagingQueue` whose updates are relayed. */
   name: string;
   /**
-   * Where the events go. Each endpoint has its own queue of deliveries (named after a hash of its
-   * URL), so a slow or failing endpoint delays only its own events.
+   * Where the events go. Every endpoint's deliveries share one queue and one worker per relay
+   * process, so a relay holds the same few datastore connections for 1 endpoint or 1,000; each
+   * endpoint has its own share of the attempts (`concurrency`), so a slow or failing endpoint
+   * delays only its own events.
    */
   endpoints: readonly WebhookEndpoint[];
   /**
@@ -36,7 +38,11 @@ export interface WebhookRelayOptions {
    */
   retryFor?: number;
   /**
-   * Attempts this process makes at once to one endpoint: a whole number >= 1.
+   * Attempts this process makes at once to one endpoint: a whole number >= 1. A delivery whose
+   * endpoint has this many in flight waits in the datastore for one to end. Every endpoint
+   * together, a relay process has at most 640 attempts (requests, sockets) in flight: 128 young
+   * ones, and 512 that have run for over a second, so that a stalling endpoint holds only its own
+   * share.
    * @default 8
    */
   concurrency?: number;

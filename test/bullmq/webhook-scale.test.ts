@@ -1,0 +1,404 @@
+/**
+ * WebhookRelay with 1,000 endpoints, on a real Redis and real receivers on loopback (one HTTP
+ * server, a path per endpoint, each endpoint with its own secret, every request verified with the
+ * reference `standardwebhooks` package):
+ *
+ * - the client connections Redis sees (CLIENT LIST) are the same for a relay of 10 endpoints and
+ *   one of 1,000: a small constant, not 3 per endpoint as with a queue per endpoint;
+ * - every event reaches every one of the 870 healthy endpoints, one webhook-id per event (a second
+ *   copy only as the retry of an attempt answered too late, recorded on the delivery's one job),
+ *   while 130 others stall (each attempt held to `timeout`), each update's fan-out starting with
+ *   more stalled attempts than the relay's pool has places: healthy deliveries never stop arriving
+ *   for longer than PARK_AFTER_MS (1 s) and the machine's delays (a stalled attempt holds a place
+ *   of the pool for 1 s, then only its own endpoint's share), not for a whole `timeout`;
+ * - close() settles within a few seconds, and also when the datastore was killed before it, or
+ *   when the process is out of file descriptors (its connections dropped), leaving no socket or
+ *   timer behind.
+ *
+ * The figures (connections, memory, delivery times) are printed for the README.
+ */
+import { createHash } from 'node:crypto';
+import { closeSync, openSync, readFileSync } from 'node:fs';
+import { setFlagsFromString } from 'node:v8';
+import { runInNewContext } from 'node:vm';
+import { Redis } from 'ioredis';
+import pg from 'pg';
+import { Webhook } from 'standardwebhooks';
+import { MessagingQueue, MessagingWorker, WebhookRelay, type WebhookRelayOptions } from 'tenant-messaging/bullmq';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { PARK_AFTER_MS } from '../../src/bullmq/webhook-deliveries.js';
+import { postgresAvailable } from '../helpers/postgres.js';
+import { startRedis, uniqueName } from '../helpers/redis.js';
+import { startServer, type TestServer } from '../helpers/server.js';
+import { type Fixture, fastWorker, finishedJob, runs, startFixture, startPostgresWithBullmq, text } from './fixture.js';
+
+const ENDPOINTS = 1_000;
+/**
+ * Endpoints that never answer: the first 130, so that each update's fan-out starts with more
+ * stalled attempts than the relay's pool has young places (128). Were a stalled attempt to keep its
+ * place for its whole `timeout`, every fan-out would stop the healthy deliveries for TIMEOUT; it
+ * keeps it PARK_AFTER_MS (1 s), then only its own endpoint's share.
+ */
+const STALLED = 130;
+const MESSAGES = 3;
+/** Each attempt's limit: a healthy delivery that waited for a stalled attempt's slot would take longer. */
+const TIMEOUT = 4_000;
+
+const secretOf = (i: number) => `whsec_${createHash('sha256').update(`endpoint ${i}`).digest('base64')}`;
+const isStalled = (i: number) => i < STALLED;
+const pathOf = (i: number) => (isStalled(i) ? `/stall/${i}` : `/ok/${i}`);
+const verifiers = new Map(Array.from({ length: ENDPOINTS }, (_, i) => [pathOf(i), new Webhook(secretOf(i))]));
+
+let f: Fixture;
+let server: TestServer;
+/** Accepted requests of the current phase (its business ids' prefix): path → webhook-id → count. */
+const accepted = new Map<string, Map<string, number>>();
+let phase = 'small-';
+/** ms from an event's update to its arrival, for every accepted request. */
+const latencies: number[] = [];
+/** When each accepted request arrived (ms since 1970). */
+const arrivals: number[] = [];
+let refused = 0;
+let stalledRequests = 0;
+let open = 0;
+let peakOpen = 0;
+
+/** An endpoint's key as the relay names it in the datastore: a hash of its URL. */
+const endpointKeyOf = (i: number) =>
+  createHash('sha256')
+    .update(`${server.url}${pathOf(i)}`)
+    .digest('hex')
+    .slice(0, 16);
+const endpointsOf = (from: number, count: number, base: string) =>
+  Array.from({ length: count }, (_, i) => ({ url: `${base}${pathOf(from + i)}`, secret: secretOf(from + i) }));
+
+const mb = (bytes: number) => `${(bytes / 1_048_576).toFixed(1)} MB`;
+
+/** The heap in use once garbage is collected (V8's gc, exposed for this measure). */
+setFlagsFromString('--expose_gc');
+const collect = runInNewContext('gc') as () => void;
+const heap = () => {
+  collect();
+  return process.memoryUsage().heapUsed;
+};
+
+const until = async (check: () => boolean, timeoutMs: number, what: () => string) => {
+  const deadline = Date.now() + timeoutMs;
+  while (!check()) {
+    if (Date.now() > deadline) throw new Error(`timed out waiting for ${what()}`);
+    await new Promise((resolve) => setTimeout(resolve, 20));
+  }
+};
+
+/** Client connections a Redis has (the one asking included). */
+async function connections(port: number): Promise<number> {
+  const admin = new Redis({ host: '127.0.0.1', port, lazyConnect: true });
+  try {
+    await admin.connect();
+    return String(await admin.call('CLIENT', 'LIST'))
+      .trim()
+      .split('\n').length;
+  } finally {
+    admin.disconnect();
+  }
+}
+
+/** Sockets and timers this process holds, by kind (what close() must give back). */
+function handles(): { sockets: number; timers: number } {
+  const info = process.getActiveResourcesInfo();
+  return {
+    sockets: info.filter((kind) => kind === 'TCPSocketWrap' || kind === 'TCPWRAP').length,
+    timers: info.filter((kind) => kind === 'Timeout').length,
+  };
+}
+
+/**
+ * Expects this process to hold no more sockets than `before` once close() settled (a destroyed
+ * socket's handle goes within a few turns), and no more timers within `LAST_TIMER_MS`: BullMQ's
+ * watchdog of a blocking read the relay abandoned (its block time, 5 s, and 1 s) and ioredis's
+ * guard of a socket it ended go by themselves; nothing reconnects. Resolves with when the last went.
+ */
+async function expectNoneLeft(before: { sockets: number; timers: number }): Promise<number> {
+  const started = performance.now();
+  const settled = (limit: number, done: (now: { sockets: number; timers: number }) => boolean) =>
+    until(
+      () => done(handles()),
+      limit,
+      () => JSON.stringify({ before, now: handles() }),
+    ).then(
+      () => true,
+      () => false,
+    );
+  expect(await settled(500, (now) => now.sockets <= before.sockets), 'sockets left open').toBe(true);
+  expect(await settled(LAST_TIMER_MS, (now) => now.timers <= before.timers), 'timers left running').toBe(true);
+  return Math.round(performance.now() - started);
+}
+/** How long the timers of BullMQ and ioredis may outlive close() (see expectNoneLeft). */
+const LAST_TIMER_MS = 7_500;
+
+beforeAll(async () => {
+  if (!runs) return;
+  f = await startFixture();
+  server = await startServer((req, res) => {
+    open++;
+    peakOpen = Math.max(peakOpen, open);
+    const verifier = verifiers.get(req.url);
+    const body = req.body.toString();
+    try {
+      verifier?.verify(body, req.headers as Record<string, string>);
+    } catch {
+      refused++;
+      open--;
+      return void res.writeHead(400).end();
+    }
+    if (!verifier) refused++;
+    if (req.url.startsWith('/stall/')) {
+      stalledRequests++;
+      res.on('close', () => open--); // never answered: the relay's timeout ends it
+      return;
+    }
+    const id = req.headers['webhook-id'] as string;
+    const event = JSON.parse(body) as { timestamp: string; data: { id: string } };
+    open--;
+    res.writeHead(204).end();
+    if (!event.data.id.startsWith(phase)) return;
+    const ids = accepted.get(req.url) ?? new Map<string, number>();
+    ids.set(id, (ids.get(id) ?? 0) + 1);
+    accepted.set(req.url, ids);
+    latencies.push(Date.now() - Date.parse(event.timestamp));
+    arrivals.push(Date.now());
+  });
+}, 30_000);
+afterAll(async () => {
+  await server?.close();
+  await f?.close();
+});
+
+describe.runIf(runs)('WebhookRelay with 1,000 endpoints on Redis', () => {
+  it('holds the same few connections for 10 endpoints and for 1,000, delivers every event to each of the 870 healthy endpoints while 130 stall, and closes within seconds', async () => {
+    const name = uniqueName('scale');
+    const queue = new MessagingQueue({ connection: f.connection, name });
+    const worker = new MessagingWorker(fastWorker(f, name, { concurrency: 4 }));
+    const options = (from: number, count: number): WebhookRelayOptions => ({
+      connection: f.connection,
+      name,
+      endpoints: endpointsOf(from, count, server.url),
+      timeout: TIMEOUT,
+    });
+    try {
+      // Every connection of the queue and the worker open, and its update published before the relays start.
+      await queue.send(text(0), { id: 'warm-up' });
+      await finishedJob(f.raw(name), 'warm-up');
+      const baseline = await connections(f.redis.port);
+
+      const heapBeforeTen = heap();
+      const small = new WebhookRelay(options(STALLED, 10));
+      await small.ready();
+      const withTen = (await connections(f.redis.port)) - baseline;
+      const heapTen = heap() - heapBeforeTen;
+      await queue.send(text(0), { id: 'small-0' });
+      await until(
+        () => Array.from({ length: 10 }, (_, i) => pathOf(STALLED + i)).every((path) => accepted.get(path)?.size === 1),
+        20_000,
+        () => 'the event at the 10 endpoints',
+      );
+      await small.close();
+      accepted.clear();
+      latencies.length = 0;
+      arrivals.length = 0;
+      phase = 'scale-';
+
+      const heapBefore = heap();
+      const relay = new WebhookRelay(options(0, ENDPOINTS));
+      await relay.ready();
+      const withThousand = (await connections(f.redis.port)) - baseline;
+      const heapIdle = heap() - heapBefore;
+
+      const socketsBefore = server.sockets;
+      const started = Date.now();
+      let busiest = withThousand;
+      const ids = Array.from({ length: MESSAGES }, (_, i) => `scale-${i}`);
+      await queue.sendMany(ids.map((id, i) => ({ params: text(i), id })));
+      const healthy = Array.from({ length: ENDPOINTS }, (_, i) => i).filter((i) => !isStalled(i));
+      const complete = () => healthy.every((i) => (accepted.get(pathOf(i))?.size ?? 0) >= MESSAGES);
+      const sampling = (async () => {
+        while (!complete() && Date.now() - started < 40_000) {
+          busiest = Math.max(busiest, (await connections(f.redis.port)) - baseline);
+          await new Promise((resolve) => setTimeout(resolve, 100));
+        }
+      })();
+      await until(complete, 40_000, () => `every healthy endpoint's ${MESSAGES} events (${latencies.length} arrived)`);
+      const deliveredIn = Date.now() - started;
+      await sampling;
+      const heapEnd = heap() - heapBefore;
+
+      const closing = performance.now();
+      await relay.close();
+      const closedIn = performance.now() - closing;
+
+      latencies.sort((a, b) => a - b);
+      // The longest time without any healthy delivery arriving, from the first to the last one.
+      arrivals.sort((a, b) => a - b);
+      const longestGap = arrivals.reduce((gap, at, i) => Math.max(gap, at - (arrivals[i - 1] ?? at)), 0);
+      // A second copy is a retry: an attempt that got no answer within TIMEOUT (the machine being
+      // busy), recorded as failed on the delivery's one job. Never a second job for the same id.
+      const rawDeliveries = f.raw(`${name}.webhook-deliveries`);
+      let duplicates = 0;
+      for (const i of healthy) {
+        for (const [id, copies] of accepted.get(pathOf(i)) ?? []) {
+          if (copies === 1) continue;
+          duplicates += copies - 1;
+          const job = await rawDeliveries.getJob(`${id}@${endpointKeyOf(i)}`);
+          expect(job?.attemptsMade, `${pathOf(i)} ${id}`).toBeGreaterThanOrEqual(copies - 1);
+          expect(job?.failedReason).toMatch(/no answer within/);
+        }
+      }
+      await rawDeliveries.close();
+      const at = (q: number) => latencies[Math.min(latencies.length - 1, Math.floor(q * latencies.length))] as number;
+      console.log(
+        [
+          `webhook scale: datastore connections of a relay: ${withTen} with 10 endpoints, ${withThousand} with ${ENDPOINTS} (at most ${busiest} while delivering)`,
+          `  heap of a relay, ready and idle (after gc): +${mb(heapTen)} with 10 endpoints, +${mb(heapIdle)} with ${ENDPOINTS}; +${mb(heapEnd)} once the burst was delivered (the receiver's side included)`,
+          `  ${latencies.length} deliveries to ${healthy.length} healthy endpoints (${STALLED} stalled, timeout ${TIMEOUT} ms) in ${deliveredIn} ms after the send; from update to arrival p50 ${at(0.5)} ms, p99 ${at(0.99)} ms, max ${latencies.at(-1)} ms; longest time without a healthy delivery arriving: ${longestGap} ms`,
+          `  ${duplicates} retried after a late answer; receiver: ${server.sockets - socketsBefore} connections opened, ${peakOpen} requests open at once at most, ${stalledRequests} requests to stalled endpoints`,
+          `  close() with attempts to stalled endpoints in flight: ${Math.round(closedIn)} ms`,
+        ].join('\n'),
+      );
+
+      // O(1) in the number of endpoints: the same connections for 10 and 1,000 (a queue per
+      // endpoint opened 3 each: 30 and 3,000).
+      expect(withThousand).toBe(withTen);
+      expect(busiest).toBeLessThanOrEqual(withTen);
+      expect(withTen).toBeLessThanOrEqual(6);
+      // Every event at every healthy endpoint, each request verified under the endpoint's own secret.
+      expect(refused).toBe(0);
+      for (const i of healthy) expect(accepted.get(pathOf(i))?.size, pathOf(i)).toBe(MESSAGES);
+      // Every stalled endpoint was tried, and each fan-out filled the pool with stalled attempts,
+      // yet healthy deliveries never stopped arriving for as long as a stalled attempt lasts
+      // (TIMEOUT, 4 s): for PARK_AFTER_MS (1 s) and the machine's delays at most.
+      expect(stalledRequests).toBeGreaterThanOrEqual(STALLED * MESSAGES);
+      expect(longestGap).toBeLessThan(PARK_AFTER_MS + 1_500);
+      // Attempts in flight end within `timeout`, then everything closes.
+      expect(closedIn).toBeLessThan(TIMEOUT + 2_000);
+    } finally {
+      await worker.close();
+      await queue.close();
+    }
+  }, 60_000);
+
+  it('close() settles within seconds when the datastore was killed before it, and leaves nothing open', async () => {
+    const redis = await startRedis();
+    const before = handles();
+    const relay = new WebhookRelay({
+      connection: redis.connection,
+      name: uniqueName('scale'),
+      endpoints: endpointsOf(0, ENDPOINTS, server.url),
+      timeout: TIMEOUT,
+    });
+    await relay.ready();
+    await redis.stop();
+    await new Promise((resolve) => setTimeout(resolve, 300)); // the connections see it and try again
+    const closing = performance.now();
+    await relay.close();
+    const closedIn = performance.now() - closing;
+    console.log(`webhook scale: close() after the datastore was killed: ${Math.round(closedIn)} ms`);
+    expect(closedIn).toBeLessThan(5_000);
+    const lastTimer = await expectNoneLeft(before);
+    console.log(`  no socket left; the last timer of BullMQ and ioredis went ${lastTimer} ms after`);
+  }, 30_000);
+
+  // Exhausting this process's descriptors is quick only under a usual limit (ulimit -n).
+  const limit = Number(/Max open files\s+(\d+)/.exec(readFileSync('/proc/self/limits', 'utf8'))?.[1] ?? Infinity);
+  it.runIf(limit <= 65_536)(
+    'close() settles within seconds when the process is out of file descriptors, and leaves nothing open',
+    async () => {
+      const redis = await startRedis();
+      const admin = new Redis(redis.connection);
+      const before = handles();
+      const relay = new WebhookRelay({
+        connection: redis.connection,
+        name: uniqueName('scale'),
+        endpoints: endpointsOf(0, ENDPOINTS, server.url),
+        timeout: TIMEOUT,
+      });
+      const taken: number[] = [];
+      try {
+        await relay.ready();
+        await admin.ping();
+        // Every descriptor taken, then the relay's connections dropped: each reconnection fails (EMFILE).
+        for (;;) {
+          try {
+            taken.push(openSync('/dev/null', 'r'));
+          } catch {
+            break;
+          }
+        }
+        await admin.call('CLIENT', 'KILL', 'TYPE', 'normal', 'SKIPME', 'yes');
+        await new Promise((resolve) => setTimeout(resolve, 300));
+        const closing = performance.now();
+        await relay.close();
+        const closedIn = performance.now() - closing;
+        console.log(`webhook scale: close() out of file descriptors: ${Math.round(closedIn)} ms`);
+        expect(closedIn).toBeLessThan(5_000);
+      } finally {
+        for (const fd of taken) closeSync(fd);
+        admin.disconnect();
+        await redis.stop();
+      }
+      const lastTimer = await expectNoneLeft(before);
+      console.log(`  no socket left; the last timer of BullMQ and ioredis went ${lastTimer} ms after`);
+    },
+    30_000,
+  );
+});
+
+describe.runIf(postgresAvailable())('WebhookRelay with 1,000 endpoints on PostgreSQL', () => {
+  it('holds the same few connections for 10 endpoints and for 1,000, and close() settles when the server was killed, leaving nothing open', async () => {
+    const db = await startPostgresWithBullmq();
+    const count = async () => {
+      const client = new pg.Client({ connectionString: db.url });
+      await client.connect();
+      try {
+        const { rows } = await client.query(
+          `SELECT count(*)::int AS n FROM pg_stat_activity WHERE backend_type = 'client backend'`,
+        );
+        return Number(rows[0]?.n);
+      } finally {
+        await client.end();
+      }
+    };
+    const relayOf = (count: number) =>
+      new WebhookRelay({
+        connection: { postgres: { connectionString: db.url, max: 4 } },
+        name: uniqueName('scale'),
+        endpoints: endpointsOf(0, count, server.url),
+        timeout: TIMEOUT,
+      });
+    try {
+      const baseline = await count();
+      const connectionsOf = async (relay: WebhookRelay) => {
+        await relay.ready();
+        await new Promise((resolve) => setTimeout(resolve, 500)); // the worker's LISTEN connection too
+        return (await count()) - baseline;
+      };
+      const small = relayOf(10);
+      const withTen = await connectionsOf(small);
+      await small.close();
+      const before = handles();
+      const relay = relayOf(ENDPOINTS);
+      const withMany = await connectionsOf(relay);
+      await db.stop();
+      const closing = performance.now();
+      await relay.close();
+      const closedIn = performance.now() - closing;
+      console.log(
+        `webhook scale on PostgreSQL: connections of a relay: ${withTen} with 10 endpoints, ${withMany} with ${ENDPOINTS}; close() after the server was killed: ${Math.round(closedIn)} ms`,
+      );
+      expect(withMany).toBe(withTen);
+      expect(closedIn).toBeLessThan(5_000);
+      await expectNoneLeft(before);
+    } finally {
+      await db.stop();
+    }
+  }, 40_000);
+});
