@@ -4,7 +4,7 @@ import { defineConfig } from 'vitest/config';
 const FLEET_TEST = 'test/bullmq/fleet.test.ts';
 // A relay with 1,000 endpoints: it counts the process's sockets and times deliveries, so it runs
 // alone too, beside no other file's load.
-const WEBHOOK_SCALE_TEST = 'test/bullmq/webhook-scale.test.ts';
+const WEBHOOK_SCALE_TEST = 'test/bullmq/webhooks/scale.test.ts';
 const ALONE = [FLEET_TEST, WEBHOOK_SCALE_TEST];
 
 const src = (path: string) => fileURLToPath(new URL(`./src/${path}`, import.meta.url));

@@ -46,6 +46,6 @@ export type {
   UpdatesOptions,
   WorkerRateLimit,
 } from './types.js';
-export { WebhookRelay } from './webhook-relay.js';
-export type { DisabledEndpoint, WebhookRelayOptions } from './webhook-types.js';
+export { WebhookRelay } from './webhooks/relay.js';
+export type { DisabledEndpoint, WebhookRelayOptions } from './webhooks/types.js';
 export { MessagingWorker, TRACK_DEFAULTS } from './worker.js';

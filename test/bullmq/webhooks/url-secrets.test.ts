@@ -12,10 +12,10 @@ import type { ServerResponse } from 'node:http';
 import fc from 'fast-check';
 import { MessagingQueue, MessagingWorker, WebhookRelay } from 'tenant-messaging/bullmq';
 import { afterAll, afterEach, beforeAll, describe, expect, it as itRuns, vi } from 'vitest';
-import { configError } from '../helpers/errors.js';
-import { uniqueName } from '../helpers/redis.js';
-import { type CapturedRequest, refusedUrl, startServer, type TestServer } from '../helpers/server.js';
-import { BACKENDS, type BackendFixture, fastWorker, startBackendFixture, text } from './fixture.js';
+import { configError } from '../../helpers/errors.js';
+import { uniqueName } from '../../helpers/redis.js';
+import { type CapturedRequest, refusedUrl, startServer, type TestServer } from '../../helpers/server.js';
+import { BACKENDS, type BackendFixture, fastWorker, startBackendFixture, text } from '../fixture.js';
 
 const SECRET = `whsec_${Buffer.from(new Uint8Array(32).fill(9)).toString('base64')}`;
 const servers: TestServer[] = [];

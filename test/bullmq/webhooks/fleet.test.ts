@@ -15,12 +15,12 @@ import { existsSync } from 'node:fs';
 import { fileURLToPath } from 'node:url';
 import { MessagingQueue } from 'tenant-messaging/bullmq';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { uniqueName } from '../helpers/redis.js';
-import { dumpRedis } from '../helpers/redis-dump.js';
-import { expectDocumentedEvent } from '../helpers/webhook-schema.js';
-import { type Fixture, runs, startFixture, text } from './fixture.js';
+import { uniqueName } from '../../helpers/redis.js';
+import { dumpRedis } from '../../helpers/redis-dump.js';
+import { expectDocumentedEvent } from '../../helpers/webhook-schema.js';
+import { type Fixture, runs, startFixture, text } from '../fixture.js';
 
-const root = fileURLToPath(new URL('../../', import.meta.url));
+const root = fileURLToPath(new URL('../../../', import.meta.url));
 const here = (file: string) => fileURLToPath(new URL(file, import.meta.url));
 const secretOf = (fill: number) => `whsec_${Buffer.from(new Uint8Array(32).fill(fill)).toString('base64')}`;
 const HEALTHY_SECRET = secretOf(21);
@@ -80,7 +80,7 @@ describe.runIf(runs)('delivery webhooks on the fleet', () => {
   it('every change of 200 tracked messages reaches the healthy endpoint verified, through 500s, a stall, a 410 and a SIGKILL', async () => {
     const name = uniqueName('hooks');
     const received: Received[] = [];
-    const receiver = await start<{ port: number }>('./webhook-receiver.mjs', {
+    const receiver = await start<{ port: number }>('./receiver.mjs', {
       HEALTHY_SECRET,
       OTHER_SECRET,
     });
@@ -95,10 +95,7 @@ describe.runIf(runs)('delivery webhooks on the fleet', () => {
         { url: url('/gone'), secret: OTHER_SECRET },
       ]),
     };
-    const relays = [
-      await start('./webhook-relay-process.mjs', relayEnv),
-      await start('./webhook-relay-process.mjs', relayEnv),
-    ];
+    const relays = [await start('./relay-process.mjs', relayEnv), await start('./relay-process.mjs', relayEnv)];
     const { baseUrl, keys } = f.sandbox.tenants['acme'] as (typeof f.sandbox.tenants)[string];
     const workerEnv = {
       REDIS_PORT: String(f.redis.port),
@@ -109,8 +106,8 @@ describe.runIf(runs)('delivery webhooks on the fleet', () => {
       TRACK: JSON.stringify({ until: 'read', interval: 100 }),
     };
     const workers = [
-      await start('../bullmq/crash-worker.mjs', workerEnv),
-      await start('../bullmq/crash-worker.mjs', workerEnv),
+      await start('../crash-worker.mjs', workerEnv),
+      await start('../crash-worker.mjs', workerEnv),
     ];
     const queue = new MessagingQueue({ connection: f.redis.connection, name });
     try {
@@ -135,7 +132,7 @@ describe.runIf(runs)('delivery webhooks on the fleet', () => {
       const killed = relays[0]?.child as ChildProcess;
       killed.kill('SIGKILL');
       await new Promise((resolve) => killed.once('exit', resolve));
-      relays.push(await start('./webhook-relay-process.mjs', relayEnv));
+      relays.push(await start('./relay-process.mjs', relayEnv));
 
       const allRead = () => ids.every((id) => published.has(`${id}/read`));
       await until(

@@ -1,21 +1,21 @@
 import { createHash } from 'node:crypto';
 import type { Queue } from 'bullmq';
-import { ValidationError } from '../errors.js';
-import { sleep } from '../internal/sleep.js';
-import { subscribes } from '../webhooks/endpoints.js';
-import { fleetEvent } from '../webhooks/events-of.js';
-import { scrubbedText } from '../webhooks/shown-url.js';
-import { loadBullmq } from './load.js';
-import { backendOf, makeQueue } from './store/backend.js';
-import { storeOf } from './store/store.js';
-import type { UpdateLog } from './store/update-log.js';
-import { type RelayBackends, relayBackends } from './webhook-backends.js';
-import { CLOSE_MS, settlesWithin } from './webhook-close.js';
-import { type Deliveries, type NewDelivery, openDeliveries, type Target } from './webhook-deliveries.js';
-import { drainLegacyQueues } from './webhook-legacy.js';
-import { checkRelayOptions } from './webhook-options.js';
-import { type RelayState, relayStateOf } from './webhook-state.js';
-import type { DisabledEndpoint, WebhookRelayOptions } from './webhook-types.js';
+import { ValidationError } from '../../errors.js';
+import { sleep } from '../../internal/sleep.js';
+import { subscribes } from '../../webhooks/endpoints.js';
+import { fleetEvent } from '../../webhooks/events-of.js';
+import { scrubbedText } from '../../webhooks/shown-url.js';
+import { loadBullmq } from '../load.js';
+import { backendOf, makeQueue } from '../store/backend.js';
+import { type RelayState, relayStateOf } from '../store/relay-state.js';
+import { storeOf } from '../store/store.js';
+import type { UpdateLog } from '../store/update-log.js';
+import { type RelayBackends, relayBackends } from './backends.js';
+import { CLOSE_MS, settlesWithin } from './close.js';
+import { type Deliveries, type NewDelivery, openDeliveries, type Target } from './deliveries.js';
+import { drainLegacyQueues } from './legacy.js';
+import { checkRelayOptions } from './options.js';
+import type { DisabledEndpoint, WebhookRelayOptions } from './types.js';
 
 /** The wait before reading the event log again after the datastore failed the read. */
 const REREAD_MS = 1_000;

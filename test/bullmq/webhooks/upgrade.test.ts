@@ -16,9 +16,9 @@ import { createHash } from 'node:crypto';
 import { Webhook } from 'standardwebhooks';
 import { WebhookRelay } from 'tenant-messaging/bullmq';
 import { afterAll, beforeAll, describe, expect, it as itRuns } from 'vitest';
-import { uniqueName } from '../helpers/redis.js';
-import { startServer, type TestServer } from '../helpers/server.js';
-import { BACKENDS, type BackendFixture, startBackendFixture } from './fixture.js';
+import { uniqueName } from '../../helpers/redis.js';
+import { startServer, type TestServer } from '../../helpers/server.js';
+import { BACKENDS, type BackendFixture, startBackendFixture } from '../fixture.js';
 
 const SECRET = `whsec_${Buffer.from(new Uint8Array(32).fill(5)).toString('base64')}`;
 const verifier = new Webhook(SECRET);

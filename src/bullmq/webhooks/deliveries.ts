@@ -1,14 +1,14 @@
 import type { Job, MinimalJob } from 'bullmq';
-import { sleep } from '../internal/sleep.js';
-import { attempt, isDelivered, isGone, retryDelay } from '../webhooks/attempt.js';
-import type { WebhookEndpoint } from '../webhooks/endpoints.js';
-import { scrubbedText, shownUrl } from '../webhooks/shown-url.js';
-import { RETENTION_DEFAULTS } from './checks.js';
-import type { BullMQModule } from './load.js';
-import { type Backend, makeQueue, makeWorker } from './store/backend.js';
-import { CLOSE_MS, settlesWithin } from './webhook-close.js';
-import { AttemptPool, bounceDelay, EndpointSlots } from './webhook-slots.js';
-import type { WebhookRelayOptions } from './webhook-types.js';
+import { sleep } from '../../internal/sleep.js';
+import { attempt, isDelivered, isGone, retryDelay } from '../../webhooks/attempt.js';
+import type { WebhookEndpoint } from '../../webhooks/endpoints.js';
+import { scrubbedText, shownUrl } from '../../webhooks/shown-url.js';
+import { RETENTION_DEFAULTS } from '../checks.js';
+import type { BullMQModule } from '../load.js';
+import { type Backend, makeQueue, makeWorker } from '../store/backend.js';
+import { CLOSE_MS, settlesWithin } from './close.js';
+import { AttemptPool, bounceDelay, EndpointSlots } from './slots.js';
+import type { WebhookRelayOptions } from './types.js';
 
 /**
  * A delivery as the datastore keeps it: the event for one endpoint, signed afresh at each attempt.

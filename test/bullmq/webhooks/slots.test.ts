@@ -5,7 +5,7 @@
  */
 import fc from 'fast-check';
 import { afterEach, describe, expect, it, vi } from 'vitest';
-import { AttemptPool, bounceDelay, EndpointSlots, FIRST_BOUNCE_MS } from '../../src/bullmq/webhook-slots.js';
+import { AttemptPool, bounceDelay, EndpointSlots, FIRST_BOUNCE_MS } from '../../../src/bullmq/webhooks/slots.js';
 
 afterEach(() => {
   vi.useRealTimers();

@@ -13,11 +13,11 @@ import { ValidationError } from 'tenant-messaging';
 import { MessagingQueue, MessagingWorker, WebhookRelay, type WebhookRelayOptions } from 'tenant-messaging/bullmq';
 import type { WebhookEvent } from 'tenant-messaging/webhooks';
 import { afterAll, beforeAll, describe, expect, it as itRuns } from 'vitest';
-import { configError } from '../helpers/errors.js';
-import { uniqueName } from '../helpers/redis.js';
-import { type CapturedRequest, startServer, type TestServer } from '../helpers/server.js';
-import { expectDocumentedEvent } from '../helpers/webhook-schema.js';
-import { BACKENDS, type BackendFixture, fastWorker, startBackendFixture, text } from './fixture.js';
+import { configError } from '../../helpers/errors.js';
+import { uniqueName } from '../../helpers/redis.js';
+import { type CapturedRequest, startServer, type TestServer } from '../../helpers/server.js';
+import { expectDocumentedEvent } from '../../helpers/webhook-schema.js';
+import { BACKENDS, type BackendFixture, fastWorker, startBackendFixture, text } from '../fixture.js';
 
 const secretOf = (fill: number) => `whsec_${Buffer.from(new Uint8Array(32).fill(fill)).toString('base64')}`;
 const SECRET = secretOf(7);

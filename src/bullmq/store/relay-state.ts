@@ -1,6 +1,6 @@
 import type { Queue } from 'bullmq';
-import { pgSetUp, poolOf } from './pg-setup.js';
-import type { Backend } from './store/backend.js';
+import type { Backend } from './backend.js';
+import { poolOf, schemaReady } from './postgres/schema.js';
 
 /**
  * The webhook relay's small state, in the relayed queue's datastore: its reading position and the
@@ -12,15 +12,6 @@ export interface RelayState {
   set(fields: Record<string, string>): Promise<void>;
   remove(field: string): Promise<void>;
 }
-
-const SETUP = `
-CREATE TABLE IF NOT EXISTS tenant_messaging_webhook_state (
-  queue text NOT NULL,
-  field text NOT NULL,
-  value text NOT NULL,
-  PRIMARY KEY (queue, field)
-);
-`;
 
 /** The state: one Redis hash (`bull:<name>:webhooks`), or rows of one PostgreSQL table in the queue's schema. */
 export function relayStateOf(backend: Backend, queue: Queue): RelayState {
@@ -39,7 +30,8 @@ export function relayStateOf(backend: Backend, queue: Queue): RelayState {
     };
   }
   const pool = poolOf(queue);
-  const prepared = pgSetUp(pool, 'tenant-messaging:webhook-state-setup', SETUP);
+  // Its table is in schema.sql, made by migrate() (or on first use by a role that may).
+  const prepared = schemaReady(pool);
   const name = queue.name;
   const query = async (text: string, values: unknown[]) => {
     await prepared();

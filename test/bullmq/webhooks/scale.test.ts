@@ -26,11 +26,19 @@ import pg from 'pg';
 import { Webhook } from 'standardwebhooks';
 import { MessagingQueue, MessagingWorker, WebhookRelay, type WebhookRelayOptions } from 'tenant-messaging/bullmq';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { PARK_AFTER_MS } from '../../src/bullmq/webhook-deliveries.js';
-import { postgresAvailable } from '../helpers/postgres.js';
-import { startRedis, uniqueName } from '../helpers/redis.js';
-import { startServer, type TestServer } from '../helpers/server.js';
-import { type Fixture, fastWorker, finishedJob, runs, startFixture, startPostgresWithBullmq, text } from './fixture.js';
+import { PARK_AFTER_MS } from '../../../src/bullmq/webhooks/deliveries.js';
+import { postgresAvailable } from '../../helpers/postgres.js';
+import { startRedis, uniqueName } from '../../helpers/redis.js';
+import { startServer, type TestServer } from '../../helpers/server.js';
+import {
+  type Fixture,
+  fastWorker,
+  finishedJob,
+  runs,
+  startFixture,
+  startPostgresWithBullmq,
+  text,
+} from '../fixture.js';
 
 const ENDPOINTS = 1_000;
 /**

@@ -1,9 +1,9 @@
 /**
  * The public types of `WebhookRelay`. Like every file of types, this imports no implementation module.
  */
-import type { Logger } from '../types/logger.js';
-import type { WebhookEndpoint } from '../webhooks/endpoints.js';
-import type { QueueConnection } from './types.js';
+import type { Logger } from '../../types/logger.js';
+import type { WebhookEndpoint } from '../../webhooks/endpoints.js';
+import type { QueueConnection } from '../types.js';
 
 /**
  * Options of `new WebhookRelay()`. An unknown key is refused (a misspelt option would otherwise

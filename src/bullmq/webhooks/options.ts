@@ -1,10 +1,10 @@
-import { type Issue, ValidationError } from '../errors.js';
-import { checkKnownKeys, type KnownKeys, MAX_TIMER_MS } from '../internal/checks.js';
-import { describeValue } from '../internal/describe-value.js';
-import { readFields } from '../internal/input.js';
-import { checkDeliverySettings, type WebhookEndpoint } from '../webhooks/endpoints.js';
-import { checkConnection, checkName } from './checks.js';
-import type { WebhookRelayOptions } from './webhook-types.js';
+import { type Issue, ValidationError } from '../../errors.js';
+import { checkKnownKeys, type KnownKeys, MAX_TIMER_MS } from '../../internal/checks.js';
+import { describeValue } from '../../internal/describe-value.js';
+import { readFields } from '../../internal/input.js';
+import { checkDeliverySettings, type WebhookEndpoint } from '../../webhooks/endpoints.js';
+import { checkConnection, checkName } from '../checks.js';
+import type { WebhookRelayOptions } from './types.js';
 
 const WHAT = 'Invalid WebhookRelay options';
 

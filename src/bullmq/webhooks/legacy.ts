@@ -1,11 +1,11 @@
 import type { Queue } from 'bullmq';
-import { sleep } from '../internal/sleep.js';
-import type { Logger } from '../types/logger.js';
-import type { BullMQModule } from './load.js';
-import { poolOf } from './pg-setup.js';
-import { type Backend, makeQueue } from './store/backend.js';
-import { closeWithin } from './webhook-close.js';
-import type { Deliveries, NewDelivery } from './webhook-deliveries.js';
+import { sleep } from '../../internal/sleep.js';
+import type { Logger } from '../../types/logger.js';
+import type { BullMQModule } from '../load.js';
+import { type Backend, makeQueue } from '../store/backend.js';
+import { poolOf } from '../store/postgres/schema.js';
+import { closeWithin } from './close.js';
+import type { Deliveries, NewDelivery } from './deliveries.js';
 
 /**
  * Deliveries queued by a relay of 0.x, which kept a BullMQ queue per endpoint

@@ -1,7 +1,7 @@
 // A WebhookRelay process for the webhook fleet test (the built package: `npm run build` first).
 // Its endpoints come from the environment as JSON (ENDPOINTS, with the secrets), it logs to
 // stdout as a user's logger would, says 'ready' over IPC, and closes gracefully on SIGTERM.
-import { WebhookRelay } from '../../dist/bullmq/index.js';
+import { WebhookRelay } from '../../../dist/bullmq/index.js';
 
 const env = process.env;
 const log = (level) => (message, meta) => console.log(JSON.stringify({ level, message, ...meta }));

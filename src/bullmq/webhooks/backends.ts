@@ -1,7 +1,7 @@
 import type { BackendFactory, IQueueBackend } from 'bullmq';
-import type { BullMQModule } from './load.js';
-import type { Backend } from './store/backend.js';
-import { settlesWithin } from './webhook-close.js';
+import type { BullMQModule } from '../load.js';
+import type { Backend } from '../store/backend.js';
+import { settlesWithin } from './close.js';
 
 /**
  * Every BullMQ backend a relay opens (its queues, its worker, the update log's readers), made
