@@ -189,3 +189,16 @@ export async function finishedJob(raw: Queue, id: string, timeoutMs = 5_000) {
     await new Promise((resolve) => setTimeout(resolve, 20));
   }
 }
+
+/** Waits until `check` holds (polled every 50 ms), or throws after `timeoutMs` saying `what()`. */
+export async function until(
+  check: () => boolean | Promise<boolean>,
+  timeoutMs: number,
+  what: () => string,
+): Promise<void> {
+  const deadline = Date.now() + timeoutMs;
+  while (!(await check())) {
+    if (Date.now() > deadline) throw new Error(`timed out: ${what()}`);
+    await new Promise((resolve) => setTimeout(resolve, 50));
+  }
+}

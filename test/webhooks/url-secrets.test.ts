@@ -13,6 +13,7 @@ import { ValidationError } from 'tenant-messaging';
 import { type FleetUpdate, relayWebhooks, type WebhookAttempt } from 'tenant-messaging/webhooks';
 import { afterAll, afterEach, beforeAll, describe, expect, it, vi } from 'vitest';
 import { type CapturedRequest, refusedUrl, startServer, type TestServer } from '../helpers/server.js';
+import { stubQuotingFetch, token } from '../helpers/url-secrets.js';
 
 const SECRET = `whsec_${Buffer.from(new Uint8Array(32).fill(5)).toString('base64')}`;
 const servers: TestServer[] = [];
@@ -49,37 +50,6 @@ afterAll(async () => {
 afterEach(() => {
   vi.unstubAllGlobals();
 });
-
-/**
- * A fetch whose errors quote the URL as given, decoded and normalised, in the error and in its
- * cause, as Node's fetch quotes a URL with credentials: what a relay keeps must not depend on
- * fetch's words being harmless.
- */
-function stubQuotingFetch(): void {
-  const real = globalThis.fetch;
-  vi.stubGlobal('fetch', async (input: string | URL | Request, init?: RequestInit) => {
-    try {
-      return await real(input, init);
-    } catch (error) {
-      const url = input instanceof Request ? input.url : String(input);
-      const quoted = `${url} (decoded ${decodeURIComponent(url)}; as ${new URL(url).href})`;
-      const cause = error instanceof Error && error.cause instanceof Error ? error.cause.message : String(error);
-      throw new TypeError(`fetch failed for ${quoted}`, { cause: new Error(`${cause} at ${quoted}`) });
-    }
-  });
-}
-
-/**
- * A token: a marker and random text (any character, some needing percent-encoding in a URL), so
- * that finding it in a text can only mean it leaked.
- */
-const token = (marker: string) =>
-  fc
-    .oneof(
-      fc.string({ minLength: 6, maxLength: 24, unit: 'grapheme-ascii' }),
-      fc.string({ minLength: 6, maxLength: 12, unit: 'grapheme' }),
-    )
-    .map((rest) => `${marker}${rest}`);
 
 /** A URL's query and fragment carrying the tokens, each encoded as a URL carries it. */
 const withSecrets = (base: string, t: { query: string; bare: string; fragment: string }) =>

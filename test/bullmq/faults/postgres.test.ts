@@ -12,7 +12,7 @@ import { type RunningSandbox, startSandbox } from 'tenant-messaging/sandbox';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { postgresAvailable, startPostgresWithBullmq, type TestPostgres } from '../../helpers/postgres.js';
 import { uniqueName } from '../../helpers/redis.js';
-import { text } from '../fixture.js';
+import { text, until } from '../fixture.js';
 
 const available = postgresAvailable();
 let db: TestPostgres;
@@ -33,14 +33,6 @@ afterAll(async () => {
 
 const storedCounts = (contents: string[]) =>
   contents.map((content) => sandbox.messages('acme').filter((log) => log.content === content).length);
-
-async function until(check: () => boolean, timeoutMs: number, what: () => string) {
-  const deadline = Date.now() + timeoutMs;
-  while (!check()) {
-    if (Date.now() > deadline) throw new Error(`timed out: ${what()}`);
-    await new Promise((resolve) => setTimeout(resolve, 50));
-  }
-}
 
 async function terminateAll(): Promise<number> {
   const admin = new pg.Client({ connectionString: db.url });

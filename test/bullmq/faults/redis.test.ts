@@ -9,7 +9,7 @@ import { DatastoreError, MessagingQueue, MessagingWorker } from 'tenant-messagin
 import { type RunningSandbox, startSandbox } from 'tenant-messaging/sandbox';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { type RedisSettings, redisAvailable, startRedis, type TestRedis, uniqueName } from '../../helpers/redis.js';
-import { text } from '../fixture.js';
+import { text, until } from '../fixture.js';
 
 const available = redisAvailable();
 let sandbox: RunningSandbox<'acme' | 'globex'>;
@@ -44,14 +44,6 @@ function recorder() {
 /** How many logs the sandbox stored per content, for the given contents. */
 const storedCounts = (contents: string[]) =>
   contents.map((content) => sandbox.messages('acme').filter((log) => log.content === content).length);
-
-async function until(check: () => boolean | Promise<boolean>, timeoutMs: number, what: () => string) {
-  const deadline = Date.now() + timeoutMs;
-  while (!(await check())) {
-    if (Date.now() > deadline) throw new Error(`timed out: ${what()}`);
-    await new Promise((resolve) => setTimeout(resolve, 50));
-  }
-}
 
 const worker = (
   server: TestRedis,

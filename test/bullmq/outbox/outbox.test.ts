@@ -16,7 +16,7 @@ import { ValidationError } from 'tenant-messaging';
 import { MessagingOutbox, MessagingQueue, MessagingWorker } from 'tenant-messaging/bullmq';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { uniqueName } from '../../helpers/redis.js';
-import { BACKENDS, type BackendFixture, fastWorker, startBackendFixture, text } from '../fixture.js';
+import { BACKENDS, type BackendFixture, fastWorker, startBackendFixture, text, until } from '../fixture.js';
 
 const root = fileURLToPath(new URL('../../../', import.meta.url));
 const relayScript = fileURLToPath(new URL('./relay-process.mjs', import.meta.url));
@@ -39,14 +39,6 @@ afterAll(async () => {
   await pool?.end();
   await f?.close();
 });
-
-const until = async (check: () => boolean | Promise<boolean>, timeoutMs: number, what: () => string) => {
-  const deadline = Date.now() + timeoutMs;
-  while (!(await check())) {
-    if (Date.now() > deadline) throw new Error(`timed out: ${what()}`);
-    await new Promise((resolve) => setTimeout(resolve, 50));
-  }
-};
 
 /** How many logs the sandbox stored with this content. */
 const stored = (content: string) => f.sandbox.messages('acme').filter((log) => log.content === content).length;

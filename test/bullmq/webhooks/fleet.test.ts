@@ -105,10 +105,7 @@ describe.runIf(runs)('delivery webhooks on the fleet', () => {
       CONCURRENCY: '8',
       TRACK: JSON.stringify({ until: 'read', interval: 100 }),
     };
-    const workers = [
-      await start('../crash-worker.mjs', workerEnv),
-      await start('../crash-worker.mjs', workerEnv),
-    ];
+    const workers = [await start('../crash-worker.mjs', workerEnv), await start('../crash-worker.mjs', workerEnv)];
     const queue = new MessagingQueue({ connection: f.redis.connection, name });
     try {
       // The changes the queue published, read as a user of `updates()` would: what must arrive.

@@ -15,6 +15,7 @@ import { afterAll, afterEach, beforeAll, describe, expect, it as itRuns, vi } fr
 import { configError } from '../../helpers/errors.js';
 import { uniqueName } from '../../helpers/redis.js';
 import { type CapturedRequest, refusedUrl, startServer, type TestServer } from '../../helpers/server.js';
+import { stubQuotingFetch, token } from '../../helpers/url-secrets.js';
 import { BACKENDS, type BackendFixture, fastWorker, startBackendFixture, text } from '../fixture.js';
 
 const SECRET = `whsec_${Buffer.from(new Uint8Array(32).fill(9)).toString('base64')}`;
@@ -66,34 +67,6 @@ afterEach(() => {
   vi.unstubAllGlobals();
 });
 
-/**
- * A fetch whose errors quote the URL as given, decoded and normalised, in the error and in its
- * cause, as Node's fetch quotes a URL with credentials: what the relay stores must not depend on
- * fetch's words being harmless. (The relay's BullMQ and the client use ioredis, pg and undici,
- * never the global fetch.)
- */
-function stubQuotingFetch(): void {
-  const real = globalThis.fetch;
-  vi.stubGlobal('fetch', async (input: string | URL | Request, init?: RequestInit) => {
-    try {
-      return await real(input, init);
-    } catch (error) {
-      const url = input instanceof Request ? input.url : String(input);
-      const quoted = `${url} (decoded ${decodeURIComponent(url)}; as ${new URL(url).href})`;
-      const cause = error instanceof Error && error.cause instanceof Error ? error.cause.message : String(error);
-      throw new TypeError(`fetch failed for ${quoted}`, { cause: new Error(`${cause} at ${quoted}`) });
-    }
-  });
-}
-
-/** A token: a marker and random text (any character), so that finding it can only mean it leaked. */
-const token = (marker: string) =>
-  fc
-    .oneof(
-      fc.string({ minLength: 6, maxLength: 24, unit: 'grapheme-ascii' }),
-      fc.string({ minLength: 6, maxLength: 12, unit: 'grapheme' }),
-    )
-    .map((rest) => `${marker}${rest}`);
 const tokens = fc.record({ query: token('qry'), bare: token('bar'), fragment: token('frg') });
 
 const withSecrets = (base: string, t: { query: string; bare: string; fragment: string }) =>
