@@ -2,10 +2,18 @@ import { fileURLToPath } from 'node:url';
 import { defineConfig } from 'vitest/config';
 
 const FLEET_TEST = 'test/bullmq/fleet.test.ts';
-// A relay with 1,000 endpoints: it counts the process's sockets and times deliveries, so it runs
-// alone too, beside no other file's load.
-const WEBHOOK_SCALE_TEST = 'test/bullmq/webhooks/scale.test.ts';
-const ALONE = [FLEET_TEST, WEBHOOK_SCALE_TEST];
+// Files that measure time or rates run alone too, one after another, beside no other file's load:
+// a relay with 1,000 endpoints (it counts the process's sockets and times deliveries), the
+// fleet limiter's achieved rate, and the hostile bodies' loop stalls. The type matrix runs there
+// as well: its compilers use every core, which is what made the others fail in full runs.
+const ALONE = [
+  FLEET_TEST,
+  'test/bullmq/webhooks/scale.test.ts',
+  'test/bullmq/fleet/limiter.test.ts',
+  'test/hostile-json-bodies.test.ts',
+  'test/hostile-text-bodies.test.ts',
+  'test/consumer-types.test.ts',
+];
 
 const src = (path: string) => fileURLToPath(new URL(`./src/${path}`, import.meta.url));
 
@@ -42,7 +50,8 @@ export default defineConfig({
     hookTimeout: 30_000,
     // Why two projects: the fleet test measures a rate limit held by 4 worker processes (the
     // busiest sliding second, the rate achieved), so it runs alone, after every other file, however
-    // many workers vitest uses on the machine. One run still gives one report and one coverage.
+    // many workers vitest uses on the machine; so do the other files of ALONE. One run still gives
+    // one report and one coverage.
     // (Group orders start at 1: vitest runs an order-0 project that has one worker last.)
     projects: [
       {

@@ -52,14 +52,18 @@ async function commitOne(outbox: MessagingOutbox, params: ReturnType<typeof text
   }
 }
 
-/** Terminates every client connection to the cluster but the one asking: what a restart does to them. */
-async function terminateAll(): Promise<number> {
+/**
+ * Terminates every connection of the relay's process (its pool's and its queue's, marked by their
+ * application_name): what a restart or a failover does to them. (The fleet's own connections are
+ * terminated in test/bullmq/faults/postgres.test.ts.)
+ */
+async function terminateRelay(): Promise<number> {
   const client = new pg.Client({ connectionString: url });
   await client.connect();
   try {
     const { rows } = await client.query(
       `SELECT count(pg_terminate_backend(pid))::int AS n FROM pg_stat_activity
-       WHERE pid <> pg_backend_pid() AND backend_type = 'client backend' AND datname = current_database()`,
+       WHERE application_name = 'outbox-relay-under-test'`,
     );
     return rows[0].n as number;
   } finally {
@@ -150,7 +154,7 @@ describe.runIf(available)('the outbox against PostgreSQL faults', () => {
       );
 
       for (let round = 1; round <= 3; round++) {
-        expect(await terminateAll()).toBeGreaterThan(0);
+        expect(await terminateRelay()).toBeGreaterThan(0);
         // Committed while the relay may not be listening: it must still go out soon, and once.
         await commitOne(outbox, { ...text(round), content: `${name} after ${round}` }, `after-${round}`);
         await until(

@@ -7,7 +7,8 @@ import { MessagingOutbox, MessagingQueue } from '../../../dist/bullmq/index.js';
 const env = process.env;
 const line = (level) => (message, fields) => console.log(JSON.stringify({ level, message, ...fields }));
 const logger = { debug() {}, info() {}, warn: line('warn'), error: line('error') };
-const pool = new pg.Pool({ connectionString: env.PG_URL, max: 4 });
+// application_name marks this process's connections, which the test terminates (and no others).
+const pool = new pg.Pool({ connectionString: env.PG_URL, max: 4, application_name: 'outbox-relay-under-test' });
 pool.on('error', (error) => console.log(JSON.stringify({ level: 'pool', message: String(error) })));
 const queue = new MessagingQueue({
   connection: { postgres: { connectionString: env.PG_URL, max: 4 } },

@@ -27,6 +27,7 @@ export function redisGuard(client: Promise<RedisClient>, settings: GuardSettings
     redis.defineCommand(MARK_COMMAND, { numberOfKeys: 1, lua: MARK });
     return redis;
   });
+  defined.catch(() => undefined); // each use reports a failed connection; one never used must not leave it unhandled
   /** Writes the marker if there is none, and reads the one that is there, in one step. */
   const mark = async (redis: RedisClient): Promise<string> =>
     String(await redis.runCommand(MARK_COMMAND, [settings.key, `${randomUUID()} ${new Date().toISOString()}`]));

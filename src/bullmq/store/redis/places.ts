@@ -17,6 +17,7 @@ export function redisPlaces(client: Promise<RedisClient>, key: string): PlaceSto
     c.defineCommand(SETTLE_COMMAND, { numberOfKeys: 1, lua: SETTLE });
     return c;
   });
+  redis.catch(() => undefined); // each use reports a failed connection; one never used must not leave it unhandled
   return {
     admit: async (member, limit, leaseMs) =>
       Number(await (await redis).runCommand(ADMIT_COMMAND, [key, limit, leaseMs, member])),
