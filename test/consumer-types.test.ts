@@ -39,12 +39,12 @@ export async function demo(): Promise<MessageLog> {
   const client = new MessagingClient({ baseUrl, apiKey: keys.full });
   const custom = createSandbox({ tenants: [{ slug: 'initech' }] });
   const initech: string = custom.tenants.initech.baseUrl;
-  const any: string | undefined = custom.tenants[String(initech.length)]?.baseUrl;
+  const other: string | undefined = custom.tenants[String(initech.length)]?.baseUrl;
   const log = await client.messages.send({
     sender_phone: senderNumbers[0]?.phone ?? '',
     to_phone: SANDBOX_PHONES.reads,
     type: 'text',
-    content: any ?? 'Hello',
+    content: other ?? 'Hello',
   });
   await sandbox.close();
   return client.waitForDelivery(log.id, { until: 'read' });
