@@ -202,7 +202,9 @@ const STATUS_TEXT: Record<number, string> = {
 export function errorFromResponse(status: number, text: string, headers: ResponseHeaders): APIError {
   let body: unknown = text;
   try {
-    body = text ? parseJson(text) : text;
+    // A body whose first KiB is blank is no error object (the API's are one line of JSON): it is
+    // kept as text without two more scans of it (the JSON check and JSON.parse, each to its end).
+    body = text && /\S/.test(text.slice(0, BLANK_PREFIX)) ? parseJson(text) : text;
   } catch {
     // Not JSON: keep the raw text as the body.
   }
@@ -215,6 +217,9 @@ export function errorFromResponse(status: number, text: string, headers: Respons
   const Class = classForStatus(status);
   return new Class(status, message, body, headers);
 }
+
+/** How much leading whitespace an error body may have and still be read as JSON. */
+const BLANK_PREFIX = 1024;
 
 /** A service's message as the error's message: at most `MAX_MESSAGE` characters (the whole body stays on `body`). */
 const MAX_MESSAGE = 1_000;

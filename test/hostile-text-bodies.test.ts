@@ -77,6 +77,10 @@ describe('a large hostile error body never stalls the event loop', () => {
   }
 
   it('every body settles as InternalServerError with a short message, and no stall reaches 50 ms', async () => {
+    // One small exchange first, not measured: the connection, the decoders and the compiled code
+    // are paid for once, not charged to the first hostile body.
+    reply = { body: Buffer.from('<title>warm-up</title>', 'latin1'), chunked: false };
+    await client.messages.get(1, { maxRetries: 0 }).catch(() => undefined);
     for (const [name, build, chunked, message] of bodies) {
       reply = { body: Buffer.from(build(), 'latin1'), chunked };
       expect(await longestStall(message), name).toBeLessThan(50);
