@@ -29,6 +29,15 @@ export function redisUpdateLog(bull: BullMQModule, backend: Backend, queue: Queu
   const open = new Set<QueueEvents>();
   /** Aborted by `close()`: every iteration then ends, as a `break` would end it. */
   const closing = new AbortController();
+  /** The queue's client with the last-event script defined, once, on first use. */
+  let scripted: Promise<RedisClient> | undefined;
+  const newest = async () => {
+    scripted ??= Promise.resolve(queue.getBackend().client as Promise<RedisClient>).then((redis) => {
+      redis.defineCommand(LAST_EVENT_COMMAND, { numberOfKeys: 1, lua: LAST_EVENT });
+      return redis;
+    });
+    return String(await (await scripted).runCommand(LAST_EVENT_COMMAND, [queue.toKey('events')]));
+  };
   return {
     publish: async (update) => {
       if (!producer) {
@@ -38,12 +47,7 @@ export function redisUpdateLog(bull: BullMQModule, backend: Backend, queue: Queu
       }
       await producer.publishEvent({ eventName: UPDATE_EVENT, update: stamped(update) }, EVENTS_KEPT);
     },
-    position: (from) =>
-      startId(from, async () => {
-        const redis = (await queue.getBackend().client) as RedisClient;
-        redis.defineCommand(LAST_EVENT_COMMAND, { numberOfKeys: 1, lua: LAST_EVENT });
-        return String(await redis.runCommand(LAST_EVENT_COMMAND, [queue.toKey('events')]));
-      }),
+    position: (from) => startId(from, newest),
     read: async function* (position, signal) {
       const events = makeQueueEvents(bull, queue.name, backend, { lastEventId: position });
       open.add(events);
