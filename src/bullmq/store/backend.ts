@@ -15,6 +15,7 @@ import { requirePeer } from '../../internal/peer-require.js';
 import { DatastoreError } from '../errors.js';
 import type { BullMQModule } from '../load.js';
 import type { PostgresQueueConnection, QueueConnection } from '../types.js';
+import { guardConnections } from './postgres/connection-guard.js';
 
 /**
  * Which of BullMQ's datastores a queue lives in, read from the connection its caller gave: each
@@ -57,6 +58,9 @@ export function backendOf(bull: BullMQModule, connection: QueueConnection): Back
  */
 type Options<T> = Omit<T, 'connection'>;
 
+/** How long a worker waits after a connection error before it asks the datastore for a job again. */
+const RUN_RETRY_DELAY_MS = 1_000;
+
 function args<O>(backend: Backend, options: O): [never, never?] {
   const withConnection = { ...options, connection: backend.connection } as never;
   return backend.factory ? [withConnection, backend.factory as never] : [withConnection];
@@ -68,7 +72,7 @@ export function makeQueue<D, R>(
   backend: Backend,
   options: Options<QueueOptions> = {},
 ) {
-  return new bull.Queue<D, R>(name, ...args(backend, options)) as Queue<D, R>;
+  return guarded(backend, new bull.Queue<D, R>(name, ...args(backend, options)) as Queue<D, R>);
 }
 
 export function makeWorker<D, R>(
@@ -78,7 +82,10 @@ export function makeWorker<D, R>(
   backend: Backend,
   options: Options<WorkerOptions>,
 ) {
-  return new bull.Worker<D, R>(name, processor, ...args(backend, options)) as Worker<D, R>;
+  // BullMQ waits 15 s after a connection error before its worker asks for a job again: every
+  // restart or failover of the datastore would stop sends that long after it is back.
+  const withRetry = { runRetryDelay: RUN_RETRY_DELAY_MS, ...options };
+  return guarded(backend, new bull.Worker<D, R>(name, processor, ...args(backend, withRetry)) as Worker<D, R>);
 }
 
 export function makeQueueEvents(
@@ -92,6 +99,12 @@ export function makeQueueEvents(
 
 export function makeProducer(bull: BullMQModule, name: string, backend: Backend) {
   return new bull.QueueEventsProducer(name, ...args(backend, {})) as QueueEventsProducer;
+}
+
+/** A BullMQ object on PostgreSQL, its connections guarded from birth (postgres/connection-guard.ts). */
+function guarded<T>(backend: Backend, made: T): T {
+  if (backend.kind === 'postgres') guardConnections(made);
+  return made;
 }
 
 function isRedisInstance(connection: QueueConnection): boolean {

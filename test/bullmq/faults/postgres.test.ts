@@ -31,6 +31,8 @@ afterAll(async () => {
   await db?.stop();
 });
 
+const quiet = { debug() {}, info() {}, warn() {}, error() {} };
+
 const storedCounts = (contents: string[]) =>
   contents.map((content) => sandbox.messages('acme').filter((log) => log.content === content).length);
 
@@ -139,4 +141,45 @@ describe.runIf(available)('the fleet on PostgreSQL against database faults', () 
       `postgres connections terminated 3 times: ${figures.sent} sent, 0 twice, 0 lost, all sent ${figures.recoveredMs} ms after; ${figures.loggedErrors} errors logged`,
     );
   }, 120_000);
+
+  it('a worker and a queue made while the database is down start once it is back, and send', async () => {
+    const name = uniqueName('pg-down');
+    const connection = { postgres: { connectionString: db.url, max: 2 } };
+    let downSince = 0;
+    const restarting = db.restart(2_000);
+    // The fleet is made while the server is down: BullMQ's first readiness check fails.
+    await until(
+      async () => {
+        const probe = new pg.Client({ connectionString: db.url });
+        probe.on('error', () => undefined);
+        try {
+          await probe.connect();
+          await probe.end();
+          return false;
+        } catch {
+          downSince ||= Date.now();
+          return true;
+        }
+      },
+      10_000,
+      () => 'the server going down',
+    );
+    const worker = new MessagingWorker({ connection, name, client, logger: quiet });
+    const queue = new MessagingQueue({ connection, name });
+    try {
+      await restarting;
+      await worker.ready();
+      const contents = Array.from({ length: 5 }, (_, i) => `${name} ${i}`);
+      await queue.sendMany(contents.map((content, i) => ({ params: { ...text(i), content }, id: `d-${i}` })));
+      await until(
+        () => storedCounts(contents).every((n) => n === 1),
+        30_000,
+        () => `sent: ${storedCounts(contents).join('')}`,
+      );
+      console.log(`postgres down at start: 5 sent ${Date.now() - downSince} ms after it went down`);
+    } finally {
+      await worker.close();
+      await queue.close();
+    }
+  }, 60_000);
 });
