@@ -76,6 +76,46 @@ export const QUICK = Object.freeze({
   outbox: { messages: 100, concurrency: 4, deadlineMs: 15_000 },
 });
 
+/**
+ * `--smoke`, for the test that keeps the bench from rotting (test/bench-smoke.test.ts): the least
+ * that runs every section and writes every figure. Its figures mean nothing.
+ */
+export const SMOKE = Object.freeze({
+  throughput: { requests: 100, warmup: 50, concurrency: 8, rounds: 1, deadlineMs: 20_000 },
+  upload: { megabytes: 2, rounds: 1 },
+  coldStart: { runs: 1 },
+  polling: {
+    waits: 40,
+    minDelayMs: 100,
+    maxDelayMs: 300,
+    maxPerSecond: 400,
+    maxConcurrent: 16,
+    interval: 100,
+    timeout: 10_000,
+  },
+  many: {
+    rate: { messages: 30, perSecond: 100, concurrency: 8 },
+    heap: { inFlight: 40, maxHoldMs: 10_000, deadlineMs: 10_000 },
+    track: {
+      ids: 40,
+      minDelayMs: 100,
+      maxDelayMs: 300,
+      maxPerSecond: 400,
+      maxConcurrent: 16,
+      interval: 100,
+      timeout: 10_000,
+    },
+  },
+  fleet: {
+    messages: 10,
+    limit: 50,
+    deadlineMs: 15_000,
+    workers: [1],
+    memory: { waiting: 30, tracked: 10, deadlineMs: 15_000 },
+  },
+  outbox: { messages: 10, concurrency: 2, deadlineMs: 15_000 },
+});
+
 /** The targets of issue 5; `at` is where the figure lives in results.json, `max`/`min` its bound. */
 export const TARGETS = Object.freeze([
   { name: 'messages.get throughput vs raw undici', at: 'get.ratio', min: 0.85 },

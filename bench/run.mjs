@@ -3,14 +3,15 @@
  * undici in one run, prints a table and writes bench/results.json.
  *
  *   node bench/run.mjs            the full run (about 4 minutes, the fleet section about 75 s of it)
- *   node bench/run.mjs --quick    small counts for CI (< 30 s); its figures are too noisy for targets
+ *   node bench/run.mjs --quick    small counts (< 40 s); its figures are too noisy for targets
+ *   node bench/run.mjs --smoke    the least that runs every section (the suite's bench test)
  *   node bench/run.mjs --out FILE write the results elsewhere than bench/results.json
  */
 import { cpus } from 'node:os';
 import { fileURLToPath } from 'node:url';
 import { parseArgs } from 'node:util';
 import { benchColdStart } from './cold-start.mjs';
-import { FULL, QUICK, TARGETS } from './config.mjs';
+import { FULL, QUICK, SMOKE, TARGETS } from './config.mjs';
 import { benchFleet } from './fleet.mjs';
 import { benchSendManyHeap, benchSendManyRate, benchTrackDeliveries } from './many.mjs';
 import { benchOutbox } from './outbox.mjs';
@@ -20,13 +21,20 @@ import { round } from './stats.mjs';
 import { benchThroughput } from './throughput.mjs';
 import { benchUpload } from './upload.mjs';
 
-const { values } = parseArgs({ options: { quick: { type: 'boolean', default: false }, out: { type: 'string' } } });
-const config = values.quick ? QUICK : FULL;
+const { values } = parseArgs({
+  options: {
+    quick: { type: 'boolean', default: false },
+    smoke: { type: 'boolean', default: false },
+    out: { type: 'string' },
+  },
+});
+const mode = values.smoke ? 'smoke' : values.quick ? 'quick' : 'full';
+const config = { full: FULL, quick: QUICK, smoke: SMOKE }[mode];
 const out = values.out ?? fileURLToPath(new URL('./results.json', import.meta.url));
 const log = (/** @type {string} */ message) => process.stderr.write(`bench: ${message}\n`);
 const started = performance.now();
 
-log(`mode ${values.quick ? 'quick' : 'full'}; throughput (sections 1, 2, 6)`);
+log(`mode ${mode}; throughput (sections 1, 2, 6)`);
 const throughput = await benchThroughput(config.throughput);
 log('upload (section 3)');
 const upload = await benchUpload(config.upload);
@@ -47,7 +55,7 @@ const outbox = await benchOutbox(config.outbox);
 
 const results = {
   date: new Date().toISOString(),
-  mode: values.quick ? 'quick' : 'full',
+  mode,
   node: process.version,
   cpu: cpus()[0]?.model ?? 'unknown',
   cores: cpus().length,
@@ -84,6 +92,6 @@ process.stdout.write(`${formatTable(results, results.checks)}\n\n`);
 const missed = results.checks.filter((c) => !c.pass);
 process.stdout.write(
   `${missed.length === 0 ? 'all targets met' : `targets missed: ${missed.map((c) => c.name).join('; ')}`}` +
-    `${values.quick ? ' (quick run: figures are not meaningful against targets)' : ''}\n` +
+    `${mode === 'full' ? '' : ` (${mode} run: figures are not meaningful against targets)`}\n` +
     `results: ${out} (${results.totalSeconds} s)\n`,
 );

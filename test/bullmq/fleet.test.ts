@@ -25,8 +25,8 @@ const LIMIT = 50;
 const WORKERS = 4;
 const KILLS = 3;
 // Every message needs a send and at least one poll, and a request holds its place in the fleet
-// gate for its own time plus a second: 500 messages are about 1,050 requests, about 25 s.
-const MESSAGES = 500;
+// gate for its own time plus a second: 240 messages are about 500 requests, about 11 s.
+const MESSAGES = 240;
 // Answers the service drops after storing the send: each send must end `sent` by reconciliation.
 const LOST_ANSWERS = 3;
 const SEED = 20_261_123;
@@ -260,12 +260,12 @@ describe.each(BACKENDS)('a fleet of 4 workers on %s, one killed 3 times', (backe
         );
         expect(ids).toHaveLength(MESSAGES);
 
-        // Three kills of worker 0 at seeded moments in the first 12 s of the sends (which take about
-        // 21 s at the limit): a job a kill cuts is re-run after the stall check (LOCK_MS + STALLED_MS),
+        // Three kills of worker 0 at seeded moments in the first 6 s of the sends (which take about
+        // 11 s at the limit): a job a kill cuts is re-run after the stall check (LOCK_MS + STALLED_MS),
         // still inside the send phase. The second kill waits for worker 0's next send and lands inside
         // it (stored by the service, the answer not yet back): that job must be found by reconciling.
         const random = seeded(SEED);
-        const moments = Array.from({ length: KILLS }, () => 1_500 + Math.floor(random() * 10_500)).sort(
+        const moments = Array.from({ length: KILLS }, () => 1_000 + Math.floor(random() * 5_000)).sort(
           (a, b) => a - b,
         );
         for (const [k, at] of moments.entries()) {

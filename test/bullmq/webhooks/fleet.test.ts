@@ -5,7 +5,7 @@
  * attempt of a third of the events, one endpoint never answers, one answers 410 Gone. One relay
  * is killed with SIGKILL in the middle and started again.
  *
- * Every status change of 200 tracked messages must reach the healthy endpoint, verified, at least
+ * Every status change of 80 tracked messages must reach the healthy endpoint, verified, at least
  * once, with one `webhook-id` per change and the same body on every copy; the 410 endpoint gets
  * nothing once its 410 is answered (beyond attempts already on the wire then); no secret is in
  * Redis or in any process's output. Runs the built package (`npm run build` first).
@@ -25,7 +25,7 @@ const here = (file: string) => fileURLToPath(new URL(file, import.meta.url));
 const secretOf = (fill: number) => `whsec_${Buffer.from(new Uint8Array(32).fill(fill)).toString('base64')}`;
 const HEALTHY_SECRET = secretOf(21);
 const OTHER_SECRET = secretOf(22);
-const MESSAGES = 200;
+const MESSAGES = 80;
 /** Attempts a relay makes at once per endpoint (its default). */
 const CONCURRENCY = 8;
 
@@ -77,7 +77,7 @@ const until = async (check: () => boolean, timeoutMs: number, what: () => string
 };
 
 describe.runIf(runs)('delivery webhooks on the fleet', () => {
-  it('every change of 200 tracked messages reaches the healthy endpoint verified, through 500s, a stall, a 410 and a SIGKILL', async () => {
+  it(`every change of ${MESSAGES} tracked messages reaches the healthy endpoint verified, through 500s, a stall, a 410 and a SIGKILL`, async () => {
     const name = uniqueName('hooks');
     const received: Received[] = [];
     const receiver = await start<{ port: number }>('./receiver.mjs', {
