@@ -265,9 +265,7 @@ describe.each(BACKENDS)('a fleet of 4 workers on %s, one killed 3 times', (backe
         // still inside the send phase. The second kill waits for worker 0's next send and lands inside
         // it (stored by the service, the answer not yet back): that job must be found by reconciling.
         const random = seeded(SEED);
-        const moments = Array.from({ length: KILLS }, () => 1_000 + Math.floor(random() * 5_000)).sort(
-          (a, b) => a - b,
-        );
+        const moments = Array.from({ length: KILLS }, () => 1_000 + Math.floor(random() * 5_000)).sort((a, b) => a - b);
         for (const [k, at] of moments.entries()) {
           await new Promise((resolve) => setTimeout(resolve, Math.max(0, started + at - Date.now())));
           if (k === 1) await killInSend(workers[0] as ChildProcess);
