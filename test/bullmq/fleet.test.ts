@@ -317,6 +317,8 @@ describe.each(BACKENDS)('a fleet of 4 workers on %s, one killed 3 times', (backe
             problems.push(`${id}: ${JSON.stringify(byId.get(id) ?? [])}`);
           }
         }
+        const sendWindowS = stats.sendsPerSecond > 0 ? (stats.sends - 1) / stats.sendsPerSecond : 0;
+        const usedPerSecond = sendWindowS > 0 ? stats.requestsDuringSends / sendWindowS : 0;
         const figures = {
           backend,
           messages: MESSAGES,
@@ -341,6 +343,8 @@ describe.each(BACKENDS)('a fleet of 4 workers on %s, one killed 3 times', (backe
           busiestSlidingSecond: stats.busiestSecond,
           achievedSendsPerSecond: Number(stats.sendsPerSecond.toFixed(1)),
           achievedRatio: Number((stats.sendsPerSecond / LIMIT).toFixed(3)),
+          // Everything that shared the limit while the sends ran (sends, polls, reconciliation).
+          requestsPerSecondDuringSends: Number(usedPerSecond.toFixed(1)),
           seconds: Number(elapsed.toFixed(1)),
         };
         console.log(`fleet: ${JSON.stringify(figures)}`);
@@ -354,10 +358,12 @@ describe.each(BACKENDS)('a fleet of 4 workers on %s, one killed 3 times', (backe
         expect(unknown).toBeLessThanOrEqual(KILLS * CONCURRENCY);
         expect(undelivered).toBe(0);
         expect(stats.busiestSecond).toBeLessThanOrEqual(LIMIT);
+        // The limit is used: what shared it while the sends ran (measured 42-45/s of 50).
+        expect(usedPerSecond).toBeGreaterThanOrEqual(0.7 * LIMIT);
         // The sends' own rate, a floor well below what was measured (README): on PostgreSQL, BullMQ
         // runs delivery polls that come due among the waiting sends (on Redis mostly after them),
-        // so the same limit is shared by more polls while the sends run.
-        expect(stats.sendsPerSecond).toBeGreaterThanOrEqual((backend === 'redis' ? 0.5 : 0.4) * LIMIT);
+        // so the same limit is shared by more polls while the sends run (measured 34/s and 22/s).
+        expect(stats.sendsPerSecond).toBeGreaterThanOrEqual((backend === 'redis' ? 0.5 : 0.35) * LIMIT);
         await Promise.all(workers.map((worker) => kill(worker, 'SIGTERM')));
       } finally {
         abort.abort();
