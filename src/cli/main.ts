@@ -27,6 +27,8 @@ async function main(): Promise<void> {
     import('./report.js'),
   ]);
   const cli = program(controller.signal, async (args) => {
+    // A Ctrl-C that came while the modules loaded: start nothing (exit code 130 below).
+    if (interrupted) return;
     // The sandbox stops itself on Ctrl-C.
     process.off('SIGINT', onSignal);
     await sandboxMain(args);

@@ -43,7 +43,7 @@ interface Run {
 function cli(
   args: string[],
   extraEnv: Record<string, string> = {},
-  onStart?: (stop: () => void) => void,
+  onStart?: (stop: () => void, output: () => string) => void,
 ): Promise<Run> {
   const child = spawn(process.execPath, [bin, ...args], {
     env: { ...process.env, ...env, ...extraEnv, NO_COLOR: '1' },
@@ -53,7 +53,10 @@ function cli(
   let stderr = '';
   child.stdout.on('data', (chunk: Buffer) => (stdout += chunk));
   child.stderr.on('data', (chunk: Buffer) => (stderr += chunk));
-  onStart?.(() => child.kill('SIGINT'));
+  onStart?.(
+    () => child.kill('SIGINT'),
+    () => stdout,
+  );
   const timer = setTimeout(() => child.kill('SIGKILL'), 20_000);
   return new Promise((resolve) =>
     child.once('close', (code) => {
@@ -129,11 +132,34 @@ describe('tenant-messaging (the command line)', () => {
   });
 
   it('sandbox starts the local sandbox on loopback and stops on Ctrl-C', async () => {
-    const run = await cli(['sandbox', '--port', '0', '--rate-limit', '50/s'], {}, (stop) => setTimeout(stop, 1_500));
+    // Ctrl-C once it listens, however slowly the bin started.
+    const run = await cli(['sandbox', '--port', '0', '--rate-limit', '50/s'], {}, (stop, output) => {
+      const poll = setInterval(() => {
+        if (!/listening on/.test(output())) return;
+        clearInterval(poll);
+        stop();
+      }, 20);
+    });
     expect(run.stdout).toMatch(/Tenant Messaging sandbox listening on http:\/\/127\.0\.0\.1:\d+/);
     expect(run.stdout).toMatch(/Rate limit: 50 per second per key/);
     expect(run.stdout).toMatch(/SIGINT: stopping the sandbox/);
     expect(run.code).toBe(0);
+  });
+
+  it('sandbox stops on a Ctrl-C at any moment of its start, never left running', async () => {
+    // Before the bin's modules have loaded, while they load, and as the server starts. A signal
+    // before Node runs any of the bin ends it by the default action (no code, signal SIGINT).
+    const runs = await Promise.all(
+      [0, 60, 150, 300, 600].map(async (delay) => {
+        const started = Date.now();
+        const run = await cli(['sandbox', '--port', '0'], {}, (stop) => setTimeout(stop, delay));
+        return { delay, code: run.code, ms: Date.now() - started, stdout: run.stdout };
+      }),
+    );
+    for (const run of runs) {
+      expect([0, 130, null], `Ctrl-C after ${run.delay} ms: ${run.stdout}`).toContain(run.code);
+      expect(run.ms, `Ctrl-C after ${run.delay} ms`).toBeLessThan(15_000);
+    }
   });
 
   it('--verbose logs each request on stderr, never the key; stdout keeps only the data', async () => {

@@ -315,4 +315,30 @@ describe.runIf(available)('a Redis that restarts, forgets or stalls', () => {
       await queue.close();
     }
   }, 90_000);
+
+  it('down when the worker and the queue are made: they start once it is back, and send', async () => {
+    const server = await redis();
+    const name = uniqueName('down-at-start');
+    const restarting = server.restart(2_000);
+    await new Promise((resolve) => setTimeout(resolve, 300)); // killed by now, back in about 2 s
+    const queue = new MessagingQueue({ connection: server.connection, name });
+    const { logger } = recorder();
+    const w = worker(server, name, { logger });
+    const downSince = Date.now();
+    try {
+      await restarting;
+      await w.ready();
+      const contents = Array.from({ length: 5 }, (_, i) => `${name} ${i}`);
+      await queue.sendMany(contents.map((content, i) => ({ params: { ...text(i), content }, id: `d-${i}` })));
+      await until(
+        () => storedCounts(contents).every((n) => n === 1),
+        20_000,
+        () => `sent: ${storedCounts(contents).join('')}`,
+      );
+      console.log(`redis down at start: 5 sent ${Date.now() - downSince} ms after the fleet was made`);
+    } finally {
+      await w.close();
+      await queue.close();
+    }
+  }, 60_000);
 });

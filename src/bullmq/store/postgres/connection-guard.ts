@@ -54,8 +54,9 @@ export function guardConnections(bullObject: unknown): void {
   if (!connection || guarded.has(connection)) return;
   guarded.add(connection);
   connection.pool?.on?.('connect', guardClient);
-  forgetFailedStart(backend);
-  forgetFailedStart(connection);
+  // The connection's check is where a connection is opened: only it waits before failing.
+  forgetFailedStart(backend, false);
+  forgetFailedStart(connection, true);
   const pgModule = connection.pgModule as { Client?: ClientClass } | undefined;
   if (typeof pgModule?.Client === 'function') {
     const Client = pgModule.Client;
@@ -78,7 +79,7 @@ export function guardConnections(bullObject: unknown): void {
  * from 250 ms to 2 s (a worker closed meanwhile waits that long at most), and starts again after a
  * check that passed.
  */
-function forgetFailedStart(target: unknown): void {
+function forgetFailedStart(target: unknown, paced: boolean): void {
   const object = target as
     | { readyPromise?: Promise<unknown> | undefined; waitUntilReady?: () => Promise<unknown> }
     | undefined;
@@ -99,6 +100,7 @@ function forgetFailedStart(target: unknown): void {
       return value;
     } catch (error) {
       if (kept !== undefined && object.readyPromise === kept) object.readyPromise = undefined;
+      if (!paced) throw error;
       const wait = Math.min(250 * 2 ** failures++, 2_000);
       await new Promise((resolve) => setTimeout(resolve, wait).unref());
       throw error;
