@@ -198,7 +198,9 @@ describe('the timeout holds whatever other waits do (defect 4)', () => {
           const elapsed = performance.now() - started;
           expect(error).toBeInstanceOf(DeliveryTimeoutError);
           expect(elapsed).toBeGreaterThanOrEqual(timeout - 2);
-          expect(elapsed).toBeLessThan(timeout + 100);
+          // At its timeout, not when a slot frees (the 30 s request deadline, the defect): the margin
+          // is for timers a loaded machine fires late (432 ms for a 165 ms timeout was seen in CI).
+          expect(elapsed).toBeLessThan(timeout + 2_000);
           expect(getEventListeners(own.signal, 'abort')).toHaveLength(0);
           stop.abort(new Error('done'));
           const ends = await Promise.allSettled(hogs);
