@@ -23,6 +23,7 @@ export const OPTION_KEYS = {
     '': {
       connection: true,
       name: true,
+      prefix: true,
       retention: true,
       attempts: true,
       allowUnsafeDatastore: true,
@@ -37,6 +38,7 @@ export const OPTION_KEYS = {
     '': {
       connection: true,
       name: true,
+      prefix: true,
       client: true,
       concurrency: true,
       rateLimit: true,
@@ -89,6 +91,35 @@ export function checkName(name: unknown, what: string): string {
     ]);
   }
   return name;
+}
+
+/** Whether a connection is an ioredis `Cluster` (BullMQ asks the same way). */
+export function isRedisCluster(connection: unknown): boolean {
+  return (connection as { isCluster?: unknown } | null)?.isCluster === true;
+}
+
+/**
+ * Checks a key prefix, and that a Redis Cluster connection has one with a hash tag: without it a
+ * queue's keys spread over slots, and every script BullMQ or the SDK runs fails with CROSSSLOT.
+ */
+export function checkPrefix(prefix: unknown, connection: unknown, what: string): string | undefined {
+  if (prefix !== undefined && (typeof prefix !== 'string' || !/^[^\s:]{1,100}$/u.test(prefix))) {
+    throw new ValidationError(what, [
+      {
+        path: 'prefix',
+        message: `must be 1 to 100 characters without spaces or ':', e.g. '{sms}', got ${JSON.stringify(prefix) ?? String(prefix)}`,
+      },
+    ]);
+  }
+  if (isRedisCluster(connection) && !/\{[^{}]+\}/.test(prefix ?? '')) {
+    throw new ValidationError(what, [
+      {
+        path: 'prefix',
+        message: `a Redis Cluster needs every key of a queue in one slot: give a prefix with a hash tag, e.g. prefix: '{sms}', the same on every producer, worker and relay of the queue${prefix === undefined ? '' : ` (got '${prefix}')`}`,
+      },
+    ]);
+  }
+  return prefix;
 }
 
 /** Checks an enqueue id: BullMQ refuses integer-like ids and `:`. */
@@ -170,6 +201,7 @@ export function checkQueueOptions(options: MessagingQueueOptions): void {
   checkOptionKeys(options, OPTION_KEYS.queue, 'Invalid MessagingQueue options');
   checkConnection(options.connection, 'Invalid MessagingQueue options');
   checkName(options.name, 'Invalid MessagingQueue options');
+  checkPrefix(options.prefix, options.connection, 'Invalid MessagingQueue options');
   const { attempts } = options;
   if (attempts !== undefined && !(Number.isInteger(attempts) && attempts >= 1)) {
     throw new ValidationError('Invalid MessagingQueue options', [

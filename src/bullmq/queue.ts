@@ -47,7 +47,7 @@ export class MessagingQueue {
     checkQueueOptions(options);
     const retention = checkRetention(options.retention);
     const bull = loadBullmq();
-    const backend = backendOf(bull, options.connection);
+    const backend = backendOf(bull, options.connection, options.prefix);
     this.name = options.name;
     this.#queue = makeQueue<SendJobData, SendJobResult>(bull, options.name, backend, {
       streams: { events: { maxLen: EVENTS_KEPT } },

@@ -73,6 +73,15 @@ export interface MessagingQueueOptions {
   connection: QueueConnection;
   /** The queue's name: producers and workers of one outbox use the same name. Letters, digits, `-`, `_`, `.`. */
   name: string;
+  /**
+   * The first part of every Redis key of the queue (BullMQ's `prefix`); every producer, worker and
+   * relay of the queue gives the same. On Redis Cluster, wrap it in braces, a hash tag such as
+   * `'{sms}'`: the queue's keys then share one slot, which BullMQ's scripts and the SDK's need (a
+   * Cluster connection without one is refused). Not used on PostgreSQL.
+   * @default 'bull' (BullMQ's)
+   * @example `new MessagingQueue({ connection: new Cluster(nodes), name: 'sms', prefix: '{sms}' })`
+   */
+  prefix?: string;
   /** How long finished sends stay in the queue's datastore. */
   retention?: RetentionOptions;
   /**
@@ -222,6 +231,15 @@ export interface MessagingWorkerOptions {
   connection: QueueConnection;
   /** The queue's name, as the producers give it. */
   name: string;
+  /**
+   * The first part of every Redis key of the queue (BullMQ's `prefix`); every producer, worker and
+   * relay of the queue gives the same. On Redis Cluster, wrap it in braces, a hash tag such as
+   * `'{sms}'`: the queue's keys then share one slot, which BullMQ's scripts and the SDK's need (a
+   * Cluster connection without one is refused). Not used on PostgreSQL.
+   * @default 'bull' (BullMQ's)
+   * @example `new MessagingWorker({ connection: new Cluster(nodes), name: 'sms', prefix: '{sms}', client })`
+   */
+  prefix?: string;
   /**
    * The client that sends. The worker uses `client.withOptions({ maxRetries: 0 })` without the
    * client's own rate gate: a 429 must reach the worker, which pauses the whole queue (every

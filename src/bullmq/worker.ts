@@ -3,7 +3,15 @@ import type { MessagingClient } from '../client.js';
 import { ValidationError } from '../errors.js';
 import { sleep } from '../internal/sleep.js';
 import type { Logger } from '../types/logger.js';
-import { checkConnection, checkName, checkOptionKeys, checkRetention, OPTION_KEYS, positiveIssue } from './checks.js';
+import {
+  checkConnection,
+  checkName,
+  checkOptionKeys,
+  checkPrefix,
+  checkRetention,
+  OPTION_KEYS,
+  positiveIssue,
+} from './checks.js';
 import { DatastoreError } from './errors.js';
 import { createFleetGate, openGate } from './fleet/gate.js';
 import { limiterFor } from './fleet/limiter.js';
@@ -53,7 +61,7 @@ export class MessagingWorker {
     const retention = checkRetention(options.retention, WHAT);
     const bull = loadBullmq();
     const { name } = options;
-    const backend = backendOf(bull, options.connection);
+    const backend = backendOf(bull, options.connection, options.prefix);
     this.name = name;
     this.#queue = makeQueue<SendJobData, SendJobResult>(bull, name, backend);
     const store = storeOf(bull, backend, this.#queue);
@@ -183,6 +191,7 @@ function checkWorkerOptions(options: MessagingWorkerOptions): void {
   checkOptionKeys(options, OPTION_KEYS.worker, WHAT);
   checkConnection(options.connection, WHAT);
   checkName(options.name, WHAT);
+  checkPrefix(options.prefix, options.connection, WHAT);
   const issues: { path: string; message: string }[] = [];
   // Checked by shape, not `instanceof`: importing the client's class here would pull the whole
   // SDK into a chunk shared with this entry, and the main entry would load it through that chunk.

@@ -28,6 +28,8 @@ export interface Backend {
   readonly connection: ConnectionOptions | PostgresQueueConnection['postgres'];
   /** BullMQ's factory for the datastore: undefined for Redis, its default. */
   readonly factory: BackendFactory | undefined;
+  /** BullMQ's key prefix, when the caller gave one (checked by `checkPrefix`). */
+  readonly prefix?: string | undefined;
 }
 
 /** Whether a connection is the PostgreSQL form, `{ postgres: ... }`. */
@@ -36,18 +38,19 @@ export function isPostgres(connection: QueueConnection): connection is PostgresQ
 }
 
 /** The backend of a connection (checked by `checkConnection` first). */
-export function backendOf(bull: BullMQModule, connection: QueueConnection): Backend {
+export function backendOf(bull: BullMQModule, connection: QueueConnection, prefix?: string): Backend {
   if (isPostgres(connection)) {
     requireInstalled('pg', 'npm install pg');
     return {
       kind: 'postgres',
       connection: connection.postgres,
       factory: bull.createPostgresBackend as unknown as BackendFactory,
+      prefix,
     };
   }
   // An ioredis instance brings its own module; options need it installed.
   if (!isRedisInstance(connection)) requireInstalled('ioredis', 'npm install ioredis');
-  return { kind: 'redis', connection, factory: undefined };
+  return { kind: 'redis', connection, factory: undefined, prefix };
 }
 
 /*
@@ -62,7 +65,11 @@ type Options<T> = Omit<T, 'connection'>;
 const RUN_RETRY_DELAY_MS = 1_000;
 
 function args<O>(backend: Backend, options: O): [never, never?] {
-  const withConnection = { ...options, connection: backend.connection } as never;
+  const withConnection = {
+    ...options,
+    connection: backend.connection,
+    ...(backend.prefix === undefined ? {} : { prefix: backend.prefix }),
+  } as never;
   return backend.factory ? [withConnection, backend.factory as never] : [withConnection];
 }
 

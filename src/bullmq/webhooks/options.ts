@@ -3,7 +3,7 @@ import { checkKnownKeys, type KnownKeys, MAX_TIMER_MS } from '../../internal/che
 import { describeValue } from '../../internal/describe-value.js';
 import { readFields } from '../../internal/input.js';
 import { checkDeliverySettings, type WebhookEndpoint } from '../../webhooks/endpoints.js';
-import { checkConnection, checkName } from '../checks.js';
+import { checkConnection, checkName, checkPrefix } from '../checks.js';
 import type { WebhookRelayOptions } from './types.js';
 
 const WHAT = 'Invalid WebhookRelay options';
@@ -11,6 +11,7 @@ const WHAT = 'Invalid WebhookRelay options';
 const OPTIONS: KnownKeys<WebhookRelayOptions> = {
   connection: true,
   name: true,
+  prefix: true,
   endpoints: true,
   timeout: true,
   retryFor: true,
@@ -35,7 +36,11 @@ export function checkRelayOptions(given: unknown): { options: WebhookRelayOption
   ) as unknown as WebhookRelayOptions;
   const issues: Issue[] = [];
   checkKnownKeys(options, OPTIONS, ' of WebhookRelay', issues);
-  for (const checkOne of [() => checkConnection(options.connection, WHAT), () => checkName(options.name, WHAT)]) {
+  for (const checkOne of [
+    () => checkConnection(options.connection, WHAT),
+    () => checkName(options.name, WHAT),
+    () => checkPrefix(options.prefix, options.connection, WHAT),
+  ]) {
     try {
       checkOne();
     } catch (error) {

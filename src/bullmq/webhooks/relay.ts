@@ -82,7 +82,7 @@ export class WebhookRelay {
     const bull = loadBullmq();
     this.#options = options;
     this.name = options.name;
-    this.#backends = relayBackends(bull, backendOf(bull, options.connection));
+    this.#backends = relayBackends(bull, backendOf(bull, options.connection, options.prefix));
     const { backend } = this.#backends;
     this.#source = makeQueue(bull, options.name, backend);
     // Heard, so that an outage is not an unhandled 'error' event: reading reports its own failures.

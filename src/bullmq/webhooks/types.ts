@@ -20,6 +20,15 @@ export interface WebhookRelayOptions {
   /** The name of the `MessagingQueue` whose updates are relayed. */
   name: string;
   /**
+   * The first part of every Redis key of the queue (BullMQ's `prefix`); every producer, worker and
+   * relay of the queue gives the same. On Redis Cluster, wrap it in braces, a hash tag such as
+   * `'{sms}'`: the queue's keys then share one slot, which BullMQ's scripts and the SDK's need (a
+   * Cluster connection without one is refused). Not used on PostgreSQL.
+   * @default 'bull' (BullMQ's)
+   * @example `new WebhookRelay({ connection: new Cluster(nodes), name: 'sms', prefix: '{sms}', endpoints })`
+   */
+  prefix?: string;
+  /**
    * Where the events go. Every endpoint's deliveries share one queue and one worker per relay
    * process, so a relay holds the same few datastore connections for 1 endpoint or 1,000; each
    * endpoint has its own share of the attempts (`concurrency`), so a slow or failing endpoint

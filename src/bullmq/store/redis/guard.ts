@@ -34,7 +34,7 @@ export function redisGuard(client: Promise<RedisClient>, settings: GuardSettings
 
   const start = async () => {
     const redis = await defined;
-    refuseUnsafe(parseInfo(await redis.info()), settings);
+    for (const info of await infoOfEveryMaster(redis)) refuseUnsafe(parseInfo(info), settings);
     epoch = await mark(redis);
     since = new Date();
     checked = Date.now();
@@ -66,6 +66,21 @@ export function redisGuard(client: Promise<RedisClient>, settings: GuardSettings
     },
   };
   return guard;
+}
+
+/**
+ * INFO of every node that holds the queue's data: the one server, or each master of a Cluster
+ * (INFO goes to one node there, and each master keeps its own settings).
+ */
+async function infoOfEveryMaster(redis: RedisClient): Promise<string[]> {
+  const cluster = redis as unknown as {
+    isCluster?: boolean;
+    nodes?: (role: 'master') => { info(): Promise<string> }[];
+  };
+  if (cluster.isCluster === true && typeof cluster.nodes === 'function') {
+    return Promise.all(cluster.nodes('master').map((node) => node.info()));
+  }
+  return [await redis.info()];
 }
 
 /** The `key:value` lines of Redis's INFO. */
