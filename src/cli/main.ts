@@ -29,9 +29,12 @@ async function main(): Promise<void> {
   const cli = program(controller.signal, async (args) => {
     // A Ctrl-C that came while the modules loaded: start nothing (exit code 130 below).
     if (interrupted) return;
-    // The sandbox stops itself on Ctrl-C.
+    // The sandbox stops itself on Ctrl-C: its handler is added (synchronously, as it starts)
+    // before this one is removed. With no SIGINT listener in between, Node stops watching the
+    // signal, and one already caught but not yet dispatched is lost: the sandbox then ran on.
+    const running = sandboxMain(args);
     process.off('SIGINT', onSignal);
-    await sandboxMain(args);
+    await running;
   });
   try {
     await cli.parseAsync(process.argv);

@@ -53,12 +53,14 @@ describe.runIf(runs)('the limit across workers', () => {
     const options = fastWorker(f, name, { concurrency: 4, rateLimit: { requestsPerSecond: 20 } });
     const workers = [new MessagingWorker(options), new MessagingWorker(options)];
     try {
-      const started = Date.now();
       await collectUpdates(updates, (s) => s.length >= 50);
-      const seconds = (Date.now() - started) / 1000;
       const route = { route: 'POST /messages' };
       expect(f.sandbox.requestLog.maxInWindow(1000, route)).toBeLessThanOrEqual(20);
-      expect(50 / seconds).toBeGreaterThanOrEqual(0.8 * 20);
+      // The rate on the service's clock, first send to last: the workers' start (slow on a busy
+      // machine) is not the limiter's doing.
+      const times = f.sandbox.requestLog.acceptedAt(route).sort((a, b) => a - b);
+      const seconds = ((times.at(-1) as number) - (times[0] as number)) / 1000;
+      expect((times.length - 1) / seconds).toBeGreaterThanOrEqual(0.8 * 20);
     } finally {
       await Promise.all(workers.map((w) => w.close()));
       await queue.close();
