@@ -16,6 +16,7 @@ import { DatastoreError } from './errors.js';
 import { createFleetGate, openGate } from './fleet/gate.js';
 import { limiterFor } from './fleet/limiter.js';
 import { loadBullmq } from './load.js';
+import { logRepeats } from './log-repeats.js';
 import type { SendJobData, SendJobResult } from './send/job-data.js';
 import { createProcessor, type TrackSettings } from './send/process.js';
 import { backendOf, explained, makeQueue, makeWorker } from './store/backend.js';
@@ -107,8 +108,10 @@ export class MessagingWorker {
       maxStalledCount: 10,
     });
     // Connection trouble with the datastore: BullMQ reconnects by itself; without a listener it would be an unhandled 'error' event.
-    const onError = (error: unknown) =>
-      options.logger?.error('bullmq worker error', { error: String(explained(error)) });
+    // Once per kind of error with a count: a datastore that refuses every call would otherwise
+    // log thousands of lines a second.
+    const logError = logRepeats(options.logger?.error.bind(options.logger), 'bullmq worker error');
+    const onError = (error: unknown) => logError(String(explained(error)));
     this.#worker.on('error', onError);
     this.#queue.on('error', onError);
     this.#started = this.#start(store.guard(options), options.logger);

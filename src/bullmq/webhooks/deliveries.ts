@@ -5,6 +5,7 @@ import type { WebhookEndpoint } from '../../webhooks/endpoints.js';
 import { scrubbedText, shownUrl } from '../../webhooks/shown-url.js';
 import { RETENTION_DEFAULTS } from '../checks.js';
 import type { BullMQModule } from '../load.js';
+import { logRepeats } from '../log-repeats.js';
 import { type Backend, makeQueue, makeWorker } from '../store/backend.js';
 import { CLOSE_MS, settlesWithin } from './close.js';
 import { AttemptPool, bounceDelay, EndpointSlots } from './slots.js';
@@ -154,7 +155,8 @@ export function openDeliveries(bull: BullMQModule, settings: DeliveriesSettings)
     return target ? scrubbedText(message, target.endpoint.url) : message;
   };
   const queue = makeQueue<DeliveryJob, DeliveryResult>(bull, queueName, backend);
-  queue.on('error', (error) => logger?.error('webhook relay: datastore error', { error: text(error) }));
+  const datastoreError = logRepeats(logger?.error.bind(logger), 'webhook relay: datastore error');
+  queue.on('error', (error) => datastoreError(text(error)));
 
   const putBack = async (job: Job<DeliveryJob, DeliveryResult>, token: string | undefined, longest: number) => {
     // attemptsStarted counts every time the job was taken; attemptsMade only its real attempts.
@@ -235,7 +237,8 @@ export function openDeliveries(bull: BullMQModule, settings: DeliveriesSettings)
       });
     }
   });
-  worker.on('error', (error) => logger?.error('webhook relay: bullmq worker error', { error: text(error) }));
+  const workerError = logRepeats(logger?.error.bind(logger), 'webhook relay: bullmq worker error');
+  worker.on('error', (error) => workerError(text(error)));
 
   return {
     add: async (deliveries) => {

@@ -97,8 +97,9 @@ describe('every PostgreSQL connection ended as it becomes ready', () => {
     await new Promise((resolve) => setTimeout(resolve, 2_000));
     // Without the pace, BullMQ's worker opened thousands of connections a second here.
     expect(connections - before).toBeLessThan(40);
-    expect(errors.length).toBeLessThan(40);
+    // Logged once per kind of error (a count follows when its 10 s window ends), not once per retry.
     expect(errors.length).toBeGreaterThan(0);
+    expect(errors.length).toBeLessThan(6);
     const closing = Date.now();
     await worker.close();
     expect(Date.now() - closing).toBeLessThan(5_000);

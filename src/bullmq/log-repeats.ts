@@ -1,0 +1,34 @@
+/**
+ * Errors that can come many times a second (a datastore that refuses every call, a connection that
+ * keeps failing) are logged once per kind, with a count: the first at once, the same kind again
+ * within the window is counted, and the count is logged as one line when the window ends. A kind
+ * is the error's first line with its numbers blurred (ports, ids and durations vary).
+ */
+
+const WINDOW_MS = 10_000;
+
+/** Logs one line per kind of error per window (see above); `log` is the logger's method to use. */
+export function logRepeats(
+  log: ((message: string, fields?: Record<string, unknown>) => void) | undefined,
+  message: string,
+  windowMs = WINDOW_MS,
+): (error: string) => void {
+  const counts = new Map<string, number>();
+  return (error) => {
+    if (!log) return;
+    const kind = (error.split('\n')[0] ?? '').replace(/\d+/g, '#').slice(0, 300);
+    const count = counts.get(kind);
+    if (count !== undefined) {
+      counts.set(kind, count + 1);
+      return;
+    }
+    log(message, { error });
+    counts.set(kind, 0);
+    // Unref'd: a pending count never keeps the process alive.
+    setTimeout(() => {
+      const repeated = counts.get(kind) ?? 0;
+      counts.delete(kind);
+      if (repeated > 0) log(message, { error: kind, repeated, withinMs: windowMs });
+    }, windowMs).unref();
+  };
+}
