@@ -77,9 +77,8 @@ async function infoOfEveryMaster(redis: RedisClient): Promise<string[]> {
     isCluster?: boolean;
     nodes?: (role: 'master') => { info(): Promise<string> }[];
   };
-  if (cluster.isCluster === true && typeof cluster.nodes === 'function') {
-    return Promise.all(cluster.nodes('master').map((node) => node.info()));
-  }
+  const masters = cluster.isCluster === true && typeof cluster.nodes === 'function' ? cluster.nodes('master') : [];
+  if (masters.length > 0) return Promise.all(masters.map((node) => node.info()));
   return [await redis.info()];
 }
 
