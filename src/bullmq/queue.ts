@@ -3,11 +3,12 @@ import { ValidationError } from '../errors.js';
 import type { SendMessageParams } from '../types/send.js';
 import { checkJobId, checkOptionKeys, checkQueueOptions, checkRetention, OPTION_KEYS } from './checks.js';
 import { loadBullmq } from './load.js';
+import { logRepeats } from './log-repeats.js';
 import { queueInternals } from './outbox/queue-internals.js';
 import { SEND_JOB, type SendJobData, type SendJobResult } from './send/job-data.js';
 import { storedParams } from './send/params.js';
 import { next } from './send/states.js';
-import { backendOf, explaining, makeQueue } from './store/backend.js';
+import { backendOf, explained, explaining, makeQueue } from './store/backend.js';
 import { type DatastoreGuard, guarded } from './store/guard.js';
 import { storeOf } from './store/store.js';
 import { EVENTS_KEPT, type UpdateLog } from './store/update-log.js';
@@ -65,9 +66,11 @@ export class MessagingQueue {
         );
       },
     });
-    // The datastore's connection errors reach each call that fails (send, counts...); without a
-    // listener BullMQ's emitter would print them, or throw an unhandled 'error' event.
-    this.#queue.on('error', () => undefined);
+    // The datastore's connection errors also reach each call that fails (send, counts...); without
+    // a listener BullMQ's emitter would print them, or throw an unhandled 'error' event. Logged
+    // once per kind, with a count.
+    const logError = logRepeats(options.logger?.error.bind(options.logger), 'bullmq queue error');
+    this.#queue.on('error', (error) => logError(String(explained(error))));
     this.#jobOptions = {
       attempts: options.attempts ?? 5,
       backoff: { type: 'exponential', delay: 1000 },

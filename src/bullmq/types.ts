@@ -100,8 +100,10 @@ export interface MessagingQueueOptions {
    */
   allowUnsafeDatastore?: boolean;
   /**
-   * Where the queue warns about an unsafe datastore it was allowed to use.
+   * Where the queue warns about an unsafe datastore it was allowed to use, and logs its
+   * datastore's connection errors (once per kind, with a count every 10 s while they repeat).
    * @default none: silent
+   * @example `new MessagingQueue({ connection, name: 'sms', logger: console })`
    */
   logger?: Logger;
 }

@@ -6,6 +6,7 @@ import { subscribes } from '../../webhooks/endpoints.js';
 import { fleetEvent } from '../../webhooks/events-of.js';
 import { scrubbedText } from '../../webhooks/shown-url.js';
 import { loadBullmq } from '../load.js';
+import { logRepeats } from '../log-repeats.js';
 import { backendOf, makeQueue } from '../store/backend.js';
 import { type RelayState, relayStateOf } from '../store/relay-state.js';
 import { storeOf } from '../store/store.js';
@@ -85,8 +86,10 @@ export class WebhookRelay {
     this.#backends = relayBackends(bull, backendOf(bull, options.connection, options.prefix));
     const { backend } = this.#backends;
     this.#source = makeQueue(bull, options.name, backend);
-    // Heard, so that an outage is not an unhandled 'error' event: reading reports its own failures.
-    this.#source.on('error', () => undefined);
+    // Heard, so that an outage is not an unhandled 'error' event (reading also reports its own
+    // failures); logged once per kind, with a count.
+    const sourceError = logRepeats(options.logger?.error.bind(options.logger), 'webhook relay: datastore error');
+    this.#source.on('error', (error) => sourceError(String(error)));
     this.#log = storeOf(bull, backend, this.#source).updates();
     const state = relayStateOf(backend, this.#source);
     this.#state = state;
