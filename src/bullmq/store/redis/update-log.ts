@@ -112,11 +112,17 @@ async function* readEvents(events: QueueEvents, signal: AbortSignal | undefined)
   }
 }
 
-/** Errors of a connection that BullMQ (ioredis) opens again by itself. */
+/**
+ * Errors of a connection that BullMQ (ioredis) opens again by itself: a server restarting or
+ * failing over, a Sentinel set-up between two primaries (ioredis asks the sentinels again), a
+ * Cluster whose slot's master is down for a moment.
+ */
 function isTransient(error: unknown): boolean {
   const { code, message } = (error ?? {}) as { code?: unknown; message?: unknown };
   return (
     (typeof code === 'string' && ['ECONNRESET', 'ECONNREFUSED', 'EPIPE', 'ETIMEDOUT', 'EHOSTUNREACH'].includes(code)) ||
-    /Connection is closed|LOADING|READONLY/.test(String(message))
+    /Connection is closed|LOADING|READONLY|MASTERDOWN|CLUSTERDOWN|TRYAGAIN|All sentinels are unreachable/.test(
+      String(message),
+    )
   );
 }
