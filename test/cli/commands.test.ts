@@ -44,7 +44,7 @@ function cli(
   args: string[],
   extraEnv: Record<string, string> = {},
   onStart?: (stop: () => void, output: () => string) => void,
-  killAfterMs = 20_000,
+  killAfterMs = 50_000,
 ): Promise<Run> {
   const child = spawn(process.execPath, [bin, ...args], {
     env: { ...process.env, ...env, ...extraEnv, NO_COLOR: '1' },

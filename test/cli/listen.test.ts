@@ -91,7 +91,7 @@ function listen(args: string[], extraEnv: Record<string, string | undefined> = {
   const run = { stdout: '', stderr: '' };
   child.stdout.on('data', (chunk: Buffer) => (run.stdout += chunk));
   child.stderr.on('data', (chunk: Buffer) => (run.stderr += chunk));
-  const guard = setTimeout(() => child.kill('SIGKILL'), 20_000);
+  const guard = setTimeout(() => child.kill('SIGKILL'), 50_000);
   const closed = new Promise<number | null>((resolve) =>
     child.once('close', (code) => {
       clearTimeout(guard);
