@@ -76,7 +76,11 @@ describe('a large hostile error body never stalls the event loop', () => {
     }
   }
 
-  it('every body settles as InternalServerError with a short message, and no stall reaches 50 ms', async () => {
+  // Measured again, up to twice, when over: a loaded machine's GC or a late timer once showed 68 ms
+  // (Node 22, CI); the defects this guards held the loop for seconds, every time.
+  it('every body settles as InternalServerError with a short message, and no stall reaches 50 ms', {
+    retry: 2,
+  }, async () => {
     // One small exchange first, not measured: the connection, the decoders and the compiled code
     // are paid for once, not charged to the first hostile body.
     reply = { body: Buffer.from('<title>warm-up</title>', 'latin1'), chunked: false };

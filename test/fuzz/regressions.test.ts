@@ -102,7 +102,9 @@ describe('a media source that fails with an awkward value', () => {
 });
 
 describe('a media stream of many tiny chunks', () => {
-  it('never stalls the event loop over 50 ms, and the call keeps its deadline', async () => {
+  // Measured again, up to twice, when over: on a loaded machine more chunks wait per turn of the
+  // loop (CI, Node 22, once over 50 ms); the defect held the loop for the whole upload, every time.
+  it('never stalls the event loop over 50 ms, and the call keeps its deadline', { retry: 2 }, async () => {
     const stalls = watchLoopStalls();
     try {
       await fc.assert(
