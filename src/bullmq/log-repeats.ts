@@ -5,17 +5,19 @@
  * is the error's first line with its numbers blurred (ports, ids and durations vary).
  */
 
+import type { Logger } from '../types/logger.js';
+
 const WINDOW_MS = 10_000;
 
-/** Logs one line per kind of error per window (see above); `log` is the logger's method to use. */
-export function logRepeats(
-  log: ((message: string, fields?: Record<string, unknown>) => void) | undefined,
-  message: string,
-  windowMs = WINDOW_MS,
-): (error: string) => void {
+/** Logs one line per kind of error per window (see above) with `logger.error`, when there is one. */
+export function logRepeats(logger: Logger | undefined, message: string, windowMs = WINDOW_MS): (error: string) => void {
   const counts = new Map<string, number>();
+  // Looked up at each use: a logger given without `error` (plain JavaScript) logs nothing, never throws.
+  const log = (text: string, fields: Record<string, unknown>) => {
+    if (typeof logger?.error === 'function') logger.error(text, fields);
+  };
   return (error) => {
-    if (!log) return;
+    if (!logger) return;
     const kind = (error.split('\n')[0] ?? '').replace(/\d+/g, '#').slice(0, 300);
     const count = counts.get(kind);
     if (count !== undefined) {

@@ -69,7 +69,7 @@ export class MessagingQueue {
     // The datastore's connection errors also reach each call that fails (send, counts...); without
     // a listener BullMQ's emitter would print them, or throw an unhandled 'error' event. Logged
     // once per kind, with a count.
-    const logError = logRepeats(options.logger?.error.bind(options.logger), 'bullmq queue error');
+    const logError = logRepeats(options.logger, 'bullmq queue error');
     this.#queue.on('error', (error) => logError(String(explained(error))));
     this.#jobOptions = {
       attempts: options.attempts ?? 5,

@@ -110,7 +110,7 @@ export class MessagingWorker {
     // Connection trouble with the datastore: BullMQ reconnects by itself; without a listener it would be an unhandled 'error' event.
     // Once per kind of error with a count: a datastore that refuses every call would otherwise
     // log thousands of lines a second.
-    const logError = logRepeats(options.logger?.error.bind(options.logger), 'bullmq worker error');
+    const logError = logRepeats(options.logger, 'bullmq worker error');
     const onError = (error: unknown) => logError(String(explained(error)));
     this.#worker.on('error', onError);
     this.#queue.on('error', onError);

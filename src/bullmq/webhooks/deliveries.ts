@@ -155,7 +155,7 @@ export function openDeliveries(bull: BullMQModule, settings: DeliveriesSettings)
     return target ? scrubbedText(message, target.endpoint.url) : message;
   };
   const queue = makeQueue<DeliveryJob, DeliveryResult>(bull, queueName, backend);
-  const datastoreError = logRepeats(logger?.error.bind(logger), 'webhook relay: datastore error');
+  const datastoreError = logRepeats(logger, 'webhook relay: datastore error');
   queue.on('error', (error) => datastoreError(text(error)));
 
   const putBack = async (job: Job<DeliveryJob, DeliveryResult>, token: string | undefined, longest: number) => {
@@ -237,7 +237,7 @@ export function openDeliveries(bull: BullMQModule, settings: DeliveriesSettings)
       });
     }
   });
-  const workerError = logRepeats(logger?.error.bind(logger), 'webhook relay: bullmq worker error');
+  const workerError = logRepeats(logger, 'webhook relay: bullmq worker error');
   worker.on('error', (error) => workerError(text(error)));
 
   return {

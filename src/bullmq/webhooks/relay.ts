@@ -88,7 +88,7 @@ export class WebhookRelay {
     this.#source = makeQueue(bull, options.name, backend);
     // Heard, so that an outage is not an unhandled 'error' event (reading also reports its own
     // failures); logged once per kind, with a count.
-    const sourceError = logRepeats(options.logger?.error.bind(options.logger), 'webhook relay: datastore error');
+    const sourceError = logRepeats(options.logger, 'webhook relay: datastore error');
     this.#source.on('error', (error) => sourceError(String(error)));
     this.#log = storeOf(bull, backend, this.#source).updates();
     const state = relayStateOf(backend, this.#source);
