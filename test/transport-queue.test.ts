@@ -153,8 +153,14 @@ describe('calls that wait for a connection (defect 5: a connection storm after a
   });
 
   it('a send that times out while waiting for a connection was never sent: APITimeoutError with neverSent, not "may have been sent"', async () => {
+    // The reads hold every connection until the send has settled: the send certainly waits for
+    // one (a fixed 150 ms hold let a loaded machine free a connection first, and the send left).
+    let release = () => {};
+    const released = new Promise<void>((resolve) => {
+      release = resolve;
+    });
     server = await startServer(async (req, res) => {
-      await sleep(150);
+      if (!req.url.endsWith('/me')) await released;
       json(
         res,
         req.method === 'POST' ? 201 : 200,
@@ -163,8 +169,10 @@ describe('calls that wait for a connection (defect 5: a connection storm after a
     });
     const client = await warmClient(server.url);
     const holders = Array.from({ length: POOL }, () => client.messages.get(1, { timeout: 10_000 }));
+    while (server.requests.length < 1 + POOL) await sleep(5); // every read holds its connection
     const text = { sender_phone: '+15550000001', to_phone: '+15550000002', type: 'text', content: 'queued' } as const;
     const error = await client.messages.send(text, { timeout: 30 }).catch((e: unknown) => e);
+    release();
     expect(error).toBeInstanceOf(APITimeoutError);
     expect((error as APITimeoutError).neverSent).toBe(true);
     await Promise.all(holders);
