@@ -9,7 +9,7 @@ import { createHash } from 'node:crypto';
 import { closeSync, openSync, readFileSync } from 'node:fs';
 import { Redis } from 'ioredis';
 import pg from 'pg';
-import { WebhookRelay } from 'tenant-messaging/bullmq';
+import { type QueueConnection, WebhookRelay } from 'tenant-messaging/bullmq';
 import { describe, expect, it } from 'vitest';
 import { postgresAvailable } from '../../helpers/postgres.js';
 import { startRedis, uniqueName } from '../../helpers/redis.js';
@@ -24,17 +24,15 @@ const endpointsOf = (count: number) =>
     url: `http://127.0.0.1:9/ok/${i}`,
     secret: `whsec_${createHash('sha256').update(`endpoint ${i}`).digest('base64')}`,
   }));
+/** A relay of ENDPOINTS endpoints on `connection`, under a queue name of its own. */
+const relayOn = (connection: QueueConnection, endpoints = ENDPOINTS) =>
+  new WebhookRelay({ connection, name: uniqueName('scale'), endpoints: endpointsOf(endpoints), timeout: TIMEOUT });
 
 describe.runIf(runs)('WebhookRelay with 1,000 endpoints on Redis', () => {
   it('close() settles within seconds when the datastore was killed before it, and leaves nothing open', async () => {
     const redis = await startRedis();
     const before = handles();
-    const relay = new WebhookRelay({
-      connection: redis.connection,
-      name: uniqueName('scale'),
-      endpoints: endpointsOf(ENDPOINTS),
-      timeout: TIMEOUT,
-    });
+    const relay = relayOn(redis.connection);
     await relay.ready();
     await redis.stop();
     await new Promise((resolve) => setTimeout(resolve, 300)); // the connections see it and try again
@@ -55,12 +53,7 @@ describe.runIf(runs)('WebhookRelay with 1,000 endpoints on Redis', () => {
       const redis = await startRedis();
       const admin = new Redis(redis.connection);
       const before = handles();
-      const relay = new WebhookRelay({
-        connection: redis.connection,
-        name: uniqueName('scale'),
-        endpoints: endpointsOf(ENDPOINTS),
-        timeout: TIMEOUT,
-      });
+      const relay = relayOn(redis.connection);
       const taken: number[] = [];
       try {
         await relay.ready();
@@ -107,13 +100,7 @@ describe.runIf(postgresAvailable())('WebhookRelay with 1,000 endpoints on Postgr
         await client.end();
       }
     };
-    const relayOf = (count: number) =>
-      new WebhookRelay({
-        connection: { postgres: { connectionString: db.url, max: 4 } },
-        name: uniqueName('scale'),
-        endpoints: endpointsOf(count),
-        timeout: TIMEOUT,
-      });
+    const relayOf = (count: number) => relayOn({ postgres: { connectionString: db.url, max: 4 } }, count);
     try {
       const baseline = await count();
       const connectionsOf = async (relay: WebhookRelay) => {
