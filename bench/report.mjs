@@ -195,6 +195,7 @@ export function formatTable(r, checks = checkTargets(r)) {
     ],
     ...fleetRows(r.fleet),
     ...outboxRows(r.outbox),
+    ...replicaRows(r.replicas),
   ];
   return table(rows);
 }
@@ -253,6 +254,26 @@ function fleetRows(fleet) {
     'info',
   ]);
   return rows;
+}
+
+/**
+ * Section 12 (reported, not a target): `waitForReplicas`'s cost, or why it was skipped.
+ * @param {{ skipped?: string, sends: number, plain: { sendsPerSecond: number, p50Ms: number }, waited: { sendsPerSecond: number, p50Ms: number }, ratio: number } | undefined} replicas
+ */
+function replicaRows(replicas) {
+  if (!replicas || replicas.skipped)
+    return [['12', 'waitForReplicas', 'skipped', replicas?.skipped ?? 'not run', '', 'info']];
+  const { plain, waited } = replicas;
+  return [
+    [
+      '12',
+      `queue.send with / without waitForReplicas (${replicas.sends} sequential, primary + 1 replica): sends/s`,
+      `${waited.sendsPerSecond} / ${plain.sendsPerSecond}`,
+      `p50 ${waited.p50Ms} / ${plain.p50Ms} ms`,
+      `${replicas.ratio}`,
+      'info',
+    ],
+  ];
 }
 
 /**

@@ -16,6 +16,7 @@ import { benchFleet } from './fleet.mjs';
 import { benchSendManyHeap, benchSendManyRate, benchTrackDeliveries } from './many.mjs';
 import { benchOutbox } from './outbox.mjs';
 import { benchPolling } from './polling.mjs';
+import { benchReplicas } from './replicas.mjs';
 import { checkTargets, formatTable, writeResults } from './report.mjs';
 import { round } from './stats.mjs';
 import { benchThroughput } from './throughput.mjs';
@@ -52,6 +53,8 @@ log('fleet (section 10: BullMQ workers, reported only)');
 const fleet = await benchFleet(config.fleet);
 log('outbox (section 11: MessagingOutbox on PostgreSQL, reported only)');
 const outbox = await benchOutbox(config.outbox);
+log('waitForReplicas (section 12: a primary with one replica, reported only)');
+const replicas = await benchReplicas(config.replicas);
 
 const results = {
   date: new Date().toISOString(),
@@ -69,6 +72,7 @@ const results = {
   many,
   fleet,
   outbox,
+  replicas,
   connections: {
     sdkConnections: throughput.get.sdkConnections + throughput.send.sdkConnections,
     rawConnections: throughput.get.rawConnections + throughput.send.rawConnections,

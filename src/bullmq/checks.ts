@@ -3,12 +3,12 @@ import { checkKnownKeys, type KnownKeys } from '../internal/checks.js';
 import type {
   EnqueueOptions,
   MessagingQueueOptions,
-  MessagingWorkerOptions,
   RetentionOptions,
-  TrackDeliveryOptions,
   UpdatesOptions,
-  WorkerRateLimit,
+  WaitForReplicasOptions,
 } from './types.js';
+import { WAIT_FOR_REPLICAS_DEFAULTS } from './wait-for-replicas.js';
+import type { MessagingWorkerOptions, TrackDeliveryOptions, WorkerRateLimit } from './worker-types.js';
 
 const DAY = 86_400;
 
@@ -27,12 +27,15 @@ export const OPTION_KEYS = {
       retention: true,
       attempts: true,
       allowUnsafeDatastore: true,
+      waitForReplicas: true,
       logger: true,
     },
     retention: RETENTION_KEYS,
+    waitForReplicas: { replicas: true, timeout: true },
   } satisfies {
     '': KnownKeys<MessagingQueueOptions>;
     retention: KnownKeys<RetentionOptions>;
+    waitForReplicas: KnownKeys<WaitForReplicasOptions>;
   },
   worker: {
     '': {
@@ -191,8 +194,8 @@ export function checkConnection(connection: unknown, what: string): void {
   }
 }
 
-/** Checks the producer's options. */
-export function checkQueueOptions(options: MessagingQueueOptions): void {
+/** Checks the producer's options; answers `waitForReplicas` with its defaults, when given. */
+export function checkQueueOptions(options: MessagingQueueOptions): Required<WaitForReplicasOptions> | undefined {
   if (typeof options !== 'object' || options === null) {
     throw new ValidationError('Invalid MessagingQueue options', [
       { path: '', message: "must be an object such as { connection: { host: '127.0.0.1', port: 6379 }, name: 'sms' }" },
@@ -208,4 +211,41 @@ export function checkQueueOptions(options: MessagingQueueOptions): void {
       { path: 'attempts', message: `must be an integer >= 1, got ${String(attempts)}` },
     ]);
   }
+  return checkWaitForReplicas(options.waitForReplicas, options.connection);
+}
+
+/** Checks `waitForReplicas` and applies its defaults. */
+function checkWaitForReplicas(
+  wait: WaitForReplicasOptions | undefined,
+  connection: unknown,
+): Required<WaitForReplicasOptions> | undefined {
+  if (wait === undefined) return undefined;
+  const what = 'Invalid MessagingQueue options';
+  if (typeof wait !== 'object' || wait === null) {
+    throw new ValidationError(what, [
+      {
+        path: 'waitForReplicas',
+        message: `must be an object such as { replicas: 1, timeout: 1000 }, got ${String(wait)}`,
+      },
+    ]);
+  }
+  if (isRedisCluster(connection)) {
+    throw new ValidationError(what, [
+      {
+        path: 'waitForReplicas',
+        message:
+          'is not supported on a Redis Cluster yet: remove it. (On a Cluster the SDK neither waits for replicas nor finds the sends a failover rolled back; README, "Redis Cluster and Sentinel".)',
+      },
+    ]);
+  }
+  const issues: Issue[] = [];
+  const replicas = positiveIssue('waitForReplicas.replicas', wait.replicas, true);
+  if (replicas) issues.push({ ...replicas, message: `${replicas.message} (replicas that must acknowledge, e.g. 1)` });
+  const timeout = positiveIssue('waitForReplicas.timeout', wait.timeout, true);
+  if (timeout) issues.push({ ...timeout, message: `${timeout.message} (ms to wait, e.g. 1000)` });
+  if (issues.length > 0) throw new ValidationError(what, issues);
+  return {
+    replicas: wait.replicas ?? WAIT_FOR_REPLICAS_DEFAULTS.replicas,
+    timeout: wait.timeout ?? WAIT_FOR_REPLICAS_DEFAULTS.timeout,
+  };
 }

@@ -36,16 +36,16 @@ export type {
   MessagingCounts,
   MessagingQueueOptions,
   MessagingUpdate,
-  MessagingWorkerOptions,
   PostgresQueueConnection,
   QueueConnection,
   RetentionOptions,
-  TrackDeliveryOptions,
   UpdateError,
   UpdateStatus,
   UpdatesOptions,
-  WorkerRateLimit,
+  WaitForReplicasOptions,
 } from './types.js';
+export { WAIT_FOR_REPLICAS_DEFAULTS } from './wait-for-replicas.js';
 export { WebhookRelay } from './webhooks/relay.js';
 export type { DisabledEndpoint, WebhookRelayOptions } from './webhooks/types.js';
 export { MessagingWorker, TRACK_DEFAULTS } from './worker.js';
+export type { MessagingWorkerOptions, TrackDeliveryOptions, WorkerRateLimit } from './worker-types.js';

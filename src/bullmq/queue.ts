@@ -11,6 +11,7 @@ import { next } from './send/states.js';
 import { backendOf, explained, explaining, makeQueue } from './store/backend.js';
 import { type DatastoreGuard, guarded } from './store/guard.js';
 import { storeOf } from './store/store.js';
+import type { Replication, ReplicaWait } from './store/types.js';
 import { EVENTS_KEPT, type UpdateLog } from './store/update-log.js';
 import type {
   EnqueueItem,
@@ -20,6 +21,7 @@ import type {
   MessagingUpdate,
   UpdatesOptions,
 } from './types.js';
+import { awaitReplicas } from './wait-for-replicas.js';
 
 /** Jobs per `addBulk` call in `sendMany`: one round trip each, and a bounded command or statement. */
 const BULK_CHUNK = 500;
@@ -43,9 +45,12 @@ export class MessagingQueue {
   readonly #guard: DatastoreGuard;
   /** A guard of its own for each reader: a loss is reported to each that saw the queue before it. */
   readonly #readerGuard: () => DatastoreGuard;
+  readonly #replication: Replication;
+  /** `waitForReplicas` with its defaults, when asked. */
+  readonly #wait: ReplicaWait | undefined;
 
   constructor(options: MessagingQueueOptions) {
-    checkQueueOptions(options);
+    this.#wait = checkQueueOptions(options);
     const retention = checkRetention(options.retention);
     const bull = loadBullmq();
     const backend = backendOf(bull, options.connection, options.prefix);
@@ -57,6 +62,7 @@ export class MessagingQueue {
     this.#updates = store.updates();
     this.#guard = store.guard(options);
     this.#readerGuard = () => store.guard(options);
+    this.#replication = store.replication(options);
     queueInternals.set(this, {
       addStored: async (jobs) => {
         await explaining(
@@ -64,6 +70,7 @@ export class MessagingQueue {
             jobs.map(({ id, data }) => ({ name: SEND_JOB, data, opts: { ...this.#jobOptions, jobId: id } })),
           ),
         );
+        await this.#stored(jobs.map((job) => job.id));
       },
     });
     // The datastore's connection errors also reach each call that fails (send, counts...); without
@@ -96,7 +103,17 @@ export class MessagingQueue {
     const data = await jobData(params);
     await this.#guard.check();
     const job = await explaining(this.#queue.add(SEND_JOB, data, { ...this.#jobOptions, ...(jobId ? { jobId } : {}) }));
+    await this.#stored([String(job.id)]);
     return String(job.id);
+  }
+
+  /**
+   * Sends just stored: watched until the replicas hold them (a failover that rolls them back is
+   * reported), and with `waitForReplicas`, awaited on the replicas.
+   */
+  async #stored(ids: readonly string[]): Promise<void> {
+    this.#replication.enqueued(ids);
+    if (this.#wait) await awaitReplicas(this.#replication, this.name, ids, this.#wait);
   }
 
   /**
@@ -117,8 +134,10 @@ export class MessagingQueue {
     const flush = async () => {
       await this.#guard.check();
       const jobs = await explaining(this.#queue.addBulk(chunk));
-      for (const job of jobs) ids.push(String(job.id));
       chunk = [];
+      const stored = jobs.map((job) => String(job.id));
+      await this.#stored(stored);
+      ids.push(...stored);
     };
     let index = 0;
     for await (const item of items) {
@@ -172,12 +191,17 @@ export class MessagingQueue {
     const position = this.#updates.position(options.from);
     position.catch(() => undefined); // the iteration reports it; one never started must not leave it unhandled
     const log = this.#updates;
-    const guard = this.#readerGuard();
+    const makeGuard = this.#readerGuard;
     return {
       async *[Symbol.asyncIterator]() {
-        await guard.ready();
-        const from = await position;
-        yield* guarded((signal) => log.read(from, signal), guard, options.signal);
+        const guard = makeGuard();
+        try {
+          await guard.ready();
+          const from = await position;
+          yield* guarded((signal) => log.read(from, signal), guard, options.signal);
+        } finally {
+          guard.close();
+        }
       },
     };
   }
@@ -248,6 +272,7 @@ export class MessagingQueue {
    * ```
    */
   async close(): Promise<void> {
+    await this.#replication.close();
     await this.#updates.close();
     await this.#queue.close();
   }

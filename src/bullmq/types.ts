@@ -3,7 +3,6 @@
  * implementation module.
  */
 import type { ConnectionOptions, PostgresConnectionOptions } from 'bullmq';
-import type { MessagingClient } from '../client.js';
 import type { Logger } from '../types/logger.js';
 import type { MessageLog } from '../types/message-log.js';
 
@@ -100,12 +99,46 @@ export interface MessagingQueueOptions {
    */
   allowUnsafeDatastore?: boolean;
   /**
+   * Redis with replicas (Sentinel): `send()`, `sendMany()` and the outbox's relay resolve only once
+   * this many replicas acknowledged the send (Redis `WAIT`), so that a failover cannot roll it
+   * back. Without it, a send rolled back by a failover is reported afterwards (`DatastoreError`,
+   * `rolled-back`) for you to enqueue again. Past the timeout, or with no replica connected, the
+   * call rejects with a `DatastoreError` (`not-replicated`): the send IS stored on the primary;
+   * enqueue it again only with the same id. Costs a round trip to a replica per call (README,
+   * measured). Not used on PostgreSQL (it commits durably); refused on a Redis Cluster (not yet
+   * supported there).
+   * @default none: no waiting
+   * @example `new MessagingQueue({ connection, name: 'sms', waitForReplicas: { replicas: 1, timeout: 1000 } })`
+   */
+  waitForReplicas?: WaitForReplicasOptions;
+  /**
    * Where the queue warns about an unsafe datastore it was allowed to use, and logs its
    * datastore's connection errors (once per kind, with a count every 10 s while they repeat).
    * @default none: silent
    * @example `new MessagingQueue({ connection, name: 'sms', logger: console })`
    */
   logger?: Logger;
+}
+
+/**
+ * How many replicas must hold an enqueue before it resolves, and how long to wait for them.
+ *
+ * @example
+ * ```ts
+ * new MessagingQueue({ connection, name: 'sms', waitForReplicas: { replicas: 1, timeout: 500 } })
+ * ```
+ */
+export interface WaitForReplicasOptions {
+  /**
+   * Replicas that must acknowledge the send (at most the number the primary has).
+   * @default 1
+   */
+  replicas?: number;
+  /**
+   * Ms to wait for them; past it the call rejects with a `DatastoreError` (`not-replicated`).
+   * @default 1000
+   */
+  timeout?: number;
 }
 
 /** Options of `queue.send()`. */
@@ -188,117 +221,4 @@ export interface MessagingCounts {
   readonly unknown: number;
   /** Sent, and waiting for their next delivery poll. */
   readonly tracking: number;
-}
-
-/**
- * The tenant's rate limit, for the whole fleet: no sliding second at the service holds more
- * requests of the fleet than this. Each request keeps its place one second past its answer, so
- * answers of `r` ms allow `requestsPerSecond * 1000 / (1000 + r)` requests a second (README).
- *
- * @example
- * ```ts
- * new MessagingWorker({ connection, name: 'sms', client, rateLimit: { requestsPerSecond: 50 } })
- * ```
- */
-export interface WorkerRateLimit {
-  /**
-   * Requests per second the service allows this key: sends, delivery polls and reconciliation reads together.
-   * @default none: required when `rateLimit` is given
-   */
-  requestsPerSecond: number;
-}
-
-/** Delivery tracking of sent messages (polling, within the same rate limit). */
-export interface TrackDeliveryOptions {
-  /**
-   * The status that ends tracking: `delivered` (or `read`), or `read` only.
-   * @default 'delivered'
-   */
-  until?: 'delivered' | 'read';
-  /**
-   * Ms after the send after which tracking ends with `delivery-timeout`.
-   * @default 3600000 (1 hour)
-   */
-  timeout?: number;
-  /**
-   * Ms before the first poll; later polls back off while nothing changes (up to 8 times this).
-   * @default 2000
-   */
-  interval?: number;
-}
-
-/** Options of `new MessagingWorker()`. */
-export interface MessagingWorkerOptions {
-  /** Where the queue lives, as its producers give it (Redis or `{ postgres }`). */
-  connection: QueueConnection;
-  /** The queue's name, as the producers give it. */
-  name: string;
-  /**
-   * The first part of every Redis key of the queue (BullMQ's `prefix`); every producer, worker and
-   * relay of the queue gives the same. On Redis Cluster, wrap it in braces, a hash tag such as
-   * `'{sms}'`: the queue's keys then share one slot, which BullMQ's scripts and the SDK's need (a
-   * Cluster connection without one is refused). Not used on PostgreSQL.
-   * @default 'bull' (BullMQ's)
-   * @example `new MessagingWorker({ connection: new Cluster(nodes), name: 'sms', prefix: '{sms}', client })`
-   */
-  prefix?: string;
-  /**
-   * The client that sends. The worker uses `client.withOptions({ maxRetries: 0 })` without the
-   * client's own rate gate: a 429 must reach the worker, which pauses the whole queue (every
-   * worker) for its Retry-After. Its `timeout` is also how long a killed worker's open request
-   * keeps its place in the fleet's limit.
-   */
-  client: MessagingClient;
-  /**
-   * Jobs this process works on at once.
-   * @default 1
-   */
-  concurrency?: number;
-  /**
-   * The tenant's limit for the whole fleet; every worker of the queue must give the same.
-   * @default none: requests are not limited (a 429 still pauses the queue)
-   */
-  rateLimit?: WorkerRateLimit;
-  /** Poll each sent message until it is delivered or read. */
-  trackDelivery?: TrackDeliveryOptions;
-  /**
-   * Ms a worker's lock on a job lasts; a crashed worker's job is re-run after about this plus `stalledInterval`.
-   * @default 30000
-   */
-  lockDuration?: number;
-  /**
-   * Ms between checks for jobs whose worker died.
-   * @default 30000
-   */
-  stalledInterval?: number;
-  /**
-   * How far, in ms, the service's clock may be behind the workers'. A send whose outcome is unknown
-   * (a crash mid-send, a lost answer) is reconciled by reading `GET /messages` back to its start
-   * minus this margin, one page per job start, within `rateLimit`: at 50 requests a second, each
-   * second of margin is about 3 pages (50 logs / 15 per page) of the limit. Lower it when the
-   * service's clock is known to be close (NTP on both sides).
-   * @default 60000 (as `messages.reconcile`)
-   */
-  clockSkewMs?: number;
-  /**
-   * Retention for jobs that carry none of their own (every `MessagingQueue` job carries its
-   * producer's `retention`, which wins): BullMQ's worker-level `removeOnComplete`/`removeOnFail`.
-   * @default RETENTION_DEFAULTS
-   */
-  retention?: RetentionOptions;
-  /**
-   * Use a Redis that can lose what it acknowledged anyway: one without an append-only file
-   * (`appendonly no`), or with a `maxmemory-policy` other than `noeviction`. Refused by default
-   * with a `DatastoreError` that names the setting; with this, a warning is logged instead.
-   * For development only. (PostgreSQL is not checked: it keeps what it committed.)
-   * @default false
-   * @example `new MessagingQueue({ connection, name: 'sms', allowUnsafeDatastore: process.env.NODE_ENV !== 'production' })`
-   */
-  allowUnsafeDatastore?: boolean;
-  /**
-   * Where the worker logs `unknown` outcomes, the datastore's connection errors, and a datastore
-   * found to have forgotten the queue (`DatastoreError`, reason `forgot`).
-   * @default none: silent
-   */
-  logger?: Logger;
 }

@@ -18,12 +18,14 @@ import { limiterFor } from './fleet/limiter.js';
 import { loadBullmq } from './load.js';
 import { logRepeats } from './log-repeats.js';
 import type { SendJobData, SendJobResult } from './send/job-data.js';
+import { markConfirmer } from './send/mark.js';
 import { createProcessor, type TrackSettings } from './send/process.js';
 import { backendOf, explained, makeQueue, makeWorker } from './store/backend.js';
 import type { DatastoreGuard } from './store/guard.js';
 import { storeOf } from './store/store.js';
+import type { Replication } from './store/types.js';
 import type { UpdateLog } from './store/update-log.js';
-import type { MessagingWorkerOptions, TrackDeliveryOptions } from './types.js';
+import type { MessagingWorkerOptions, TrackDeliveryOptions } from './worker-types.js';
 
 const WHAT = 'Invalid MessagingWorker options';
 
@@ -53,6 +55,7 @@ export class MessagingWorker {
   readonly #worker: Worker<SendJobData, SendJobResult>;
   readonly #queue: Queue<SendJobData, SendJobResult>;
   readonly #updates: UpdateLog;
+  readonly #replication: Replication;
   readonly #closing = new AbortController();
   readonly #started: Promise<void>;
   #watch: ReturnType<typeof setInterval> | undefined;
@@ -67,6 +70,7 @@ export class MessagingWorker {
     this.#queue = makeQueue<SendJobData, SendJobResult>(bull, name, backend);
     const store = storeOf(bull, backend, this.#queue);
     this.#updates = store.updates();
+    this.#replication = store.replication(options);
     // No SDK retries: a 429 must reach the processor, which pauses the whole queue (every worker)
     // for its Retry-After; a send whose connection was never made is retried by BullMQ (attempts).
     // No SDK rate gate either: the fleet gate admits each request, and a request the client then
@@ -93,6 +97,7 @@ export class MessagingWorker {
       logger: options.logger,
       requestsPerSecond: limit,
       clockSkewMs: options.clockSkewMs ?? CLOCK_SKEW_DEFAULT,
+      marks: markConfirmer(this.#replication, options.logger),
     });
     this.#worker = makeWorker<SendJobData, SendJobResult>(bull, name, processor, backend, {
       // Started once the datastore is found fit to keep sends (see #start).
@@ -180,6 +185,7 @@ export class MessagingWorker {
     clearInterval(this.#watch);
     await this.#started.catch(() => undefined);
     await this.#worker.close();
+    await this.#replication.close();
     await this.#updates.close();
     await this.#queue.close();
   }

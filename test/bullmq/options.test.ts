@@ -83,6 +83,44 @@ describe('options of tenant-messaging/bullmq', () => {
     );
   });
 
+  it('waitForReplicas: a misspelt key, a count or a timeout that is not a whole number > 0, or a Cluster, is refused before any I/O', () => {
+    const issuesOf = (waitForReplicas: unknown, on: object = connection) =>
+      refusal(() => new MessagingQueue({ connection: on, name: 'sms', prefix: '{sms}', waitForReplicas } as never))
+        .issues;
+    expect(issuesOf({ replica: 1 })).toEqual([
+      { path: 'waitForReplicas.replica', message: expect.stringMatching(/did you mean replicas\?/) },
+    ]);
+    expect(issuesOf(1)).toEqual([
+      { path: 'waitForReplicas', message: expect.stringMatching(/must be an object such as \{ replicas: 1/) },
+    ]);
+    fc.assert(
+      fc.property(
+        fc.oneof(
+          fc.integer({ max: 0 }),
+          fc.double({ noInteger: true }),
+          fc.constantFrom(Number.POSITIVE_INFINITY, Number.NaN, '1', null, true),
+        ),
+        fc.constantFrom('replicas', 'timeout'),
+        (value, key) => {
+          const [issue, ...more] = issuesOf({ [key]: value });
+          expect(more).toEqual([]);
+          expect(issue?.path).toBe(`waitForReplicas.${key}`);
+          expect(issue?.message).toMatch(/must be a whole number > 0/);
+        },
+      ),
+      { numRuns: 100 },
+    );
+    // ioredis's Cluster says so with isCluster; nothing connects while the options are checked.
+    const cluster = { isCluster: true, options: {} };
+    expect(issuesOf({ replicas: 1 }, cluster).map((issue) => [issue.path, issue.message])).toEqual([
+      ['waitForReplicas', expect.stringMatching(/not supported on a Redis Cluster yet: remove it/)],
+    ]);
+    // Every valid form is accepted (the queue is made; it connects only at its first call).
+    for (const valid of [{}, { replicas: 2 }, { timeout: 250 }, { replicas: 1, timeout: 1_000 }]) {
+      void new MessagingQueue({ connection, name: 'sms', waitForReplicas: valid }).close();
+    }
+  });
+
   it('the calls of a queue refuse unknown options before any I/O', async () => {
     const queue = new MessagingQueue({ connection, name: 'sms-options' });
     try {

@@ -7,6 +7,10 @@ import { reservedPort, SERVER_PORTS } from './components.ts';
 
 const run = promisify(execFile);
 
+/** What `lagReplica` writes to hold the replica back: past every socket buffer on loopback. */
+const LAG_BYTES = 48 * 1024 * 1024;
+const LAG_STEP = 4 * 1024 * 1024;
+
 /** The master's name the sentinels watch, as ioredis's `name` option takes it. */
 export const SENTINEL_MASTER = 'tm-primary';
 
@@ -20,8 +24,19 @@ export interface TestRedisSentinel {
   };
   /** The port of the server that is primary now, as the sentinels say. */
   primaryPort(): Promise<number>;
-  /** SIGKILLs the primary and waits until the sentinels name the replica as primary; resolves with the ms that took. */
-  failover(): Promise<number>;
+  /**
+   * SIGKILLs the primary and waits until the sentinels name the replica as primary; resolves with
+   * the ms that took. `afterKill` runs as soon as the primary is dead (e.g. to resume a replica).
+   */
+  failover(options?: { afterKill?: () => void }): Promise<number>;
+  /** The port of the server that is a replica now (the one that is not the primary). */
+  replicaPort(): Promise<number>;
+  /**
+   * Makes the replica lag for real: SIGSTOPs it, then fills the primary's replication stream past
+   * what the kernel's socket buffers hold, so that the writes that follow stay in the primary's
+   * memory: a primary killed then takes them with it. Resolves with the replica's port (resume it).
+   */
+  lagReplica(): Promise<number>;
   /** Pauses (SIGSTOP) or resumes (SIGCONT) the server on `port`: a replica stopped this way lags. */
   pause(port: number): void;
   resume(port: number): void;
@@ -75,9 +90,11 @@ export async function startRedisSentinel(): Promise<TestRedisSentinel> {
     rmSync(dir, { recursive: true, force: true });
   };
   const sentinels: number[] = [];
+  const servers: number[] = [];
   try {
     const primary = await port();
     const replica = await port();
+    servers.push(primary, replica);
     await start(primary, server(primary));
     await start(replica, server(replica, ['--replicaof', '127.0.0.1', String(primary)]));
     for (let i = 0; i < 3; i++) {
@@ -132,7 +149,7 @@ export async function startRedisSentinel(): Promise<TestRedisSentinel> {
       maxRetriesPerRequest: null,
     },
     primaryPort,
-    failover: async () => {
+    failover: async (options = {}) => {
       const before = await primaryPort();
       const child = children.get(before);
       if (!child?.pid) throw new Error(`no process for the primary on ${before}`);
@@ -141,12 +158,43 @@ export async function startRedisSentinel(): Promise<TestRedisSentinel> {
       process.kill(child.pid, 'SIGCONT');
       process.kill(child.pid, 'SIGKILL');
       await exited;
+      options.afterKill?.();
       const deadline = Date.now() + 30_000;
       while ((await primaryPort().catch(() => before)) === before) {
         if (Date.now() > deadline) throw new Error('the sentinels did not fail over');
         await new Promise((resolve) => setTimeout(resolve, 100));
       }
       return Date.now() - started;
+    },
+    replicaPort: async () => {
+      const primary = await primaryPort();
+      return servers.find((listen) => listen !== primary) as number;
+    },
+    lagReplica: async () => {
+      const primary = await primaryPort();
+      const replica = servers.find((listen) => listen !== primary) as number;
+      const pid = children.get(replica)?.pid;
+      if (pid === undefined) throw new Error(`no process for the replica on ${replica}`);
+      process.kill(pid, 'SIGSTOP');
+      // 48 MB made by the primary itself (a script's write is replicated as its effect): more than
+      // the socket buffers of loopback can hold (tcp_rmem's 32 MB and tcp_wmem's 4 MB at most). In
+      // 4 MB steps: one step of 48 MB held the primary past the sentinels' down-after (1 s).
+      for (let made = 0; made < LAG_BYTES; made += LAG_STEP) {
+        await run(
+          'redis-cli',
+          [
+            '-p',
+            String(primary),
+            'EVAL',
+            "redis.call('APPEND', KEYS[1], string.rep('x', tonumber(ARGV[1])))",
+            '1',
+            'tm-lag',
+            String(LAG_STEP),
+          ],
+          { timeout: 10_000 },
+        );
+      }
+      return replica;
     },
     pause: (listen) => {
       const pid = children.get(listen)?.pid;

@@ -9,7 +9,9 @@ import type { FleetGate } from '../fleet/gate.js';
 import type { BullMQModule } from '../load.js';
 import type { Unpublished, UpdateLog } from '../store/update-log.js';
 import type { UpdateError } from '../types.js';
+import { errorFields, transient } from './error-fields.js';
 import type { SendJobData, SendJobResult } from './job-data.js';
+import { type MarkConfirmer, MarkNotConfirmed, UNCONFIRMED_RETRY_MS } from './mark.js';
 import { reconcileParamsOf, sendParamsOf } from './params.js';
 import { next, type SendEvent, stepOf } from './states.js';
 import { startWalk, type WalkProgress, type WalkResult } from './walk.js';
@@ -39,6 +41,8 @@ export interface ProcessDeps {
   readonly requestsPerSecond: number | undefined;
   /** How far the service's clock may be behind the workers' (the reconcile window's margin). */
   readonly clockSkewMs: number;
+  /** Whether a mark survives a failover (mark.ts); none: every mark does (a test's processor). */
+  readonly marks?: MarkConfirmer | undefined;
   readonly random?: () => number;
 }
 
@@ -112,15 +116,12 @@ export function createProcessor(deps: ProcessDeps) {
     return delay(job, token, track.interval);
   };
 
-  const send = async (job: SendJob, token: string | undefined): Promise<SendJobResult> => {
-    const startedAt = Date.now();
-    // The mark is in the datastore before the POST starts: a crash from here on leaves `in-flight`.
-    // A walk left from before a `queue.resend(id)` belongs to the previous POST: not this one's.
+  /** The POST, admitted by the gate; `mark` runs first, inside it (admitted before the mark). */
+  const post = async (job: SendJob, token: string | undefined, mark?: () => Promise<void>) => {
     let log: MessageLog;
     try {
-      // Admitted before the mark: a send still waiting for its place has certainly not gone out.
       log = await gate.run(async () => {
-        await move(job, 'start', { startedAt }, ['reconcile']);
+        await mark?.();
         return client.messages.send(sendParamsOf(job.data.params));
       });
     } catch (error) {
@@ -129,7 +130,28 @@ export function createProcessor(deps: ProcessDeps) {
     return accepted(job, token, 'accepted', log);
   };
 
+  const send = async (job: SendJob, token: string | undefined): Promise<SendJobResult> => {
+    const startedAt = Date.now();
+    // The mark is in the datastore before the POST starts: a crash from here on leaves `in-flight`.
+    // A walk left from before a `queue.resend(id)` belongs to the previous POST: not this one's.
+    // A mark a failover could roll back would let a re-run POST blindly: confirmed first (mark.ts).
+    return post(job, token, async () => {
+      await move(job, 'start', { startedAt }, ['reconcile']);
+      const answer = (await deps.marks?.confirm(String(job.id), startedAt)) ?? 'go';
+      if (answer !== 'go') throw new MarkNotConfirmed(answer);
+    });
+  };
+
   const sendFailed = async (job: SendJob, token: string | undefined, error: unknown): Promise<SendJobResult> => {
+    if (error instanceof MarkNotConfirmed) {
+      // Not POSTed. Asked again outside the gate; a mark still unconfirmed is given back (certainly
+      // not sent), delayed, without using an attempt.
+      const { startedAt } = job.data;
+      if (error.answer === 'unconfirmed' && startedAt && (await deps.marks?.settle(String(job.id), startedAt)))
+        return post(job, token);
+      await move(job, 'never-sent');
+      return delay(job, token, UNCONFIRMED_RETRY_MS);
+    }
     if (error instanceof RateLimitError) {
       await move(job, 'rate-limited');
       return pauseQueue(error);
@@ -271,23 +293,5 @@ export function createProcessor(deps: ProcessDeps) {
       default:
         return finish(job, token);
     }
-  };
-}
-
-/** Failures worth another poll later. */
-function transient(error: unknown): boolean {
-  if (error instanceof APIConnectionError) return true;
-  return error instanceof APIError && (error.status === 408 || error.status >= 500);
-}
-
-/** A typed error as plain data for Redis and updates(): name, message, HTTP status, 422 field errors. */
-export function errorFields(error: unknown): UpdateError {
-  if (!(error instanceof Error)) return { name: 'Error', message: String(error) };
-  const { status, errors } = error as { status?: unknown; errors?: unknown };
-  return {
-    name: error.name,
-    message: error.message,
-    ...(typeof status === 'number' ? { status } : {}),
-    ...(errors && typeof errors === 'object' ? { errors: errors as UpdateError['errors'] & object } : {}),
   };
 }

@@ -9,6 +9,7 @@
  * | `in-flight` | `accepted` (2xx)                             | `sent`      | records the log id; publishes `sent`; tracks it if asked         |
  * | `in-flight` | `rate-limited` (429)                         | `queued`    | pauses the whole queue for Retry-After; not a failure            |
  * | `in-flight` | `never-sent` (the connection was never made) | `queued`    | retried with backoff (BullMQ attempts)                           |
+ * | `in-flight` | `never-sent` (the mark not on a replica)     | `queued`    | not POSTed; delayed 1 s, no attempt used (mark.ts)               |
  * | `in-flight` | `gave-up` (never sent, on the last attempt)  | `failed`    | publishes `failed`: certainly not sent; never retried            |
  * | `in-flight` | `refused` (422 and other definite 4xx)       | `failed`    | publishes `failed` with the error's fields; never retried        |
  * | `in-flight` | `outcome-unknown` (timeout, reset, 5xx)      | `in-flight` | starts a reconcile walk; back to the queue's front               |
@@ -30,6 +31,9 @@
  * `in-flight`, in Redis) before the POST begins. A re-run after a crash therefore finds
  * `in-flight` whenever a POST may have started, and reconciles instead. (`job.stalledCounter` says
  * a re-run follows a crash, but a crash before the mark was written is harmless, so the mark alone decides.)
+ * On Redis with replicas the mark must also outlive a failover: a replica promoted before it
+ * received the mark would hold the job `queued`. So the POST waits until a replica acknowledged
+ * the mark (mark.ts, store/README.md); a mark not confirmed in time is given back, never POSTed.
  * Why every request shares the fleet's limit: BullMQ's limiter counts job starts, so a job makes
  * at most one request per start. A reconcile walk reads one page per start (`page`), its progress
  * in the job's data, and goes back to the queue between pages: a crash mid-walk resumes it.

@@ -12,16 +12,23 @@ export interface DatastoreGuard {
   ready(): Promise<void>;
   /**
    * `ready()`, then at most once per second a look at the marker: rejects with a `DatastoreError`
-   * (`forgot`) the first time it finds it gone or replaced.
+   * (`forgot`) the first time it finds it gone or replaced; and with a `DatastoreError`
+   * (`rolled-back`) once for each failover found to have rolled back enqueues of this process.
    */
   check(): Promise<void>;
+  /** Stops hearing of rolled-back enqueues (a reader that ended). */
+  close(): void;
 }
 
 /** How often a marker is looked at, at most, and how often a reader asks a guard. */
 export const CHECK_MS = 1_000;
 
 /** PostgreSQL keeps what it committed (unless its own durability settings were turned off): nothing to guard. */
-export const durableGuard: DatastoreGuard = { ready: async () => undefined, check: async () => undefined };
+export const durableGuard: DatastoreGuard = {
+  ready: async () => undefined,
+  check: async () => undefined,
+  close: () => undefined,
+};
 
 /**
  * The updates `read` yields, ended by a `DatastoreError` as soon as the guard finds that the

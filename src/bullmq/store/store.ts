@@ -16,9 +16,20 @@ import { poolOf, schemaReady } from './postgres/schema.js';
 import { postgresUpdateLog } from './postgres/update-log.js';
 import { redisGuard } from './redis/guard.js';
 import { redisPlaces } from './redis/places.js';
+import { redisReplication } from './redis/replication.js';
 import { redisUpdateLog } from './redis/update-log.js';
 
-import type { Store } from './types.js';
+import type { GuardOptions, Replication, Store } from './types.js';
+
+/** PostgreSQL commits durably: nothing a failover rolls back, nothing to wait for. */
+const durableReplication: Replication = {
+  confirm: async () => 'durable',
+  enqueued: () => undefined,
+  close: async () => undefined,
+};
+
+/** A Cluster: its masters' replicas are not asked yet (README, "Redis Cluster and Sentinel"). */
+const uncoveredReplication: Replication = { ...durableReplication, confirm: async () => 'no-replica' };
 
 /** The store of `queue`, a BullMQ queue on `backend`. */
 export function storeOf(bull: BullMQModule, backend: Backend, queue: Queue): Store {
@@ -30,19 +41,36 @@ export function storeOf(bull: BullMQModule, backend: Backend, queue: Queue): Sto
       places: () => postgresPlaces(pool, ready, queue.name),
       updates: () => postgresUpdateLog(pool, ready, queue.name),
       guard: () => durableGuard,
+      replication: () => durableReplication,
     };
   }
   const client = queue.getBackend().client as Promise<RedisClient>;
+  // One per store, made at first use; a Cluster's failovers are not covered yet (README).
+  let replication: ReturnType<typeof redisReplication> | undefined;
+  const replicationOf = (options: GuardOptions) => {
+    if ((backend.connection as { isCluster?: unknown }).isCluster === true) return undefined;
+    replication ??= redisReplication(client, {
+      queue: queue.name,
+      toKey: (type) => queue.toKey(type),
+      logger: options.logger,
+    });
+    return replication;
+  };
   return {
     kind: 'redis',
     places: () => redisPlaces(client, queue.toKey('fleet-requests')),
     updates: () => redisUpdateLog(bull, backend, queue),
     guard: (options) =>
-      redisGuard(client, {
-        queue: queue.name,
-        key: queue.toKey('tm-marker'),
-        allowUnsafe: options.allowUnsafeDatastore === true,
-        logger: options.logger,
-      }),
+      redisGuard(
+        client,
+        {
+          queue: queue.name,
+          key: queue.toKey('tm-marker'),
+          allowUnsafe: options.allowUnsafeDatastore === true,
+          logger: options.logger,
+        },
+        replicationOf(options)?.watch,
+      ),
+    replication: (options) => replicationOf(options) ?? uncoveredReplication,
   };
 }

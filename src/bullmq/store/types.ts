@@ -24,6 +24,44 @@ export interface GuardOptions {
   readonly logger?: Logger | undefined;
 }
 
+/**
+ * Whether a write survives a failover (store/README.md, "Writes a failover drops"):
+ * - `confirmed`: at least the asked number of replicas acknowledged it;
+ * - `durable`: the datastore keeps what it committed (PostgreSQL): nothing to wait for;
+ * - `no-replica`: Redis without a replica connected: no failover can roll it back to one;
+ * - `unconfirmed`: replicas exist, and not enough acknowledged it within the time;
+ * - `missing`: the primary reached now does not hold it (a failover came between the write and
+ *   the check): it is, or is about to be, rolled back.
+ */
+export type Confirmation = 'confirmed' | 'durable' | 'no-replica' | 'unconfirmed' | 'missing';
+
+/** How many replicas must acknowledge a write, and how long to wait for them (ms). */
+export interface ReplicaWait {
+  readonly replicas: number;
+  readonly timeout: number;
+}
+
+/** What a failover can roll back: confirming writes on replicas, and finding the enqueues it rolled back. */
+export interface Replication {
+  /**
+   * Whether job `id` as stored now (its data holding each `marks` field with that value, when
+   * given) reached `wait.replicas` replicas within `wait.timeout` ms. A Redis without a replica
+   * (as read at most a second ago) answers `no-replica` at once, and pays nothing more.
+   */
+  confirm(
+    id: string,
+    marks: Readonly<Record<string, string | number>> | undefined,
+    wait: ReplicaWait,
+  ): Promise<Confirmation>;
+  /**
+   * Ids this process just enqueued: kept (only ids, bounded) until the replicas are known to hold
+   * them; a failover meanwhile has the ones it rolled back reported to every guard of the store.
+   */
+  enqueued(ids: readonly string[]): void;
+  /** Stops its timer and closes its own connection. */
+  close(): Promise<void>;
+}
+
 /** One queue's datastore, beside BullMQ's own data. */
 export interface Store {
   readonly kind: Backend['kind'];
@@ -31,6 +69,11 @@ export interface Store {
   places(): PlaceStore;
   /** The queue's update log. */
   updates(): UpdateLog;
-  /** A new guard of the queue's datastore (each holds its own view of the queue's marker). */
+  /**
+   * A new guard of the queue's datastore (each holds its own view of the queue's marker, and hears
+   * of the enqueues a failover rolled back). `close()` it when done.
+   */
   guard(options: GuardOptions): DatastoreGuard;
+  /** The store's one `Replication` (made at first use). */
+  replication(options: GuardOptions): Replication;
 }

@@ -4,6 +4,8 @@ import type { Logger } from '../../../types/logger.js';
 import { DatastoreError } from '../../errors.js';
 import { CHECK_MS, type DatastoreGuard } from '../guard.js';
 import MARK from './mark.lua';
+import { parseInfo } from './replication-info.js';
+import type { RollbackWatch } from './rollback-watch.js';
 
 export interface GuardSettings {
   /** The queue, as messages name it. */
@@ -17,8 +19,15 @@ export interface GuardSettings {
 
 const MARK_COMMAND = 'tenantMessagingMark';
 
-export function redisGuard(client: Promise<RedisClient>, settings: GuardSettings): DatastoreGuard {
+/** `watch`: the store's finder of rolled-back enqueues (none on a Cluster), whose reports this guard's `check` throws. */
+export function redisGuard(
+  client: Promise<RedisClient>,
+  settings: GuardSettings,
+  watch: RollbackWatch | undefined,
+): DatastoreGuard {
   let ready: Promise<void> | undefined;
+  const heard: DatastoreError[] = [];
+  let stopListening: (() => void) | undefined;
   let epoch: string | undefined;
   let since = new Date();
   let checked = 0;
@@ -34,7 +43,12 @@ export function redisGuard(client: Promise<RedisClient>, settings: GuardSettings
 
   const start = async () => {
     const redis = await defined;
-    for (const info of await infoOfEveryMaster(redis)) refuseUnsafe(parseInfo(info), settings);
+    const infos = (await infoOfEveryMaster(redis)).map(parseInfo);
+    for (const info of infos) refuseUnsafe(info, settings);
+    // Read before this process enqueues anything: a failover from here on changes it.
+    const replid = infos.length === 1 ? infos[0]?.get('master_replid') : undefined;
+    if (watch && replid) watch.baseline(replid);
+    stopListening ??= watch?.listen((error) => heard.push(error));
     epoch = await mark(redis);
     since = new Date();
     checked = Date.now();
@@ -50,11 +64,17 @@ export function redisGuard(client: Promise<RedisClient>, settings: GuardSettings
     },
     check: async () => {
       await guard.ready();
-      if (Date.now() - checked < CHECK_MS) return;
+      if (heard.length === 0 && Date.now() - checked < CHECK_MS) return;
       checked = Date.now();
       const redis = await defined;
       const seen = await redis.get(settings.key);
-      if (seen === epoch) return;
+      if (seen === epoch) {
+        const rolledBack = heard.shift();
+        if (rolledBack) throw rolledBack;
+        return;
+      }
+      // Everything was forgotten (a restart without persistence): that report says more than a rollback's.
+      heard.length = 0;
       const lostSince = since;
       epoch = await mark(redis);
       since = new Date();
@@ -63,6 +83,10 @@ export function redisGuard(client: Promise<RedisClient>, settings: GuardSettings
         `The datastore no longer holds queue '${settings.queue}' as this process left it: its marker, written when this process first used the queue (${lostSince.toISOString()}), is ${seen === null ? 'gone' : 'replaced'}. Redis restarted without persistence, was flushed, or evicted keys, so sends enqueued since then may be lost: enqueue them again with the same ids (one still stored is not stored twice). This call did nothing; the queue carries on with a new marker.`,
         { since: lostSince },
       );
+    },
+    close: () => {
+      stopListening?.();
+      stopListening = undefined;
     },
   };
   return guard;
@@ -80,16 +104,6 @@ async function infoOfEveryMaster(redis: RedisClient): Promise<string[]> {
   const masters = cluster.isCluster === true && typeof cluster.nodes === 'function' ? cluster.nodes('master') : [];
   if (masters.length > 0) return Promise.all(masters.map((node) => node.info()));
   return [await redis.info()];
-}
-
-/** The `key:value` lines of Redis's INFO. */
-function parseInfo(info: string): Map<string, string> {
-  const fields = new Map<string, string>();
-  for (const line of info.split(/\r?\n/)) {
-    const at = line.indexOf(':');
-    if (at > 0 && !line.startsWith('#')) fields.set(line.slice(0, at), line.slice(at + 1).trim());
-  }
-  return fields;
 }
 
 /** Refuses (or, opted in, warns about) a Redis that can lose what it acknowledged. */

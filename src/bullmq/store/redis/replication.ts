@@ -1,0 +1,53 @@
+import type { RedisClient } from 'bullmq';
+import type { Logger } from '../../../types/logger.js';
+import type { Replication } from '../types.js';
+import { redisConfirmer } from './confirm.js';
+import { replicationReader } from './replication-info.js';
+import { type RollbackWatch, rollbackWatch } from './rollback-watch.js';
+
+export interface ReplicationSettings {
+  readonly queue: string;
+  /** A key of the queue's key space, from its last part (BullMQ's `queue.toKey`). */
+  readonly toKey: (type: string) => string;
+  readonly logger: Logger | undefined;
+}
+
+/**
+ * A Redis queue's defences against a failover that drops writes (store/README.md): confirming a
+ * write on replicas before a step that must not be undone (`confirm`), and finding the enqueues of
+ * this process that a failover rolled back (`enqueued`, reported through the guards).
+ */
+export function redisReplication(
+  client: Promise<RedisClient>,
+  settings: ReplicationSettings,
+): Replication & { readonly watch: RollbackWatch } {
+  const reader = replicationReader(client);
+  const confirmer = redisConfirmer(client, settings.toKey('tm-barrier'));
+  const watch = rollbackWatch(client, reader, {
+    queue: settings.queue,
+    keyOf: settings.toKey,
+    logger: settings.logger,
+  });
+  return {
+    watch,
+    async confirm(id, marks, wait) {
+      if ((await reader.info()).replicas === 0) return 'no-replica';
+      return confirmer.confirm(settings.toKey(id), marksOf(marks), wait);
+    },
+    enqueued: (ids) => watch.enqueued(ids),
+    async close() {
+      watch.close();
+      await confirmer.close();
+    },
+  };
+}
+
+/**
+ * Marks as substrings of the job's data as BullMQ stores it (JSON.stringify of the data): `"k":v`.
+ * A mark cannot match inside a string value, where every `"` is escaped.
+ */
+function marksOf(marks: Readonly<Record<string, string | number>> | undefined): string {
+  return Object.entries(marks ?? {})
+    .map(([key, value]) => `${JSON.stringify(key)}:${JSON.stringify(value)}`)
+    .join('\n');
+}

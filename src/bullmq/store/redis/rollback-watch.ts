@@ -1,0 +1,147 @@
+import type { RedisClient } from 'bullmq';
+import type { Logger } from '../../../types/logger.js';
+import { DatastoreError } from '../../errors.js';
+import { CHECK_MS } from '../guard.js';
+import type { ReplicationReader } from './replication-info.js';
+
+/** Ids kept at most: past it the oldest are dropped, and a loss among them is reported as a count. */
+export const MAX_KEPT_IDS = 10_000;
+
+/** Ids named in an error's message (all of them are in its `ids`). */
+const NAMED = 20;
+
+/** Ids enqueued between two readings of the replication offset, and where the stream stood after them. */
+interface Bucket {
+  readonly ids: string[];
+  offset: number;
+  readonly at: Date;
+}
+
+export interface WatchSettings {
+  readonly queue: string;
+  /** A job's key, from its id. */
+  readonly keyOf: (id: string) => string;
+  readonly logger: Logger | undefined;
+}
+
+/**
+ * Finds the enqueues of this process that a failover rolled back. It keeps the ids enqueued since
+ * the last point the replicas are known to hold (the primary's replication offset read after
+ * them, compared with the offset every replica acknowledged, about once a second); when the
+ * primary's replication id changes (a replica promoted, or a restart), it asks the new primary
+ * which of the kept ids it holds, and reports the missing ones to every listener, once.
+ */
+export function rollbackWatch(client: Promise<RedisClient>, reader: ReplicationReader, settings: WatchSettings) {
+  const listeners = new Set<(error: DatastoreError) => void>();
+  /** Sealed buckets, oldest first, then the open one (offset -1) that new ids go to. */
+  let buckets: Bucket[] = [];
+  let replid: string | undefined;
+  let dropped = 0;
+  let timer: ReturnType<typeof setInterval> | undefined;
+  let looking = false;
+
+  const kept = () => buckets.reduce((sum, bucket) => sum + bucket.ids.length, 0);
+  const report = (error: DatastoreError) => {
+    settings.logger?.error('MessagingQueue: a failover rolled back enqueued sends', {
+      queue: settings.queue,
+      ids: error.ids.slice(0, NAMED),
+      count: error.ids.length,
+    });
+    for (const listener of listeners) listener(error);
+  };
+
+  /** The kept ids the primary reached now does not hold. */
+  const missing = async (ids: readonly string[]): Promise<string[]> => {
+    const redis = (await client) as unknown as { exists(key: string): Promise<number> };
+    const held = await Promise.all(ids.map((id) => redis.exists(settings.keyOf(id))));
+    return ids.filter((_, i) => held[i] === 0);
+  };
+
+  const look = async () => {
+    if (looking) return;
+    looking = true;
+    try {
+      // Ids enqueued from here on were stored after this reading: they go to a new bucket.
+      const sealed = buckets.at(-1);
+      if (sealed?.offset === -1 && sealed.ids.length > 0) buckets.push({ ids: [], offset: -1, at: new Date() });
+      const info = await reader.info(true);
+      if (sealed?.offset === -1) sealed.offset = info.offset;
+      if (replid !== undefined && info.replid !== replid) {
+        const ids = buckets.flatMap((bucket) => bucket.ids);
+        const since = buckets[0]?.at ?? new Date();
+        const lost = await missing(ids);
+        const unknown = dropped;
+        buckets = [];
+        dropped = 0;
+        replid = info.replid;
+        if (lost.length > 0 || unknown > 0) report(rolledBack(settings.queue, lost, unknown, since));
+      } else {
+        replid = info.replid;
+        // With no replica, no failover can roll back to one; with some, what all of them hold is safe.
+        const safe = info.replicas === 0 ? Number.POSITIVE_INFINITY : info.ackedByAll;
+        buckets = buckets.filter((bucket) => bucket.offset === -1 || bucket.offset > safe);
+      }
+    } catch {
+      // The primary cannot be reached now (a failover under way): the next look tries again.
+    } finally {
+      looking = false;
+      if (kept() === 0 && buckets.length <= 1) {
+        clearInterval(timer);
+        timer = undefined;
+      }
+    }
+  };
+
+  return {
+    /** The replication id the guard read before any enqueue: a failover after it is noticed. */
+    baseline(id: string): void {
+      replid ??= id;
+    },
+    enqueued(ids: readonly string[]): void {
+      if (ids.length === 0) return;
+      let open = buckets.at(-1);
+      if (open?.offset !== -1) {
+        open = { ids: [], offset: -1, at: new Date() };
+        buckets.push(open);
+      }
+      open.ids.push(...ids);
+      // Bounded: the oldest go first (counted, so that a loss among them is still reported).
+      for (let excess = kept() - MAX_KEPT_IDS; excess > 0; ) {
+        const oldest = buckets[0] as Bucket;
+        const cut = Math.min(excess, oldest.ids.length);
+        oldest.ids.splice(0, cut);
+        dropped += cut;
+        excess -= cut;
+        if (oldest.ids.length === 0 && buckets.length > 1) buckets.shift();
+      }
+      // Not what keeps a producer alive: its connection is.
+      timer ??= setInterval(() => void look(), CHECK_MS).unref();
+    },
+    /** Hears of every rollback found from now on; the answer stops that. */
+    listen(listener: (error: DatastoreError) => void): () => void {
+      listeners.add(listener);
+      return () => listeners.delete(listener);
+    },
+    close(): void {
+      clearInterval(timer);
+      timer = undefined;
+      listeners.clear();
+    },
+  };
+}
+
+export type RollbackWatch = ReturnType<typeof rollbackWatch>;
+
+function rolledBack(queue: string, ids: readonly string[], unknown: number, since: Date): DatastoreError {
+  const named = ids.slice(0, NAMED).join(', ');
+  const more = ids.length > NAMED ? ` and ${ids.length - NAMED} more (all in error.ids)` : '';
+  const untracked =
+    unknown > 0
+      ? ` Besides, ${unknown} older ids were no longer kept (more than ${MAX_KEPT_IDS} awaited the replicas): sends enqueued since ${since.toISOString()} may be among the lost.`
+      : '';
+  return new DatastoreError(
+    'rolled-back',
+    `A failover of the datastore rolled back ${ids.length} sends this process had enqueued on queue '${queue}'${ids.length > 0 ? ` (ids: ${named}${more})` : ''}: the primary that acknowledged them died before a replica received them, and the replica promoted holds no trace of them.${untracked} Enqueue them again with the same ids (one still stored is not stored twice). This call did nothing.`,
+    { ids, since },
+  );
+}
