@@ -6,12 +6,15 @@
  */
 import { execFileSync } from 'node:child_process';
 import { Cluster } from 'ioredis';
+import { Webhook } from 'standardwebhooks';
 import { MessagingClient, ValidationError } from 'tenant-messaging';
 import { DatastoreError, MessagingQueue, MessagingWorker, WebhookRelay } from 'tenant-messaging/bullmq';
 import { type RunningSandbox, startSandbox } from 'tenant-messaging/sandbox';
+import type { WebhookEvent } from 'tenant-messaging/webhooks';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { redisAvailable, uniqueName } from '../../helpers/redis.js';
 import { startRedisCluster, type TestRedisCluster } from '../../helpers/redis-cluster.js';
+import { startServer } from '../../helpers/server.js';
 import { text, until } from '../fixture.js';
 
 const available = redisAvailable();
@@ -102,10 +105,31 @@ describe.runIf(available)('the fleet on a 3-master Redis Cluster, prefix {sms}',
     }
   });
 
-  it('two workers send every message exactly once within the limit, and updates() reports each', async () => {
+  it('two workers send every message exactly once within the limit, updates() reports each, and a relay delivers each as a webhook', async () => {
     const name = uniqueName('cluster');
     const prefix = '{sms}';
     const queue = new MessagingQueue({ connection: connect(), name, prefix });
+    // The relay's own keys (its position, its deliveries queue, its 410 marks) in the same slot.
+    const secret = `whsec_${Buffer.from(new Uint8Array(32).fill(9)).toString('base64')}`;
+    const verifier = new Webhook(secret);
+    const webhooks = new Set<string>();
+    let refused = 0;
+    const endpoint = await startServer((req, res) => {
+      try {
+        const event = verifier.verify(req.body.toString(), req.headers as Record<string, string>) as WebhookEvent;
+        if (event.data.status === 'sent') webhooks.add(event.data.id);
+        res.writeHead(204).end();
+      } catch {
+        refused++;
+        res.writeHead(400).end();
+      }
+    });
+    const relay = new WebhookRelay({
+      connection: connect(),
+      name,
+      prefix,
+      endpoints: [{ url: `${endpoint.url}/hooks`, secret, events: ['message.sent'] }],
+    });
     const options = {
       connection: connect(),
       name,
@@ -137,17 +161,25 @@ describe.runIf(available)('the fleet on a 3-master Redis Cluster, prefix {sms}',
         20_000,
         () => `delivered updates: ${delivered.size}`,
       );
+      await until(
+        () => webhooks.size === contents.length,
+        20_000,
+        () => `'sent' webhooks: ${webhooks.size}`,
+      );
+      expect(refused).toBe(0);
       expect(storedCounts(contents).filter((n) => n !== 1)).toEqual([]);
       const counts = await queue.counts();
       expect(counts.waiting + counts.active).toBe(0);
       // The service's busiest sliding second for the key: the fleet gate held the limit.
       const busiest = sandbox.requestLog.maxInWindow(1_000, { tenant: 'acme' });
       expect(busiest).toBeLessThanOrEqual(20);
-      console.log(`cluster: 40 sent, 0 twice, 0 lost, busiest second ${busiest} of 20`);
+      console.log(`cluster: 40 sent, 0 twice, 0 lost, busiest second ${busiest} of 20; 40 'sent' webhooks verified`);
       reader.abort();
       await reading;
     } finally {
       reader.abort();
+      await relay.close();
+      await endpoint.close();
       await Promise.all(workers.map((worker) => worker.close()));
       await queue.close();
     }
