@@ -238,6 +238,15 @@ describe('the published package', () => {
     });
   });
 
+  it('tenant-messaging/openapi.json resolves through import (with type: json) and require', async () => {
+    const esm = `import doc from 'tenant-messaging/openapi.json' with { type: 'json' };
+      console.log(doc.openapi, Object.keys(doc.paths).length)`;
+    const { stdout } = await run(node, ['--input-type=module', '-e', esm], { cwd: project });
+    expect(stdout.trim()).toMatch(/^3\.1\.\d+ 7$/);
+    const cjs = `console.log(require('tenant-messaging/openapi.json').info.title)`;
+    expect((await run(node, ['-e', cjs], { cwd: project })).stdout.trim()).toBe('Tenant Messaging API');
+  });
+
   it('internal modules are not reachable', async () => {
     const script = `import('tenant-messaging/dist/core/retry.js').then(() => console.log('reachable'), (e) => console.log(e.code))`;
     const { stdout } = await run(node, ['--input-type=module', '-e', script], { cwd: project });

@@ -1,10 +1,10 @@
 /**
- * The webhook event's JSON Schema in the README: it accepts the README's own example and the
+ * The webhook event's JSON Schema in docs/webhooks.md: it accepts the guide's own example and the
  * events the relays make (the relay tests check each event they receive against it), and it
  * refuses events that break it, so that it is a real contract and not decoration.
  */
 import { describe, expect, it } from 'vitest';
-import { eventSchema, readmeJson } from '../helpers/webhook-schema.js';
+import { eventSchema, guideJson } from '../helpers/webhook-schema.js';
 
 const example = {
   type: 'message.delivered',
@@ -12,9 +12,9 @@ const example = {
   data: { id: 'order-1042', log_id: 7, status: 'delivered', log: { id: 7, delivery_status: 'delivered' } },
 };
 
-describe('the webhook event schema (README)', () => {
-  it("accepts the README's example, and fields it does not know", () => {
-    expect(readmeJson('### The event')).toEqual(example);
+describe('the webhook event schema (docs/webhooks.md)', () => {
+  it("accepts the guide's example, and fields it does not know", () => {
+    expect(guideJson('## The event')).toEqual(example);
     expect(eventSchema.safeParse(example).success).toBe(true);
     expect(eventSchema.safeParse({ ...example, later: 1, data: { ...example.data, more: true } }).success).toBe(true);
     const unknown = {
