@@ -1,5 +1,6 @@
 import { fileURLToPath } from 'node:url';
 import { defineConfig } from 'vitest/config';
+import SlowestFirst from './test/helpers/slowest-first.js';
 
 const FLEET_TEST = 'test/bullmq/fleet.test.ts';
 // Files that measure time or rates run alone too, one after another, beside no other file's load:
@@ -45,6 +46,8 @@ export default defineConfig({
     // measure the loop do it in main-thread CPU time (test/helpers/loop-stall.ts), so a busy core
     // does not fail them; files that measure rates or latencies run alone (ALONE).
     maxWorkers: 6,
+    // The slowest files start first, also on a fresh clone, where vitest has no timings yet.
+    sequence: { sequencer: SlowestFirst },
     // A hang detector, not a measure: a test that spawns the bin several times took over 20 s
     // beside two CPU hogs.
     testTimeout: 60_000,

@@ -209,8 +209,7 @@ describe.each(BACKENDS)('a fleet of 4 workers on %s, one killed 3 times', (backe
   beforeAll(async () => {
     if (!available) return;
     if (!existsSync(`${root}dist/bullmq/index.js`)) execSync('npm run build', { cwd: root, stdio: 'ignore' });
-    store = await startStore(backend);
-    sandbox = await startSandboxChild();
+    [store, sandbox] = await Promise.all([startStore(backend), startSandboxChild()]);
   }, 60_000);
 
   afterAll(async () => {

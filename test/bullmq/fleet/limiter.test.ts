@@ -1,7 +1,9 @@
 /**
  * The fleet-wide limit: the BullMQ limiter chosen for a tenant limit never lets more than the limit
  * into any sliding second, and still reaches most of it, over the whole range of limits; then two
- * workers sharing one queue, measured from the sandbox's side.
+ * workers sharing one queue, measured from the sandbox's side. It runs alone, after the suite
+ * (vitest.config.ts): it measures the rate achieved. The limit held when the service counts sends
+ * late is held-sends.test.ts, which asserts no rate and runs with the suite.
  */
 import fc from 'fast-check';
 import { ValidationError } from 'tenant-messaging';
@@ -62,36 +64,6 @@ describe.runIf(runs)('the limit across workers', () => {
       const seconds = ((times.at(-1) as number) - (times[0] as number)) / 1000;
       expect((times.length - 1) / seconds).toBeGreaterThanOrEqual(0.8 * 20);
     } finally {
-      await Promise.all(workers.map((w) => w.close()));
-      await queue.close();
-    }
-  });
-
-  it('stays within the limit when the service counts some sends only after holding them (count time anywhere in the request)', async () => {
-    // Half the sends are held 400 ms before the sandbox counts them, the others counted at once:
-    // a second at the service then gathers starts from a span of 1.4 s. Paced by job starts
-    // alone (BullMQ's limiter, no fleet gate), 3 workers reached 12 in one second at a limit of 10.
-    const LIMIT = 10;
-    const MESSAGES = 40;
-    const name = uniqueName();
-    const queue = new MessagingQueue({ connection: f.redis.connection, name });
-    const updates = queue.updates();
-    await queue.sendMany(Array.from({ length: MESSAGES }, (_, i) => text(i)));
-    f.sandbox.requestLog.reset();
-    f.sandbox.faults.add({ kind: 'latency', latencyMs: 400, route: 'sendMessage', ratio: 0.5 });
-    const options = fastWorker(f, name, { concurrency: 4, rateLimit: { requestsPerSecond: LIMIT } });
-    const workers = [new MessagingWorker(options), new MessagingWorker(options), new MessagingWorker(options)];
-    try {
-      const seen = await collectUpdates(updates, (s) => s.length >= MESSAGES, 30_000);
-      expect(seen.every((u) => u.status === 'sent')).toBe(true);
-      const route = { route: 'POST /messages' };
-      expect(f.sandbox.requestLog.acceptedAt(route)).toHaveLength(MESSAGES);
-      const busiest = f.sandbox.requestLog.maxInWindow(1000, route);
-      expect(busiest).toBeLessThanOrEqual(LIMIT);
-      // The bound is reached, not kept by running slowly: the gate's cost is the holds' second.
-      expect(busiest).toBeGreaterThanOrEqual(LIMIT - 3);
-    } finally {
-      f.sandbox.faults.clear();
       await Promise.all(workers.map((w) => w.close()));
       await queue.close();
     }

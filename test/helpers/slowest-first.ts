@@ -1,0 +1,56 @@
+/**
+ * The suite's order on a machine that has never run it. Vitest starts the files it timed before
+ * longest first; on a fresh clone (CI) it has no timings and starts the largest files first, and
+ * a 26 s file of 3 KB that spawns the bench then started among the last, with the other workers
+ * idle behind it (about 8 s of the run). The files below took 5 s or more in a full run; they
+ * start first, in this order, and everything else keeps vitest's order. A new slow file belongs
+ * here (the run's log prints each file's time); one missing only starts later.
+ */
+import type { TestSpecification } from 'vitest/node';
+import { BaseSequencer } from 'vitest/node';
+
+export const SLOWEST = [
+  'test/bullmq/webhooks/relay.test.ts',
+  'test/consumer-types.test.ts',
+  'test/bench-smoke.test.ts',
+  'test/many-sandbox.test.ts',
+  'test/bullmq/faults/postgres.test.ts',
+  'test/bullmq/send/states.test.ts',
+  'test/ecosystem/runtimes.test.ts',
+  'test/bullmq/topologies/sentinel.test.ts',
+  'test/bullmq/outbox/faults.test.ts',
+  'test/cli/commands.test.ts',
+  'test/bullmq/faults/redis.test.ts',
+  'test/bullmq/webhooks/fleet.test.ts',
+  'test/package.test.ts',
+  'test/fuzz/hostile-server.test.ts',
+  'test/bullmq/topologies/cluster.test.ts',
+  'test/cli/send-many.test.ts',
+  'test/examples.test.ts',
+  'test/soak.test.ts',
+  'test/bullmq/webhooks/upgrade.test.ts',
+  'test/fault-tolerance.test.ts',
+  'test/bullmq/webhooks/close.test.ts',
+  'test/bullmq/outbox/outbox.test.ts',
+  'test/rate-gate.test.ts',
+  'test/bullmq/crash.test.ts',
+  'test/bullmq/fleet/held-sends.test.ts',
+];
+
+export default class SlowestFirst extends BaseSequencer {
+  override async sort(files: TestSpecification[]): Promise<TestSpecification[]> {
+    const rank = (spec: TestSpecification) => {
+      const at = SLOWEST.findIndex((path) => spec.moduleId.endsWith(`/${path}`));
+      return at === -1 ? SLOWEST.length : at;
+    };
+    // Vitest's order keeps each project's files together (groups, then projects): within each run
+    // of one project the listed files move to the front, and the rest keep their order (a stable sort).
+    const runs: TestSpecification[][] = [];
+    for (const spec of await super.sort(files)) {
+      const last = runs.at(-1);
+      if (last?.[0]?.project === spec.project) last.push(spec);
+      else runs.push([spec]);
+    }
+    return runs.flatMap((run) => run.sort((a, b) => rank(a) - rank(b)));
+  }
+}
