@@ -35,6 +35,7 @@ export const SLOWEST = [
   'test/rate-gate.test.ts',
   'test/bullmq/crash.test.ts',
   'test/bullmq/fleet/held-sends.test.ts',
+  'test/bullmq/store/redis-replication.test.ts',
 ];
 
 export default class SlowestFirst extends BaseSequencer {

@@ -20,6 +20,14 @@ interface Sectioned {
 /** How long a read of `INFO replication` is reused: about once a second, as the guard looks. */
 const FRESH_MS = 1_000;
 
+/**
+ * How long a replica that dropped out of a primary this process saw it on (a restart, a link
+ * broken by lag or by the primary's output-buffer limit) is still counted on: Sentinel may promote
+ * it meanwhile, with whatever it had. Sentinel's own rule refuses a replica disconnected for more
+ * than 10 × down-after-milliseconds (30 s by default): 5 minutes.
+ */
+export const REPLICA_GONE_MS = 300_000;
+
 /** The `key:value` lines of Redis's INFO. */
 export function parseInfo(info: string): Map<string, string> {
   const fields = new Map<string, string>();
@@ -51,19 +59,45 @@ export function replicationOf(fields: Map<string, string>): ReplicationInfo {
  * `INFO replication` of the primary `client` reaches, read at most about once a second, and again
  * at once after the connection was made again (a failover moves it to another primary).
  */
-export function replicationReader(client: Promise<RedisClient>) {
+export function replicationReader(client: Promise<RedisClient>, now: () => number = Date.now) {
   let last: { at: number; info: Promise<ReplicationInfo> } | undefined;
+  // The last primary (by replication id) seen with a replica, and when; and whether this process
+  // ever saw a replica or a failover (a new replication id).
+  let withReplica: { replid: string; at: number } | undefined;
+  let replid: string | undefined;
+  let replicated = false;
   client
     .then((redis) => (redis as unknown as NodeJS.EventEmitter).on('ready', () => (last = undefined)))
     .catch(() => undefined); // each read reports a failed connection
   // ioredis takes a section (BullMQ's client type declares none): only the lines needed here.
-  const read = async () => replicationOf(parseInfo(await ((await client) as unknown as Sectioned).info('replication')));
+  const read = async () => {
+    const info = replicationOf(parseInfo(await ((await client) as unknown as Sectioned).info('replication')));
+    if (info.replicas > 0) withReplica = { replid: info.replid, at: now() };
+    if (info.replicas > 0 || (replid !== undefined && replid !== info.replid)) replicated = true;
+    replid = info.replid;
+    return info;
+  };
   return {
+    /**
+     * Whether this process ever saw the datastore replicated: a replica, or a failover. Until then
+     * it is one Redis without replicas, and a write there is never rolled back to another server.
+     */
+    replicated: () => replicated,
+    /**
+     * Whether a write on this primary may still be rolled back by a replica's promotion: it has a
+     * replica now, or had one (seen by this process under the same replication id) less than
+     * `REPLICA_GONE_MS` ago. A primary promoted by a failover has a new id: until a replica joins
+     * it, nothing can be promoted in its place with less than it holds.
+     */
+    mayHaveReplica(info: ReplicationInfo): boolean {
+      if (info.replicas > 0) return true;
+      return withReplica?.replid === info.replid && now() - withReplica.at < REPLICA_GONE_MS;
+    },
     /** A reading at most `FRESH_MS` old (`fresh`: a new one). */
     info(fresh = false): Promise<ReplicationInfo> {
-      if (fresh || !last || Date.now() - last.at >= FRESH_MS) {
+      if (fresh || !last || now() - last.at >= FRESH_MS) {
         const info = read();
-        last = { at: Date.now(), info };
+        last = { at: now(), info };
         info.catch(() => {
           if (last?.info === info) last = undefined; // a failed read is not reused
         });

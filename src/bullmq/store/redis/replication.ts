@@ -1,6 +1,6 @@
 import type { RedisClient } from 'bullmq';
 import type { Logger } from '../../../types/logger.js';
-import type { Replication } from '../types.js';
+import type { Replication, ReplicaWait } from '../types.js';
 import { redisConfirmer } from './confirm.js';
 import { replicationReader } from './replication-info.js';
 import { type RollbackWatch, rollbackWatch } from './rollback-watch.js';
@@ -11,6 +11,9 @@ export interface ReplicationSettings {
   readonly toKey: (type: string) => string;
   readonly logger: Logger | undefined;
 }
+
+/** The script's check alone: WAIT 0 answers at once. */
+const NO_WAIT: ReplicaWait = Object.freeze({ replicas: 0, timeout: 0 });
 
 /**
  * A Redis queue's defences against a failover that drops writes (store/README.md): confirming a
@@ -31,8 +34,14 @@ export function redisReplication(
   return {
     watch,
     async confirm(id, marks, wait) {
-      if ((await reader.info()).replicas === 0) return 'no-replica';
-      return confirmer.confirm(settings.toKey(id), marksOf(marks), wait);
+      const info = await reader.info();
+      // A replica that dropped out a moment ago may still be promoted: its WAIT is waited for.
+      if (reader.mayHaveReplica(info)) return confirmer.confirm(settings.toKey(id), marksOf(marks), wait);
+      if (!reader.replicated()) return 'no-replica';
+      // No replica now, after a failover: nothing can roll this primary back, but the write may
+      // have gone to the primary before it (the one that failed), so this one is asked for it.
+      const found = await confirmer.confirm(settings.toKey(id), marksOf(marks), NO_WAIT);
+      return found === 'missing' ? 'missing' : 'no-replica';
     },
     enqueued: (ids) => watch.enqueued(ids),
     async close() {
