@@ -10,6 +10,7 @@ import { tmpdir } from 'node:os';
 import { dirname, join } from 'node:path';
 import { promisify } from 'node:util';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { expectSandboxStory } from './helpers/demo-story.js';
 import { packAndInstall, root } from './helpers/npm.js';
 
 const run = promisify(execFile);
@@ -172,6 +173,17 @@ describe('the published package', () => {
     const { stderr, stdout } = await run(node, ['--input-type=module', '-e', script], { cwd: project });
     expect(stderr).toMatch(/SEEN 0 cli-progress,commander,csv-parse\/sync/);
     expect(stdout).toMatch(/^Usage: tenant-messaging/);
+  });
+
+  it('`tenant-messaging demo` tells the whole story from the install, against a sandbox it starts itself', async () => {
+    // No credentials: the demo needs nothing but the installed package (no examples/, no image file).
+    // run() rejects on any exit code but 0.
+    const env = { ...process.env, TENANT_MESSAGING_BASE_URL: '', TENANT_MESSAGING_API_KEY: '', NO_COLOR: '1' };
+    const { stdout } = await run(node, [join('node_modules', '.bin', 'tenant-messaging'), 'demo'], {
+      cwd: project,
+      env,
+    });
+    expectSandboxStory(stdout);
   });
 
   it('tenant-messaging/otel without @opentelemetry/api: the entry loads, instrument() says what to install', async () => {

@@ -45,11 +45,21 @@ export async function clientFrom(options: CredentialOptions): Promise<MessagingC
   return new MessagingClient({
     ...(options.baseUrl === undefined ? {} : { baseUrl: options.baseUrl }),
     ...(apiKey === undefined ? {} : { apiKey }),
-    // A person waits at the terminal: the SDK's own warnings would interleave with the output,
-    // unless asked for (--verbose), and then on stderr, never stdout.
-    logLevel: options.verbose ? 'debug' : 'off',
-    logger: stderrLogger,
+    ...loggingOf(options.verbose),
   });
+}
+
+/**
+ * How a client of the bin logs. A person waits at the terminal: the SDK's own warnings would
+ * interleave with the output, unless asked for (--verbose), and then on stderr, never stdout.
+ *
+ * @example
+ * ```ts
+ * new MessagingClient({ baseUrl, apiKey, ...loggingOf(flags.verbose) })
+ * ```
+ */
+export function loggingOf(verbose: boolean | undefined): { logLevel: 'debug' | 'off'; logger: Logger } {
+  return { logLevel: verbose ? 'debug' : 'off', logger: stderrLogger };
 }
 
 /** The SDK's log lines on stderr, one per line, with their fields as JSON. */

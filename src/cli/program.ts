@@ -1,5 +1,6 @@
 import { Command, Option } from 'commander';
 import { lookup, read, request, senders } from './commands/account.js';
+import { type DemoFlags, demo } from './commands/demo.js';
 import { type ListenFlags, listen } from './commands/listen.js';
 import { type Context, follow, get, list, send } from './commands/messages.js';
 import { type SendManyFlags, sendMany } from './commands/send-many.js';
@@ -37,6 +38,19 @@ Examples:
   $ tenant-messaging listen --forward-to http://localhost:3000/hooks/messaging
   $ tenant-messaging listen --forward-to http://localhost:3000/hooks --secret-file ./hooks.secret \\
       --events message.delivered,message.read --ndjson`;
+
+const DEMO_HELP = `
+With no credentials, the demo starts the local sandbox in this process (a real HTTP server on
+127.0.0.1) and runs the whole story against it: who am I, subscription, sender numbers, a lookup,
+a text, an image with upload progress, the wait until read, the latest logs, usage, and one
+deliberate error. Nothing to set up; it takes a couple of seconds.
+With TENANT_MESSAGING_BASE_URL and TENANT_MESSAGING_API_KEY (or --base-url and --api-key-file)
+it runs against that tenant instead, sends real messages, and only to --to (required then).
+
+Examples:
+  $ npx tenant-messaging demo
+  $ TENANT_MESSAGING_BASE_URL=https://acme.example.com TENANT_MESSAGING_API_KEY=... \\
+      npx tenant-messaging demo --to +15551234567`;
 
 /**
  * The `tenant-messaging` command line: every command a thin layer over the public SDK.
@@ -209,6 +223,13 @@ export function program(signal: AbortSignal, sandbox: (args: readonly string[]) 
         request(method, path, flags, ctx),
       ),
     );
+
+  root
+    .command('demo')
+    .description("run the SDK's whole story against a local sandbox (or, with credentials, your tenant)")
+    .option('--to <phone>', 'the recipient (required against a real tenant)')
+    .addHelpText('after', DEMO_HELP)
+    .action((flags: DemoFlags) => demo(flags, root.opts<GlobalFlags>(), signal));
 
   root
     .command('sandbox')
