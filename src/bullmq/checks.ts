@@ -211,14 +211,11 @@ export function checkQueueOptions(options: MessagingQueueOptions): Required<Wait
       { path: 'attempts', message: `must be an integer >= 1, got ${String(attempts)}` },
     ]);
   }
-  return checkWaitForReplicas(options.waitForReplicas, options.connection);
+  return checkWaitForReplicas(options.waitForReplicas);
 }
 
 /** Checks `waitForReplicas` and applies its defaults. */
-function checkWaitForReplicas(
-  wait: WaitForReplicasOptions | undefined,
-  connection: unknown,
-): Required<WaitForReplicasOptions> | undefined {
+function checkWaitForReplicas(wait: WaitForReplicasOptions | undefined): Required<WaitForReplicasOptions> | undefined {
   if (wait === undefined) return undefined;
   const what = 'Invalid MessagingQueue options';
   if (typeof wait !== 'object' || wait === null) {
@@ -226,15 +223,6 @@ function checkWaitForReplicas(
       {
         path: 'waitForReplicas',
         message: `must be an object such as { replicas: 1, timeout: 1000 }, got ${String(wait)}`,
-      },
-    ]);
-  }
-  if (isRedisCluster(connection)) {
-    throw new ValidationError(what, [
-      {
-        path: 'waitForReplicas',
-        message:
-          'is not supported on a Redis Cluster yet: remove it. (On a Cluster the SDK neither waits for replicas nor finds the sends a failover rolled back; README, "Redis Cluster and Sentinel".)',
       },
     ]);
   }

@@ -99,14 +99,14 @@ export interface MessagingQueueOptions {
    */
   allowUnsafeDatastore?: boolean;
   /**
-   * Redis with replicas (Sentinel): `send()`, `sendMany()` and the outbox's relay resolve only once
+   * Redis with replicas (Sentinel, or a Cluster's masters): `send()`, `sendMany()` and the outbox's relay resolve only once
    * this many replicas acknowledged the send (Redis `WAIT`), so that a failover cannot roll it
    * back. Without it, a send rolled back by a failover is reported afterwards (`DatastoreError`,
    * `rolled-back`) for you to enqueue again. Past the timeout, or with no replica connected, the
    * call rejects with a `DatastoreError` (`not-replicated`): the send IS stored on the primary;
    * enqueue it again only with the same id. Costs a round trip to a replica per call (README,
-   * measured). Not used on PostgreSQL (it commits durably); refused on a Redis Cluster (not yet
-   * supported there).
+   * measured). On a Redis Cluster, the replicas of the master that owns the queue's slot. Not used
+   * on PostgreSQL (it commits durably).
    * @default none: no waiting
    * @example `new MessagingQueue({ connection, name: 'sms', waitForReplicas: { replicas: 1, timeout: 1000 } })`
    */

@@ -7,6 +7,7 @@ import fc from 'fast-check';
 import { MessagingClient, ValidationError } from 'tenant-messaging';
 import { MessagingQueue, MessagingWorker } from 'tenant-messaging/bullmq';
 import { describe, expect, it } from 'vitest';
+import { checkQueueOptions } from '../../src/bullmq/checks.js';
 
 // Nothing listens here: a check that let an option through would try to connect, and fail differently.
 const connection = { host: '127.0.0.1', port: 1, lazyConnect: true, maxRetriesPerRequest: 0 };
@@ -83,7 +84,7 @@ describe('options of tenant-messaging/bullmq', () => {
     );
   });
 
-  it('waitForReplicas: a misspelt key, a count or a timeout that is not a whole number > 0, or a Cluster, is refused before any I/O', () => {
+  it('waitForReplicas: a misspelt key, a count or a timeout that is not a whole number > 0 is refused before any I/O; a Cluster is not', () => {
     const issuesOf = (waitForReplicas: unknown, on: object = connection) =>
       refusal(() => new MessagingQueue({ connection: on, name: 'sms', prefix: '{sms}', waitForReplicas } as never))
         .issues;
@@ -110,11 +111,18 @@ describe('options of tenant-messaging/bullmq', () => {
       ),
       { numRuns: 100 },
     );
-    // ioredis's Cluster says so with isCluster; nothing connects while the options are checked.
+    // ioredis's Cluster says so with isCluster; its options are checked as any other's (its
+    // replicas are waited for on the master of the queue's slot: topologies/cluster-failover.test.ts).
     const cluster = { isCluster: true, options: {} };
-    expect(issuesOf({ replicas: 1 }, cluster).map((issue) => [issue.path, issue.message])).toEqual([
-      ['waitForReplicas', expect.stringMatching(/not supported on a Redis Cluster yet: remove it/)],
-    ]);
+    expect(
+      checkQueueOptions({
+        connection: cluster,
+        name: 'sms',
+        prefix: '{sms}',
+        waitForReplicas: { replicas: 1 },
+      } as never),
+    ).toEqual({ replicas: 1, timeout: 1_000 });
+    expect(issuesOf({ replicas: 0 }, cluster).map((issue) => issue.path)).toEqual(['waitForReplicas.replicas']);
     // Every valid form is accepted (the queue is made; it connects only at its first call).
     for (const valid of [{}, { replicas: 2 }, { timeout: 250 }, { replicas: 1, timeout: 1_000 }]) {
       void new MessagingQueue({ connection, name: 'sms', waitForReplicas: valid }).close();

@@ -11,6 +11,7 @@ import { BaseSequencer } from 'vitest/node';
 
 export const SLOWEST = [
   'test/bullmq/webhooks/relay.test.ts',
+  'test/bullmq/topologies/cluster-failover.test.ts',
   'test/consumer-types.test.ts',
   'test/bench-smoke.test.ts',
   'test/many-sandbox.test.ts',
@@ -27,6 +28,7 @@ export const SLOWEST = [
   'test/bullmq/topologies/cluster.test.ts',
   'test/cli/send-many.test.ts',
   'test/examples.test.ts',
+  'test/docs-site.test.ts',
   'test/soak.test.ts',
   'test/bullmq/webhooks/upgrade.test.ts',
   'test/fault-tolerance.test.ts',
@@ -36,6 +38,7 @@ export const SLOWEST = [
   'test/bullmq/crash.test.ts',
   'test/bullmq/fleet/held-sends.test.ts',
   'test/bullmq/store/redis-replication.test.ts',
+  'test/cli/demo.test.ts',
 ];
 
 export default class SlowestFirst extends BaseSequencer {

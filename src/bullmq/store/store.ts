@@ -16,7 +16,7 @@ import { poolOf, schemaReady } from './postgres/schema.js';
 import { postgresUpdateLog } from './postgres/update-log.js';
 import { redisGuard } from './redis/guard.js';
 import { redisPlaces } from './redis/places.js';
-import { redisReplication } from './redis/replication.js';
+import { redisPrimary, redisReplication } from './redis/replication.js';
 import { redisUpdateLog } from './redis/update-log.js';
 
 import type { GuardOptions, Replication, Store } from './types.js';
@@ -27,9 +27,6 @@ const durableReplication: Replication = {
   enqueued: () => undefined,
   close: async () => undefined,
 };
-
-/** A Cluster: its masters' replicas are not asked yet (README, "Redis Cluster and Sentinel"). */
-const uncoveredReplication: Replication = { ...durableReplication, confirm: async () => 'no-replica' };
 
 /** The store of `queue`, a BullMQ queue on `backend`. */
 export function storeOf(bull: BullMQModule, backend: Backend, queue: Queue): Store {
@@ -45,11 +42,11 @@ export function storeOf(bull: BullMQModule, backend: Backend, queue: Queue): Sto
     };
   }
   const client = queue.getBackend().client as Promise<RedisClient>;
-  // One per store, made at first use; a Cluster's failovers are not covered yet (README).
+  // One per store, made at first use. On a Cluster it asks the master of the queue's one slot.
   let replication: ReturnType<typeof redisReplication> | undefined;
   const replicationOf = (options: GuardOptions) => {
-    if ((backend.connection as { isCluster?: unknown }).isCluster === true) return undefined;
-    replication ??= redisReplication(client, {
+    const isCluster = (backend.connection as { isCluster?: unknown }).isCluster === true;
+    replication ??= redisReplication(client, redisPrimary(client, isCluster, queue.toKey('tm-barrier')), {
       queue: queue.name,
       toKey: (type) => queue.toKey(type),
       logger: options.logger,
@@ -69,8 +66,8 @@ export function storeOf(bull: BullMQModule, backend: Backend, queue: Queue): Sto
           allowUnsafe: options.allowUnsafeDatastore === true,
           logger: options.logger,
         },
-        replicationOf(options)?.watch,
+        replicationOf(options).watch,
       ),
-    replication: (options) => replicationOf(options) ?? uncoveredReplication,
+    replication: (options) => replicationOf(options),
   };
 }

@@ -3,7 +3,7 @@
 -- that WAIT on this connection covers every write the primary applied before it: the checked ones.
 -- KEYS[1] the barrier. ARGV[1] the barrier's life in ms, then per job its hash's key and its marks,
 -- one per line ('' for none). The jobs' keys come as ARGV because a batch holds any number of them;
--- this never runs on a Cluster (refused there), where undeclared keys would matter.
+-- on a Cluster they share the barrier's slot (the queue's hash-tagged prefix), which Redis allows.
 -- Returns 1 (found) or 0 per job.
 local found = {}
 for i = 2, #ARGV, 2 do

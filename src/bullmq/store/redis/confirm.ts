@@ -20,11 +20,42 @@ interface Raw {
   call(command: string, ...args: (string | number)[]): Promise<unknown>;
 }
 
+/** A connection of our own to the primary, where the script and its WAIT go. */
+export interface Link {
+  /** The connection (the same one until it fails, or the primary in charge changes). */
+  get(): Promise<RedisClient>;
+  /** A call on it failed: the next `get` may reach another primary. */
+  failed(): void;
+  close(): Promise<void>;
+}
+
+/** A single Redis, or one behind Sentinel: a duplicate of BullMQ's client, which ioredis moves to a new primary. */
+export function ownLink(client: Promise<RedisClient>): Link {
+  let connection: Promise<RedisClient> | undefined;
+  return {
+    get() {
+      connection ??= client.then((redis) => {
+        const own = redis.duplicate();
+        // Its errors reach the confirmation that fails; unheard, ioredis would print them.
+        own.on('error', () => undefined);
+        return own;
+      });
+      return connection;
+    },
+    failed: () => undefined, // ioredis reconnects it
+    async close() {
+      const made = connection;
+      connection = undefined;
+      if (made) (await made.catch(() => undefined))?.disconnect();
+    },
+  };
+}
+
 /**
  * Confirms writes on replicas with Redis's WAIT, which waits only for the writes of the connection
  * that calls it. BullMQ wrote the job on a connection of its own, so WAIT there could not be
- * relied on (and would stall every other job on it); instead, on a connection of its own, a
- * script checks that the job is on the primary this connection reaches and writes a barrier key:
+ * relied on (and would stall every other job on it); instead, on a connection of its own (`link`),
+ * a script checks that the job is on the primary this connection reaches and writes a barrier key:
  * replication is one ordered stream, so a replica that acknowledged the barrier holds every write
  * the primary applied before it, the job's included. The check also refuses a connection that
  * moved to another primary in between (a new connection's WAIT has nothing to wait for).
@@ -32,20 +63,19 @@ interface Raw {
  * Confirmations asked while one is under way share the next round (one script, one WAIT): a
  * lagging replica then costs every waiting job one timeout, not one each in turn.
  */
-export function redisConfirmer(client: Promise<RedisClient>, barrierKey: string) {
-  let connection: Promise<RedisClient> | undefined;
+export function redisConfirmer(link: Link, barrierKey: string) {
   let queued: Request[] = [];
   let running = false;
+  // A Cluster's link makes a new connection per master: the script is defined on each.
+  const defined = new WeakSet<RedisClient>();
 
-  const dedicated = () => {
-    connection ??= client.then((redis) => {
-      const own = redis.duplicate();
-      own.defineCommand(CONFIRM_COMMAND, { numberOfKeys: 1, lua: CONFIRM });
-      // Its errors reach the confirmation that fails; unheard, ioredis would print them.
-      own.on('error', () => undefined);
-      return own;
-    });
-    return connection;
+  const dedicated = async () => {
+    const redis = await link.get();
+    if (!defined.has(redis)) {
+      redis.defineCommand(CONFIRM_COMMAND, { numberOfKeys: 1, lua: CONFIRM });
+      defined.add(redis);
+    }
+    return redis;
   };
 
   const round = async (batch: readonly Request[]) => {
@@ -61,6 +91,7 @@ export function redisConfirmer(client: Promise<RedisClient>, barrierKey: string)
         else request.done(acked >= request.wait.replicas ? 'confirmed' : 'unconfirmed');
       });
     } catch (error) {
+      link.failed();
       for (const request of batch) request.done(error instanceof Error ? error : new Error(String(error)));
     }
   };
@@ -92,10 +123,6 @@ export function redisConfirmer(client: Promise<RedisClient>, barrierKey: string)
         void pump();
       });
     },
-    async close(): Promise<void> {
-      const made = connection;
-      connection = undefined;
-      if (made) (await made.catch(() => undefined))?.disconnect();
-    },
+    close: (): Promise<void> => link.close(),
   };
 }

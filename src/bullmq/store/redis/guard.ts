@@ -19,7 +19,7 @@ export interface GuardSettings {
 
 const MARK_COMMAND = 'tenantMessagingMark';
 
-/** `watch`: the store's finder of rolled-back enqueues (none on a Cluster), whose reports this guard's `check` throws. */
+/** `watch`: the store's finder of rolled-back enqueues, whose reports this guard's `check` throws. */
 export function redisGuard(
   client: Promise<RedisClient>,
   settings: GuardSettings,

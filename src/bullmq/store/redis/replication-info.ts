@@ -17,6 +17,25 @@ interface Sectioned {
   info(section: string): Promise<string>;
 }
 
+/** Where `INFO replication` is read: the primary in charge of the queue's data now. */
+export interface InfoSource {
+  read(): Promise<string>;
+  /** Hears of a new connection or a new primary: a reading made before it is stale. */
+  onChange(listener: () => void): void;
+}
+
+/** A single Redis, or one behind Sentinel: ioredis follows the primary, and says `ready` on each new connection. */
+export function clientInfo(client: Promise<RedisClient>): InfoSource {
+  return {
+    // ioredis takes a section (BullMQ's client type declares none): only the lines needed here.
+    read: async () => ((await client) as unknown as Sectioned).info('replication'),
+    onChange: (listener) =>
+      void client
+        .then((redis) => (redis as unknown as NodeJS.EventEmitter).on('ready', listener))
+        .catch(() => undefined), // each read reports a failed connection
+  };
+}
+
 /** How long a read of `INFO replication` is reused: about once a second, as the guard looks. */
 const FRESH_MS = 1_000;
 
@@ -56,22 +75,19 @@ export function replicationOf(fields: Map<string, string>): ReplicationInfo {
 }
 
 /**
- * `INFO replication` of the primary `client` reaches, read at most about once a second, and again
+ * `INFO replication` of the primary `source` reaches, read at most about once a second, and again
  * at once after the connection was made again (a failover moves it to another primary).
  */
-export function replicationReader(client: Promise<RedisClient>, now: () => number = Date.now) {
+export function replicationReader(source: InfoSource, now: () => number = Date.now) {
   let last: { at: number; info: Promise<ReplicationInfo> } | undefined;
   // The last primary (by replication id) seen with a replica, and when; and whether this process
   // ever saw a replica or a failover (a new replication id).
   let withReplica: { replid: string; at: number } | undefined;
   let replid: string | undefined;
   let replicated = false;
-  client
-    .then((redis) => (redis as unknown as NodeJS.EventEmitter).on('ready', () => (last = undefined)))
-    .catch(() => undefined); // each read reports a failed connection
-  // ioredis takes a section (BullMQ's client type declares none): only the lines needed here.
+  source.onChange(() => (last = undefined));
   const read = async () => {
-    const info = replicationOf(parseInfo(await ((await client) as unknown as Sectioned).info('replication')));
+    const info = replicationOf(parseInfo(await source.read()));
     if (info.replicas > 0) withReplica = { replid: info.replid, at: now() };
     if (info.replicas > 0 || (replid !== undefined && replid !== info.replid)) replicated = true;
     replid = info.replid;

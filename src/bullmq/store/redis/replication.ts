@@ -1,8 +1,9 @@
 import type { RedisClient } from 'bullmq';
 import type { Logger } from '../../../types/logger.js';
 import type { Replication, ReplicaWait } from '../types.js';
-import { redisConfirmer } from './confirm.js';
-import { replicationReader } from './replication-info.js';
+import { clusterPrimary } from './cluster-primary.js';
+import { type Link, ownLink, redisConfirmer } from './confirm.js';
+import { clientInfo, type InfoSource, replicationReader } from './replication-info.js';
 import { type RollbackWatch, rollbackWatch } from './rollback-watch.js';
 
 export interface ReplicationSettings {
@@ -10,6 +11,25 @@ export interface ReplicationSettings {
   /** A key of the queue's key space, from its last part (BullMQ's `queue.toKey`). */
   readonly toKey: (type: string) => string;
   readonly logger: Logger | undefined;
+}
+
+/**
+ * Where the defences ask: the primary that holds the queue's data now. `ownBaseline`: the watch
+ * takes its first replication id itself (on a Cluster the guard reads every master, not this one).
+ */
+export interface RedisPrimary {
+  readonly info: InfoSource;
+  readonly link: Link;
+  readonly ownBaseline: boolean;
+}
+
+/**
+ * A single Redis or one behind Sentinel (ioredis follows its primary); or, on a Cluster, the
+ * master of the slot that holds every key of the queue (`key`, one of them).
+ */
+export function redisPrimary(client: Promise<RedisClient>, isCluster: boolean, key: string): RedisPrimary {
+  if (isCluster) return { ...clusterPrimary(client, key), ownBaseline: true };
+  return { info: clientInfo(client), link: ownLink(client), ownBaseline: false };
 }
 
 /** The script's check alone: WAIT 0 answers at once. */
@@ -22,15 +42,22 @@ const NO_WAIT: ReplicaWait = Object.freeze({ replicas: 0, timeout: 0 });
  */
 export function redisReplication(
   client: Promise<RedisClient>,
+  primary: RedisPrimary,
   settings: ReplicationSettings,
 ): Replication & { readonly watch: RollbackWatch } {
-  const reader = replicationReader(client);
-  const confirmer = redisConfirmer(client, settings.toKey('tm-barrier'));
+  const reader = replicationReader(primary.info);
+  const confirmer = redisConfirmer(primary.link, settings.toKey('tm-barrier'));
   const watch = rollbackWatch(client, reader, {
     queue: settings.queue,
     keyOf: settings.toKey,
     logger: settings.logger,
   });
+  // Before this process enqueues anything (made with the queue's guard): a failover after it is noticed.
+  if (primary.ownBaseline)
+    reader.info().then(
+      (info) => watch.baseline(info.replid),
+      () => undefined,
+    );
   return {
     watch,
     async confirm(id, marks, wait) {

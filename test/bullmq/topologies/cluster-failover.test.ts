@@ -1,0 +1,217 @@
+/**
+ * A Redis Cluster's failover that drops writes (issue 31): 3 masters, each with one replica, on
+ * loopback. The master that owns the queue's slot has its replica made to lag for real (stopped,
+ * the master's replication stream filled past the socket buffers), sends going on, the master
+ * SIGKILLed, the replica resumed and promoted by the Cluster. No send may go out twice, and every
+ * enqueue the failover rolled back must be reported by id. First `waitForReplicas` on the master
+ * of the queue's slot: a send resolves once its replica holds it, and fails typed while it is stopped.
+ */
+import { Cluster, Redis } from 'ioredis';
+import { MessagingClient } from 'tenant-messaging';
+import { DatastoreError, MessagingQueue, MessagingWorker } from 'tenant-messaging/bullmq';
+import { type RunningSandbox, startSandbox } from 'tenant-messaging/sandbox';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { redisAvailable, uniqueName } from '../../helpers/redis.js';
+import { startRedisCluster, type TestRedisCluster } from '../../helpers/redis-cluster.js';
+import { text, until } from '../fixture.js';
+
+const available = redisAvailable();
+let cluster: TestRedisCluster;
+let sandbox: RunningSandbox<'acme' | 'globex'>;
+let client: MessagingClient;
+const connections: Cluster[] = [];
+
+function connect(): Cluster {
+  const connection = new Cluster(cluster.nodes, { redisOptions: { maxRetriesPerRequest: null } });
+  connection.on('error', () => undefined); // reconnection is ioredis's; the SDK reports through its own paths
+  connections.push(connection);
+  return connection;
+}
+
+beforeAll(async () => {
+  if (!available) return;
+  [cluster, sandbox] = await Promise.all([
+    startRedisCluster(3, { replicas: 1, nodeTimeout: 1_500 }),
+    startSandbox({ delivery: { deliveredAfterMs: 100, readAfterMs: 200 } }),
+  ]);
+  const { baseUrl, keys } = sandbox.tenants.acme;
+  client = new MessagingClient({ baseUrl, apiKey: keys.full, timeout: 2_000 });
+}, 60_000);
+afterAll(async () => {
+  for (const connection of connections) connection.disconnect();
+  await sandbox?.close();
+  await cluster?.stop();
+});
+
+const storedCounts = (contents: string[]) =>
+  contents.map((content) => sandbox.messages('acme').filter((log) => log.content === content).length);
+
+/** Whether the node on `port` holds each key (asked directly, not through the Cluster). */
+async function holds(port: number, keys: string[]): Promise<boolean[]> {
+  // readOnly: a replica answers for its own data instead of redirecting (MOVED) to its master.
+  const direct = new Redis({ host: '127.0.0.1', port, lazyConnect: true, maxRetriesPerRequest: 1, readOnly: true });
+  try {
+    await direct.connect();
+    return await Promise.all(keys.map(async (key) => (await direct.exists(key)) === 1));
+  } finally {
+    direct.disconnect();
+  }
+}
+
+describe.runIf(available)('a Redis Cluster with replicas, the master of the queue slot failing over', () => {
+  it("waitForReplicas waits for the replica of the queue's master; with it stopped the send fails, typed, saying it is stored", async () => {
+    const name = uniqueName('cluster-wait');
+    const prefix = '{wait}';
+    const queue = new MessagingQueue({
+      connection: connect(),
+      name,
+      prefix,
+      waitForReplicas: { replicas: 1, timeout: 500 },
+    });
+    try {
+      await queue.send(text(1), { id: 'w-1' });
+      const replica = await cluster.lagReplicaOf(prefix); // stopped
+      let failure: unknown;
+      try {
+        await queue.send(text(2), { id: 'w-2' });
+      } catch (error) {
+        failure = error;
+      } finally {
+        cluster.resume(replica);
+      }
+      expect(failure).toBeInstanceOf(DatastoreError);
+      expect(failure).toMatchObject({ reason: 'not-replicated', ids: ['w-2'] });
+      await until(
+        async () =>
+          await queue.send(text(2), { id: 'w-2' }).then(
+            () => true,
+            () => false,
+          ),
+        15_000,
+        () => 'the replica caught up',
+      );
+      expect(await holds(replica, [`${prefix}:${name}:w-1`, `${prefix}:${name}:w-2`])).toEqual([true, true]);
+    } finally {
+      await queue.close();
+    }
+  }, 30_000);
+
+  it('a failover to a lagging replica: none sent twice, every rolled-back enqueue reported by id', async () => {
+    const name = uniqueName('cluster-failover');
+    const prefix = '{failover}';
+    const errors: string[] = [];
+    const logger = { debug() {}, info() {}, warn() {}, error: (line: string) => errors.push(line) };
+    const queue = new MessagingQueue({ connection: connect(), name, prefix, logger });
+    const options = {
+      name,
+      prefix,
+      client,
+      concurrency: 4,
+      lockDuration: 5_000,
+      stalledInterval: 2_000,
+      rateLimit: { requestsPerSecond: 20 },
+      logger,
+    };
+    const workers = [
+      new MessagingWorker({ ...options, connection: connect() }),
+      new MessagingWorker({ ...options, connection: connect() }),
+    ];
+    const contentOf = (i: number) => `${name} ${i}`;
+    const paramsOf = (id: string) => ({ ...text(0), content: contentOf(Number(id.slice(2))) });
+    const acknowledged: string[] = [];
+    const reported = new Set<string>();
+    const hear = (error: unknown) => {
+      if (!(error instanceof DatastoreError) || error.reason !== 'rolled-back') throw error;
+      for (const id of error.ids) reported.add(id);
+    };
+    /** One send; a rollback reported to it is noted, and the send (which did nothing) made again. */
+    const send = async (id: string) => {
+      for (let tries = 0; tries < 3; tries++) {
+        try {
+          acknowledged.push(await queue.send(paramsOf(id), { id }));
+          return;
+        } catch (error) {
+          hear(error);
+        }
+      }
+    };
+    const idOf = (content: string) => `s-${content.split(' ')[1]}`;
+    const unknown = new Set<string>();
+    // Another process's reader: it enqueued nothing, so no rollback ends it.
+    const readerQueue = new MessagingQueue({ connection: connect(), name, prefix });
+    const reader = new AbortController();
+    const reading = (async () => {
+      for await (const update of readerQueue.updates({ signal: reader.signal }))
+        if (update.status === 'unknown') unknown.add(update.id);
+    })();
+    reading.catch(() => undefined);
+    try {
+      await Promise.all(workers.map((worker) => worker.ready()));
+      sandbox.faults.add({ kind: 'latency', latencyMs: 150, route: 'POST /messages', ratio: 1 });
+      for (let i = 0; i < 30; i++) await send(`s-${i}`);
+      await until(
+        () => acknowledged.some((id) => storedCounts([contentOf(Number(id.slice(2)))])[0] === 1),
+        10_000,
+        () => 'the first sends',
+      );
+      const replica = await cluster.lagReplicaOf(prefix);
+      for (let i = 30; i < 45; i++) {
+        await send(`s-${i}`);
+        await new Promise((resolve) => setTimeout(resolve, 100));
+      }
+      const struck = Date.now();
+      const failoverMs = await cluster.failover(prefix, { afterKill: () => cluster.resume(replica) });
+      // What the failover really rolled back: the acknowledged ids the new master does not hold.
+      const held = await holds(
+        await cluster.masterPort(prefix),
+        acknowledged.map((id) => `${prefix}:${name}:${id}`),
+      );
+      const lost = acknowledged.filter((_, i) => !held[i]);
+      expect(lost.length, 'the lag rolled back some enqueues').toBeGreaterThan(0);
+      for (let i = 45; i < 50; i++) await send(`s-${i}`);
+      await until(
+        async () => {
+          await queue.counts().catch(hear);
+          return lost.every((id) => reported.has(id));
+        },
+        15_000,
+        () => `reported ${[...reported].join(',')} of lost ${lost.join(',')}`,
+      );
+      expect([...reported].sort(), 'reported: exactly the lost').toEqual([...lost].sort());
+      expect(errors.some((line) => /rolled back enqueued sends/.test(line))).toBe(true);
+      for (const id of reported) await send(id);
+      const contents = [...new Set(acknowledged)].map((id) => contentOf(Number(id.slice(2))));
+      // Each sent, or (a mark the promoted replica holds, its give-back rolled back) reconciled:
+      // no log matches, so it ends `unknown`, reported and never sent blindly (its reconciliation
+      // waits for its lock to expire and retries: up to about 30 s).
+      const settled = () => storedCounts(contents).map((n, i) => n >= 1 || unknown.has(idOf(contents[i] as string)));
+      await until(
+        () => settled().every(Boolean),
+        60_000,
+        () => `sent or unknown: ${settled().map(Number).join('')}`,
+      );
+      const recoveredMs = Date.now() - struck;
+      await new Promise((resolve) => setTimeout(resolve, 1_000));
+      const counts = storedCounts(contents);
+      expect(
+        counts.filter((n) => n > 1),
+        'sent twice',
+      ).toEqual([]);
+      const busiest = sandbox.requestLog.maxInWindow(1_000, { tenant: 'acme', route: 'POST /messages' });
+      expect(busiest).toBeLessThanOrEqual(20);
+      expect(
+        contents.filter((content, i) => unknown.has(idOf(content)) && (counts[i] as number) > 0),
+        'an unknown one was sent',
+      ).toEqual([]);
+      console.log(
+        `cluster failover, replica lagging: ${counts.filter((n) => n > 0).length} sent, ${unknown.size} unknown (not sent, reported), ${counts.filter((n) => n > 1).length} twice, ${lost.length} enqueues rolled back, ${reported.size} reported by id (and sent once re-enqueued), busiest second ${busiest} of 20; the Cluster promoted the replica ${failoverMs} ms after the kill, all sent ${recoveredMs} ms after it; ${errors.length} error lines logged`,
+      );
+    } finally {
+      reader.abort();
+      sandbox.faults.clear();
+      await Promise.all(workers.map((worker) => worker.close()));
+      await queue.close();
+      await readerQueue.close();
+    }
+  }, 120_000);
+});
