@@ -14,9 +14,10 @@ import { extname, join, normalize } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { promisify } from 'node:util';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { CHROMIUM, chromiumFlags } from './helpers/chromium.js';
 
 const root = fileURLToPath(new URL('..', import.meta.url));
-const chromium = ['/usr/bin/chromium', '/usr/bin/chromium-browser'].find((path) => existsSync(path));
+const chromium = CHROMIUM;
 if (!chromium && process.env.CI) throw new Error('CI must run the browser test: .ci/run installs Debian chromium');
 if (!chromium) console.warn('browser test skipped: install Chromium with `apt-get install chromium` to run it');
 
@@ -90,20 +91,7 @@ describe.skipIf(!chromium)('in a browser (headless Chromium, built ESM bundle)',
   it('refuses to construct a client unless dangerouslyAllowBrowser', async () => {
     const { stdout } = await promisify(execFile)(
       chromium as string,
-      [
-        '--headless',
-        '--no-sandbox',
-        '--disable-gpu',
-        '--disable-quic',
-        '--no-first-run',
-        '--disable-background-networking',
-        '--disable-component-update',
-        '--disable-sync',
-        `--user-data-dir=${profile}`,
-        '--virtual-time-budget=10000',
-        '--dump-dom',
-        url,
-      ],
+      [...chromiumFlags(profile), '--virtual-time-budget=10000', '--dump-dom', url],
       { timeout: 60_000 },
     );
     const result = JSON.parse(/RESULT(\{.*?\})</.exec(stdout)?.[1] ?? 'null') as {

@@ -17,10 +17,11 @@ import type { Readable, Writable } from 'node:stream';
 import { fileURLToPath } from 'node:url';
 import { promisify } from 'node:util';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { CHROMIUM, chromiumFlags } from './helpers/chromium.js';
 import { componentAvailable } from './helpers/components.js';
 
 const root = fileURLToPath(new URL('..', import.meta.url));
-const chromium = ['/usr/bin/chromium', '/usr/bin/chromium-browser'].find((path) => existsSync(path));
+const chromium = CHROMIUM;
 const run = componentAvailable(
   chromium !== undefined,
   'the reference site test needs Chromium: install it with `apt-get install chromium`',
@@ -90,20 +91,12 @@ beforeAll(async () => {
   browser = spawn(
     chromium as string,
     [
-      '--headless',
-      '--no-sandbox',
-      '--disable-gpu',
-      '--disable-quic',
-      '--no-first-run',
-      '--disable-background-networking',
-      '--disable-component-update',
-      '--disable-sync',
+      ...chromiumFlags(profile),
       '--hide-scrollbars',
       // Two tabs load pages at once: none of them may be throttled as a background tab.
       '--disable-background-timer-throttling',
       '--disable-renderer-backgrounding',
       '--disable-backgrounding-occluded-windows',
-      `--user-data-dir=${profile}`,
       '--remote-debugging-pipe',
       'about:blank',
     ],

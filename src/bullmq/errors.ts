@@ -57,3 +57,12 @@ export class DatastoreError extends MessagingError {
     this.ids = Object.freeze([...(options?.ids ?? [])]);
   }
 }
+
+/** Ids a message names: the first 20, then how many more (every one of them is in the error's `ids`). */
+export const NAMED_IDS = 20;
+
+/** The first `NAMED_IDS` of `ids` for a message, then `and N more` and `moreNote`. */
+export function namedIds(ids: readonly string[], moreNote = ''): string {
+  const named = ids.slice(0, NAMED_IDS).join(', ');
+  return ids.length > NAMED_IDS ? `${named} and ${ids.length - NAMED_IDS} more${moreNote}` : named;
+}

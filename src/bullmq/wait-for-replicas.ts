@@ -1,11 +1,8 @@
-import { DatastoreError } from './errors.js';
+import { DatastoreError, namedIds } from './errors.js';
 import type { Confirmation, Replication, ReplicaWait } from './store/types.js';
 
 /** `waitForReplicas`'s defaults (see `WaitForReplicasOptions`). */
 export const WAIT_FOR_REPLICAS_DEFAULTS: ReplicaWait = Object.freeze({ replicas: 1, timeout: 1_000 });
-
-/** Ids named in a message (all of them are in the error's `ids`). */
-const NAMED = 20;
 
 /**
  * Resolves once `wait.replicas` replicas hold every one of `ids`, just enqueued on queue `queue`;
@@ -34,14 +31,11 @@ export async function awaitReplicas(
   throw notReplicated(queue, unconfirmed, wait, why);
 }
 
-const named = (ids: readonly string[]) =>
-  ids.slice(0, NAMED).join(', ') + (ids.length > NAMED ? ` and ${ids.length - NAMED} more` : '');
-
 /** Sends the primary reached now does not hold: a failover came between the enqueue and the wait. */
 function rolledBack(queue: string, ids: readonly string[]): DatastoreError {
   return new DatastoreError(
     'rolled-back',
-    `${ids.length} send(s) of queue '${queue}' (ids: ${named(ids)}) are not stored: a failover came between the enqueue and waitForReplicas, and the primary now in charge does not hold them. Enqueue them again with the same ids (a stored id is not stored twice).`,
+    `${ids.length} send(s) of queue '${queue}' (ids: ${namedIds(ids)}) are not stored: a failover came between the enqueue and waitForReplicas, and the primary now in charge does not hold them. Enqueue them again with the same ids (a stored id is not stored twice).`,
     { ids },
   );
 }
@@ -55,7 +49,7 @@ function notReplicated(
 ): DatastoreError {
   return new DatastoreError(
     'not-replicated',
-    `${ids.length} send(s) of queue '${queue}' (ids: ${named(ids)}) ARE stored on the primary but not confirmed on ${wait.replicas} replica(s) (waitForReplicas): ${why}. A failover now could roll them back. Do not enqueue them under new ids; enqueueing them again with the same ids is safe (a stored id is not stored twice) and waits for the replicas again.`,
+    `${ids.length} send(s) of queue '${queue}' (ids: ${namedIds(ids)}) ARE stored on the primary but not confirmed on ${wait.replicas} replica(s) (waitForReplicas): ${why}. A failover now could roll them back. Do not enqueue them under new ids; enqueueing them again with the same ids is safe (a stored id is not stored twice) and waits for the replicas again.`,
     { ids, ...(cause === undefined ? {} : { cause }) },
   );
 }

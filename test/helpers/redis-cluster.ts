@@ -4,12 +4,9 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { promisify } from 'node:util';
 import { reservedPort, SERVER_PORTS } from './components.ts';
+import { fillReplicationStream } from './redis-lag.ts';
 
 const run = promisify(execFile);
-
-/** What `lagReplicaOf` writes to hold a replica back: past every socket buffer on loopback (as redis-sentinel.ts). */
-const LAG_BYTES = 48 * 1024 * 1024;
-const LAG_STEP = 4 * 1024 * 1024;
 
 /** A throwaway Redis Cluster on loopback, for one test file. */
 export interface TestRedisCluster {
@@ -168,23 +165,8 @@ export async function startRedisCluster(masters = 3, options: ClusterOptions = {
       const master = await masterPort(key);
       const replica = await replicaOf(master);
       pause(replica);
-      // Made by the master itself (a script's write is replicated as its effect), in 4 MB steps,
-      // on a key of the same slot (the hash tag of `key`).
-      for (let made = 0; made < LAG_BYTES; made += LAG_STEP) {
-        await run(
-          'redis-cli',
-          [
-            '-p',
-            String(master),
-            'EVAL',
-            "redis.call('APPEND', KEYS[1], string.rep('x', tonumber(ARGV[1])))",
-            '1',
-            `${key}:tm-lag`,
-            String(LAG_STEP),
-          ],
-          { timeout: 10_000 },
-        );
-      }
+      // On a key of the same slot (the hash tag of `key`).
+      await fillReplicationStream(master, `${key}:tm-lag`);
       return replica;
     },
     failover: async (key, failoverOptions = {}) => {

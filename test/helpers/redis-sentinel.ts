@@ -4,12 +4,9 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { promisify } from 'node:util';
 import { reservedPort, SERVER_PORTS } from './components.ts';
+import { fillReplicationStream } from './redis-lag.ts';
 
 const run = promisify(execFile);
-
-/** What `lagReplica` writes to hold the replica back: past every socket buffer on loopback. */
-const LAG_BYTES = 48 * 1024 * 1024;
-const LAG_STEP = 4 * 1024 * 1024;
 
 /** The master's name the sentinels watch, as ioredis's `name` option takes it. */
 export const SENTINEL_MASTER = 'tm-primary';
@@ -176,24 +173,7 @@ export async function startRedisSentinel(): Promise<TestRedisSentinel> {
       const pid = children.get(replica)?.pid;
       if (pid === undefined) throw new Error(`no process for the replica on ${replica}`);
       process.kill(pid, 'SIGSTOP');
-      // 48 MB made by the primary itself (a script's write is replicated as its effect): more than
-      // the socket buffers of loopback can hold (tcp_rmem's 32 MB and tcp_wmem's 4 MB at most). In
-      // 4 MB steps: one step of 48 MB held the primary past the sentinels' down-after (1 s).
-      for (let made = 0; made < LAG_BYTES; made += LAG_STEP) {
-        await run(
-          'redis-cli',
-          [
-            '-p',
-            String(primary),
-            'EVAL',
-            "redis.call('APPEND', KEYS[1], string.rep('x', tonumber(ARGV[1])))",
-            '1',
-            'tm-lag',
-            String(LAG_STEP),
-          ],
-          { timeout: 10_000 },
-        );
-      }
+      await fillReplicationStream(primary, 'tm-lag');
       return replica;
     },
     pause: (listen) => {

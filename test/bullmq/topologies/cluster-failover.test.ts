@@ -6,7 +6,7 @@
  * enqueue the failover rolled back must be reported by id. First `waitForReplicas` on the master
  * of the queue's slot: a send resolves once its replica holds it, and fails typed while it is stopped.
  */
-import { Cluster, Redis } from 'ioredis';
+import { Cluster } from 'ioredis';
 import { MessagingClient } from 'tenant-messaging';
 import { DatastoreError, MessagingQueue, MessagingWorker } from 'tenant-messaging/bullmq';
 import { type RunningSandbox, startSandbox } from 'tenant-messaging/sandbox';
@@ -14,6 +14,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { redisAvailable, uniqueName } from '../../helpers/redis.js';
 import { startRedisCluster, type TestRedisCluster } from '../../helpers/redis-cluster.js';
 import { text, until } from '../fixture.js';
+import { holds, sendLedger } from './lagging-failover.js';
 
 const available = redisAvailable();
 let cluster: TestRedisCluster;
@@ -45,18 +46,6 @@ afterAll(async () => {
 
 const storedCounts = (contents: string[]) =>
   contents.map((content) => sandbox.messages('acme').filter((log) => log.content === content).length);
-
-/** Whether the node on `port` holds each key (asked directly, not through the Cluster). */
-async function holds(port: number, keys: string[]): Promise<boolean[]> {
-  // readOnly: a replica answers for its own data instead of redirecting (MOVED) to its master.
-  const direct = new Redis({ host: '127.0.0.1', port, lazyConnect: true, maxRetriesPerRequest: 1, readOnly: true });
-  try {
-    await direct.connect();
-    return await Promise.all(keys.map(async (key) => (await direct.exists(key)) === 1));
-  } finally {
-    direct.disconnect();
-  }
-}
 
 describe.runIf(available)('a Redis Cluster with replicas, the master of the queue slot failing over', () => {
   it("waitForReplicas waits for the replica of the queue's master; with it stopped the send fails, typed, saying it is stored", async () => {
@@ -98,7 +87,10 @@ describe.runIf(available)('a Redis Cluster with replicas, the master of the queu
         15_000,
         () => 'the replica caught up',
       );
-      expect(await holds(replica, [`${prefix}:${name}:w-1`, `${prefix}:${name}:w-2`])).toEqual([true, true]);
+      expect(await holds(replica, [`${prefix}:${name}:w-1`, `${prefix}:${name}:w-2`], { readOnly: true })).toEqual([
+        true,
+        true,
+      ]);
     } finally {
       await queue.close();
     }
@@ -124,25 +116,7 @@ describe.runIf(available)('a Redis Cluster with replicas, the master of the queu
       new MessagingWorker({ ...options, connection: connect() }),
       new MessagingWorker({ ...options, connection: connect() }),
     ];
-    const contentOf = (i: number) => `${name} ${i}`;
-    const paramsOf = (id: string) => ({ ...text(0), content: contentOf(Number(id.slice(2))) });
-    const acknowledged: string[] = [];
-    const reported = new Set<string>();
-    const hear = (error: unknown) => {
-      if (!(error instanceof DatastoreError) || error.reason !== 'rolled-back') throw error;
-      for (const id of error.ids) reported.add(id);
-    };
-    /** One send; a rollback reported to it is noted, and the send (which did nothing) made again. */
-    const send = async (id: string) => {
-      for (let tries = 0; tries < 3; tries++) {
-        try {
-          acknowledged.push(await queue.send(paramsOf(id), { id }));
-          return;
-        } catch (error) {
-          hear(error);
-        }
-      }
-    };
+    const ledger = sendLedger(queue, name);
     const idOf = (content: string) => `s-${content.split(' ')[1]}`;
     const unknown = new Set<string>();
     // Another process's reader: it enqueued nothing, so no rollback ends it.
@@ -156,39 +130,21 @@ describe.runIf(available)('a Redis Cluster with replicas, the master of the queu
     try {
       await Promise.all(workers.map((worker) => worker.ready()));
       sandbox.faults.add({ kind: 'latency', latencyMs: 150, route: 'POST /messages', ratio: 1 });
-      for (let i = 0; i < 30; i++) await send(`s-${i}`);
-      await until(
-        () => acknowledged.some((id) => storedCounts([contentOf(Number(id.slice(2)))])[0] === 1),
-        10_000,
-        () => 'the first sends',
-      );
-      const replica = await cluster.lagReplicaOf(prefix);
-      for (let i = 30; i < 45; i++) {
-        await send(`s-${i}`);
-        await new Promise((resolve) => setTimeout(resolve, 100));
-      }
-      const struck = Date.now();
-      const failoverMs = await cluster.failover(prefix, { afterKill: () => cluster.resume(replica) });
-      // What the failover really rolled back: the acknowledged ids the new master does not hold.
-      const held = await holds(
-        await cluster.masterPort(prefix),
-        acknowledged.map((id) => `${prefix}:${name}:${id}`),
-      );
-      const lost = acknowledged.filter((_, i) => !held[i]);
-      expect(lost.length, 'the lag rolled back some enqueues').toBeGreaterThan(0);
-      for (let i = 45; i < 50; i++) await send(`s-${i}`);
-      await until(
+      let replica = 0;
+      const { struck, failoverMs } = await ledger.acrossLaggingFailover(
+        (content) => storedCounts([content])[0] as number,
         async () => {
-          await queue.counts().catch(hear);
-          return lost.every((id) => reported.has(id));
+          replica = await cluster.lagReplicaOf(prefix);
         },
-        15_000,
-        () => `reported ${[...reported].join(',')} of lost ${lost.join(',')}`,
+        () => cluster.failover(prefix, { afterKill: () => cluster.resume(replica) }),
       );
-      expect([...reported].sort(), 'reported: exactly the lost').toEqual([...lost].sort());
-      expect(errors.some((line) => /rolled back enqueued sends/.test(line))).toBe(true);
-      for (const id of reported) await send(id);
-      const contents = [...new Set(acknowledged)].map((id) => contentOf(Number(id.slice(2))));
+      // A replica answers for its own data (readOnly) instead of redirecting to its master.
+      const lost = await ledger.rolledBack(await cluster.masterPort(prefix), (id) => `${prefix}:${name}:${id}`, {
+        readOnly: true,
+      });
+      await ledger.expectReported(lost, errors);
+      for (const id of ledger.reported) await ledger.send(id);
+      const contents = ledger.contents();
       // Each sent, or (a mark the promoted replica holds, its give-back rolled back) reconciled:
       // no log matches, so it ends `unknown`, reported and never sent blindly (its reconciliation
       // waits for its lock to expire and retries: up to about 30 s).
@@ -212,7 +168,7 @@ describe.runIf(available)('a Redis Cluster with replicas, the master of the queu
         'an unknown one was sent',
       ).toEqual([]);
       console.log(
-        `cluster failover, replica lagging: ${counts.filter((n) => n > 0).length} sent, ${unknown.size} unknown (not sent, reported), ${counts.filter((n) => n > 1).length} twice, ${lost.length} enqueues rolled back, ${reported.size} reported by id (and sent once re-enqueued), busiest second ${busiest} of 20; the Cluster promoted the replica ${failoverMs} ms after the kill, all sent ${recoveredMs} ms after it; ${errors.length} error lines logged`,
+        `cluster failover, replica lagging: ${counts.filter((n) => n > 0).length} sent, ${unknown.size} unknown (not sent, reported), ${counts.filter((n) => n > 1).length} twice, ${lost.length} enqueues rolled back, ${ledger.reported.size} reported by id (and sent once re-enqueued), busiest second ${busiest} of 20; the Cluster promoted the replica ${failoverMs} ms after the kill, all sent ${recoveredMs} ms after it; ${errors.length} error lines logged`,
       );
     } finally {
       reader.abort();

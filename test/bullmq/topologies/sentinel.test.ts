@@ -8,7 +8,6 @@
  * must be reported by id (and nothing acknowledged lost without a report), the limit holds, and a
  * reader of `updates()` carries on by itself across the failover.
  */
-import { Redis } from 'ioredis';
 import { MessagingClient } from 'tenant-messaging';
 import { DatastoreError, MessagingQueue, MessagingWorker } from 'tenant-messaging/bullmq';
 import { type RunningSandbox, startSandbox } from 'tenant-messaging/sandbox';
@@ -16,6 +15,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { redisAvailable, uniqueName } from '../../helpers/redis.js';
 import { startRedisSentinel, type TestRedisSentinel } from '../../helpers/redis-sentinel.js';
 import { text, until } from '../fixture.js';
+import { holds, sendLedger } from './lagging-failover.js';
 
 const available = redisAvailable();
 let redis: TestRedisSentinel;
@@ -36,17 +36,6 @@ afterAll(async () => {
 
 const storedCounts = (contents: string[]) =>
   contents.map((content) => sandbox.messages('acme').filter((log) => log.content === content).length);
-
-/** Whether the server on `port` holds `key` (asked directly, not through the sentinels). */
-async function holds(port: number, keys: string[]): Promise<boolean[]> {
-  const direct = new Redis({ host: '127.0.0.1', port, lazyConnect: true, maxRetriesPerRequest: 1 });
-  try {
-    await direct.connect();
-    return await Promise.all(keys.map(async (key) => (await direct.exists(key)) === 1));
-  } finally {
-    direct.disconnect();
-  }
-}
 
 describe.runIf(available)('the fleet behind Sentinel', () => {
   it('waitForReplicas: a send resolves once the replica holds it; with the replica stopped it fails, typed, saying it is stored', async () => {
@@ -107,25 +96,7 @@ describe.runIf(available)('the fleet behind Sentinel', () => {
       logger,
     };
     const workers = [new MessagingWorker(options), new MessagingWorker(options)];
-    const contentOf = (i: number) => `${name} ${i}`;
-    const paramsOf = (id: string) => ({ ...text(0), content: contentOf(Number(id.slice(2))) });
-    const acknowledged: string[] = [];
-    const reported = new Set<string>();
-    const hear = (error: unknown) => {
-      if (!(error instanceof DatastoreError) || error.reason !== 'rolled-back') throw error;
-      for (const id of error.ids) reported.add(id);
-    };
-    /** One send; a rollback reported to it is noted, and the send (which did nothing) made again. */
-    const send = async (id: string) => {
-      for (let tries = 0; tries < 3; tries++) {
-        try {
-          acknowledged.push(await queue.send(paramsOf(id), { id }));
-          return;
-        } catch (error) {
-          hear(error);
-        }
-      }
-    };
+    const ledger = sendLedger(queue, name);
     const sentIds = new Set<string>();
     const reader = new AbortController();
     const reading = (async () => {
@@ -136,41 +107,18 @@ describe.runIf(available)('the fleet behind Sentinel', () => {
     try {
       await Promise.all(workers.map((worker) => worker.ready()));
       sandbox.faults.add({ kind: 'latency', latencyMs: 150, route: 'POST /messages', ratio: 1 });
-      for (let i = 0; i < 30; i++) await send(`s-${i}`);
-      await until(
-        () => acknowledged.some((id) => storedCounts([contentOf(Number(id.slice(2)))])[0] === 1),
-        10_000,
-        () => 'the first sends',
-      );
-      const replica = await redis.lagReplica();
-      for (let i = 30; i < 45; i++) {
-        await send(`s-${i}`);
-        await new Promise((resolve) => setTimeout(resolve, 100));
-      }
-      const struck = Date.now();
-      const failoverMs = await redis.failover({ afterKill: () => redis.resume(replica) });
-      // What the failover really rolled back: the acknowledged ids the new primary does not hold.
-      const primary = await redis.primaryPort();
-      const held = await holds(
-        primary,
-        acknowledged.map((id) => `bull:${name}:${id}`),
-      );
-      const lost = acknowledged.filter((_, i) => !held[i]);
-      expect(lost.length, 'the lag rolled back some enqueues').toBeGreaterThan(0);
-      for (let i = 45; i < 50; i++) await send(`s-${i}`);
-      // Reported to the next call (counts() checks as send() does), and logged.
-      await until(
+      let replica = 0;
+      const { struck, failoverMs } = await ledger.acrossLaggingFailover(
+        (content) => storedCounts([content])[0] as number,
         async () => {
-          await queue.counts().catch(hear);
-          return lost.every((id) => reported.has(id));
+          replica = await redis.lagReplica();
         },
-        15_000,
-        () => `reported ${[...reported].join(',')} of lost ${lost.join(',')}`,
+        () => redis.failover({ afterKill: () => redis.resume(replica) }),
       );
-      expect([...reported].sort(), 'reported: exactly the lost').toEqual([...lost].sort());
-      expect(errors.some((line) => /rolled back enqueued sends/.test(line))).toBe(true);
-      for (const id of reported) await send(id);
-      const contents = [...new Set(acknowledged)].map((id) => contentOf(Number(id.slice(2))));
+      const lost = await ledger.rolledBack(await redis.primaryPort(), (id) => `bull:${name}:${id}`);
+      await ledger.expectReported(lost, errors);
+      for (const id of ledger.reported) await ledger.send(id);
+      const contents = ledger.contents();
       await until(
         () => storedCounts(contents).every((n) => n >= 1),
         60_000,
@@ -193,7 +141,7 @@ describe.runIf(available)('the fleet behind Sentinel', () => {
       reader.abort();
       await reading; // ended by the signal, never by the failover
       console.log(
-        `sentinel failover, replica lagging: ${contents.length} sent, ${counts.filter((n) => n > 1).length} twice, ${lost.length} enqueues rolled back, ${reported.size} reported by id (and sent once re-enqueued), busiest second ${busiest} of 20; the sentinels promoted the replica ${failoverMs} ms after the kill, all sent ${recoveredMs} ms after it; ${errors.length} error lines logged`,
+        `sentinel failover, replica lagging: ${contents.length} sent, ${counts.filter((n) => n > 1).length} twice, ${lost.length} enqueues rolled back, ${ledger.reported.size} reported by id (and sent once re-enqueued), busiest second ${busiest} of 20; the sentinels promoted the replica ${failoverMs} ms after the kill, all sent ${recoveredMs} ms after it; ${errors.length} error lines logged`,
       );
     } finally {
       reader.abort();

@@ -1,14 +1,11 @@
 import type { RedisClient } from 'bullmq';
 import type { Logger } from '../../../types/logger.js';
-import { DatastoreError } from '../../errors.js';
+import { DatastoreError, NAMED_IDS, namedIds } from '../../errors.js';
 import { CHECK_MS } from '../guard.js';
 import type { ReplicationReader } from './replication-info.js';
 
 /** Ids kept at most: past it the oldest are dropped, and a loss among them is reported as a count. */
 export const MAX_KEPT_IDS = 10_000;
-
-/** Ids named in an error's message (all of them are in its `ids`). */
-const NAMED = 20;
 
 /** Ids enqueued between two readings of the replication offset, and where the stream stood after them. */
 interface Bucket {
@@ -44,7 +41,7 @@ export function rollbackWatch(client: Promise<RedisClient>, reader: ReplicationR
   const report = (error: DatastoreError) => {
     settings.logger?.error('MessagingQueue: a failover rolled back enqueued sends', {
       queue: settings.queue,
-      ids: error.ids.slice(0, NAMED),
+      ids: error.ids.slice(0, NAMED_IDS),
       count: error.ids.length,
     });
     for (const listener of listeners) listener(error);
@@ -133,15 +130,13 @@ export function rollbackWatch(client: Promise<RedisClient>, reader: ReplicationR
 export type RollbackWatch = ReturnType<typeof rollbackWatch>;
 
 function rolledBack(queue: string, ids: readonly string[], unknown: number, since: Date): DatastoreError {
-  const named = ids.slice(0, NAMED).join(', ');
-  const more = ids.length > NAMED ? ` and ${ids.length - NAMED} more (all in error.ids)` : '';
   const untracked =
     unknown > 0
       ? ` Besides, ${unknown} older ids were no longer kept (more than ${MAX_KEPT_IDS} awaited the replicas): sends enqueued since ${since.toISOString()} may be among the lost.`
       : '';
   return new DatastoreError(
     'rolled-back',
-    `A failover of the datastore rolled back ${ids.length} sends this process had enqueued on queue '${queue}'${ids.length > 0 ? ` (ids: ${named}${more})` : ''}: the primary that acknowledged them died before a replica received them, and the replica promoted holds no trace of them.${untracked} Enqueue them again with the same ids (one still stored is not stored twice). This call did nothing.`,
+    `A failover of the datastore rolled back ${ids.length} sends this process had enqueued on queue '${queue}'${ids.length > 0 ? ` (ids: ${namedIds(ids, ' (all in error.ids)')})` : ''}: the primary that acknowledged them died before a replica received them, and the replica promoted holds no trace of them.${untracked} Enqueue them again with the same ids (one still stored is not stored twice). This call did nothing.`,
     { ids, since },
   );
 }
