@@ -100,7 +100,19 @@ describe.runIf(available)('a Redis Cluster with replicas, the master of the queu
     const name = uniqueName('cluster-failover');
     const prefix = '{failover}';
     const errors: string[] = [];
-    const logger = { debug() {}, info() {}, warn() {}, error: (line: string) => errors.push(line) };
+    const t0 = Date.now();
+    const lines: string[] = [];
+    const note = (level: string) => (line: string, fields?: unknown) =>
+      lines.push(`${Date.now() - t0} ${level} ${line} ${JSON.stringify(fields ?? {})}`);
+    const logger = {
+      debug() {},
+      info: note('info'),
+      warn: note('warn'),
+      error: (line: string, fields?: unknown) => {
+        errors.push(line);
+        note('error')(line, fields);
+      },
+    };
     const queue = new MessagingQueue({ connection: connect(), name, prefix, logger });
     const options = {
       name,
@@ -126,7 +138,11 @@ describe.runIf(available)('a Redis Cluster with replicas, the master of the queu
       for await (const update of readerQueue.updates({ signal: reader.signal }))
         if (update.status === 'unknown') unknown.add(update.id);
     })();
-    reading.catch(() => undefined);
+    let readerEnd = 'still reading';
+    reading.then(
+      () => (readerEnd = `ended at ${Date.now() - t0} ms`),
+      (error: unknown) => (readerEnd = `threw at ${Date.now() - t0} ms: ${String(error)}`),
+    );
     try {
       await Promise.all(workers.map((worker) => worker.ready()));
       sandbox.faults.add({ kind: 'latency', latencyMs: 150, route: 'POST /messages', ratio: 1 });
@@ -150,12 +166,37 @@ describe.runIf(available)('a Redis Cluster with replicas, the master of the queu
       // waits for its lock to expire and retries: about 30 s; over 60 s once for two of them, in a
       // CI run on a loaded machine). A send that never settles still fails here.
       const settled = () => storedCounts(contents).map((n, i) => n >= 1 || unknown.has(idOf(contents[i] as string)));
-      await until(
-        () => settled().every(Boolean),
-        100_000,
-        () => `sent or unknown: ${settled().map(Number).join('')}`,
-      );
+      try {
+        await until(
+          () => settled().every(Boolean),
+          100_000,
+          () => `sent or unknown: ${settled().map(Number).join('')}`,
+        );
+      } catch (error) {
+        const { Queue } = await import('bullmq');
+        const bq = new Queue(name, { connection: connect(), prefix });
+        const open = contents.filter((_, i) => !settled()[i]).map(idOf);
+        for (const id of open) {
+          const job = await bq.getJob(id);
+          console.log(
+            'DIAG',
+            id,
+            job ? await job.getState() : 'no job',
+            JSON.stringify(job?.data),
+            job?.attemptsMade,
+            job?.failedReason,
+            job?.delay,
+            job?.timestamp ? job.timestamp - t0 : '',
+            job?.processedOn ? job.processedOn - t0 : '',
+          );
+        }
+        console.log(`DIAG reader: ${readerEnd}; unknown seen: ${[...unknown].join(',')}`);
+        console.log('DIAG lines\n' + lines.join('\n'));
+        throw error;
+      }
       const recoveredMs = Date.now() - struck;
+      // updates() carries on across the failover: a reader that ended would miss every later update.
+      expect(readerEnd, "the other process's reader").toBe('still reading');
       await new Promise((resolve) => setTimeout(resolve, 1_000));
       const counts = storedCounts(contents);
       expect(

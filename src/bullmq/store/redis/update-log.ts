@@ -115,13 +115,16 @@ async function* readEvents(events: QueueEvents, signal: AbortSignal | undefined)
 /**
  * Errors of a connection that BullMQ (ioredis) opens again by itself: a server restarting or
  * failing over, a Sentinel set-up between two primaries (ioredis asks the sentinels again), a
- * Cluster whose slot's master is down for a moment.
+ * Cluster whose slot's master is down for a moment, or whose slot map could not be read from any
+ * node while one fails over (ioredis's ClusterAllFailedError, "Failed to refresh slots cache.":
+ * ioredis reads the map again on its next attempt).
  */
 function isTransient(error: unknown): boolean {
-  const { code, message } = (error ?? {}) as { code?: unknown; message?: unknown };
+  const { code, message, name } = (error ?? {}) as { code?: unknown; message?: unknown; name?: unknown };
   return (
     (typeof code === 'string' && ['ECONNRESET', 'ECONNREFUSED', 'EPIPE', 'ETIMEDOUT', 'EHOSTUNREACH'].includes(code)) ||
-    /Connection is closed|LOADING|READONLY|MASTERDOWN|CLUSTERDOWN|TRYAGAIN|All sentinels are unreachable/.test(
+    name === 'ClusterAllFailedError' ||
+    /Connection is closed|LOADING|READONLY|MASTERDOWN|CLUSTERDOWN|TRYAGAIN|All sentinels are unreachable|Failed to refresh slots cache|None of startup nodes is available/.test(
       String(message),
     )
   );
