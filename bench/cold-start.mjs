@@ -1,10 +1,13 @@
 /**
- * Section 4: cold start in fresh processes, each measured from spawn to exit and taken as the
- * median of N, minus the median of a bare `node -e 0`. The runs interleave (baseline, a, b-sdk,
- * b-raw, baseline, ...) so a noisy moment of the machine hits all of them alike.
+ * Section 4: cold start as a user meets it, in fresh processes, each measured from spawn to exit
+ * and taken as the median of N, minus the median of a bare `node -e 0`: the package imported by
+ * its name from the packed tarball, installed (cold-project.mjs), against the same first request
+ * with `undici.request` imported by name from the same project. The runs interleave (baseline, a,
+ * b-sdk, b-raw, baseline, ...) so a noisy moment of the machine hits all of them alike.
  */
 import { spawn } from 'node:child_process';
-import { fileURLToPath } from 'node:url';
+import { join } from 'node:path';
+import { installedProject } from './cold-project.mjs';
 import { mainEntrySize } from './entry-size.mjs';
 import { forkChild } from './ipc.mjs';
 import { median, round } from './stats.mjs';
@@ -35,12 +38,10 @@ function timeProcess(args, env) {
   });
 }
 
-const script = (/** @type {string} */ name) => fileURLToPath(new URL(`./cold/${name}`, import.meta.url));
-
 /** @param {{ runs: number }} config */
 export async function benchColdStart(config) {
-  const server = await forkChild(new URL('./server-child.mjs', import.meta.url));
-  const env = { BENCH_URL: server.ready.url };
+  const project = installedProject();
+  const script = (/** @type {string} */ name) => join(project.dir, name);
   /** @type {Record<string, string[]>} */
   const commands = {
     baseline: ['-e', '0'],
@@ -51,14 +52,20 @@ export async function benchColdStart(config) {
   /** @type {Record<string, number[]>} */
   const times = { baseline: [], construct: [], sdkGet: [], rawGet: [] };
   try {
-    // One untimed pass: the files are then in the page cache for every timed run.
-    for (const args of Object.values(commands)) await timeProcess(args, env);
-    for (let i = 0; i < config.runs; i++) {
-      for (const [name, args] of Object.entries(commands))
-        times[name]?.push(/** @type {number} */ (await timeProcess(args, env)));
+    const server = await forkChild(new URL('./server-child.mjs', import.meta.url));
+    const env = { BENCH_URL: server.ready.url };
+    try {
+      // One untimed pass: the files are then in the page cache for every timed run.
+      for (const args of Object.values(commands)) await timeProcess(args, env);
+      for (let i = 0; i < config.runs; i++) {
+        for (const [name, args] of Object.entries(commands))
+          times[name]?.push(/** @type {number} */ (await timeProcess(args, env)));
+      }
+    } finally {
+      await server.close();
     }
   } finally {
-    await server.close();
+    project.remove();
   }
   const base = median(times.baseline ?? []);
   const net = (/** @type {string} */ name) => median(times[name] ?? []) - base;

@@ -1,7 +1,8 @@
 /**
  * What a cold start loads: a fresh process that imports the built package and reads one log must
- * load neither Zod and the schemas, nor p-retry, nor the multipart stack (README, Performance,
- * "Lazy loading"); and a first answer that is not a valid log still gets Zod's issues. Runs the
+ * load neither Zod and the schemas, nor p-retry, nor the multipart stack, nor more of undici than
+ * its Agent (docs/performance.md, "Lazy loading"); and a first answer that is not a valid log
+ * still gets Zod's issues, and an undici laid out otherwise is loaded whole. Runs the
  * built package in a child process (`npm run build` first; `npm test` does it), with Node's
  * module hooks recording every module it loads.
  */
@@ -23,12 +24,22 @@ beforeAll(async () => {
 });
 afterAll(() => server.close());
 
-/** Runs one `messages.get(id)` in a fresh process; gives what it printed and every module it loaded. */
-async function coldGet(id: number): Promise<{ outcome: string; loaded: string[] }> {
+/**
+ * Runs one `messages.get(id)` in a fresh process; gives what it printed and every module it
+ * loaded. `refused`: specifiers that fail to resolve there, as for an undici laid out otherwise.
+ */
+async function coldGet(id: number, refused: string[] = []): Promise<{ outcome: string; loaded: string[] }> {
   const script = `
     import { registerHooks } from 'node:module';
     const loaded = [];
-    registerHooks({ load(url, context, next) { loaded.push(url); return next(url, context); } });
+    const refused = ${JSON.stringify(refused)};
+    registerHooks({
+      resolve(specifier, context, next) {
+        if (refused.includes(specifier)) throw Object.assign(new Error('Cannot find module ' + specifier), { code: 'ERR_MODULE_NOT_FOUND' });
+        return next(specifier, context);
+      },
+      load(url, context, next) { loaded.push(url); return next(url, context); },
+    });
     const { MessagingClient } = await import(${JSON.stringify(`${dist}index.js`)});
     const client = new MessagingClient({ baseUrl: ${JSON.stringify(server.url)}, apiKey: 'k', maxRetries: 0 });
     const outcome = await client.messages.get(${id}).then((log) => 'log ' + log.id, (e) => e.name + ': ' + e.message);
@@ -59,5 +70,21 @@ describe('a cold start', () => {
     const { outcome, loaded } = await coldGet(43);
     expect(outcome).toMatch(/^ResponseValidationError: .*\n.*data\.sent_at: expected an ISO 8601 date-time/s);
     expect(zodFiles(loaded)).not.toEqual([]);
+  });
+
+  it("loads undici's Agent alone, not its fetch, WebSocket, caches and mocks", async () => {
+    const { outcome, loaded } = await coldGet(42);
+    expect(outcome).toBe('log 42');
+    const undici = loaded.filter((url) => url.includes('/node_modules/undici/'));
+    expect(undici.some((url) => url.endsWith('/undici/lib/dispatcher/agent.js'))).toBe(true);
+    expect(undici.filter((url) => /\/undici\/index\.js$|\/lib\/(web|mock|cache)\//.test(url))).toEqual([]);
+  });
+
+  it('falls back to the whole of undici when its Agent is not where this version keeps it', async () => {
+    for (const moved of ['undici/lib/dispatcher/agent.js', 'undici/lib/core/connect.js']) {
+      const { outcome, loaded } = await coldGet(42, [moved]);
+      expect(outcome, moved).toBe('log 42');
+      expect(loaded.some((url) => url.endsWith('/node_modules/undici/index.js'))).toBe(true);
+    }
   });
 });

@@ -1,4 +1,4 @@
-// Cold start (a): import the built package and construct a client, nothing else.
-import { MessagingClient } from '../../dist/index.js';
+// Cold start (a): import the package by its name (installed: bench/cold-project.mjs) and construct a client, nothing else.
+import { MessagingClient } from 'tenant-messaging';
 
 new MessagingClient({ baseUrl: process.env.BENCH_URL, apiKey: 'tm_bench_key' });

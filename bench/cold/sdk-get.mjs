@@ -1,5 +1,5 @@
-// Cold start (b), SDK: import, construct, complete one messages.get.
-import { MessagingClient } from '../../dist/index.js';
+// Cold start (b), SDK: import by name, construct, complete one messages.get.
+import { MessagingClient } from 'tenant-messaging';
 
 const client = new MessagingClient({ baseUrl: process.env.BENCH_URL, apiKey: 'tm_bench_key' });
 const log = await client.messages.get(42);

@@ -1,9 +1,10 @@
 import type { buildConnector, Dispatcher } from 'undici';
-import { APIConnectionError, MessagingError, ValidationError } from '../../errors.js';
+import { MessagingError, ValidationError } from '../../errors.js';
 import type { ProxyConfig } from '../../internal/proxy.js';
 import { ConnectionGates, type GateWaiter } from './connection-gate.js';
 import { Deadline } from './deadline.js';
 import { FetchTransport } from './fetch-transport.js';
+import { hasDispatcher, loadUndici, type UndiciParts } from './load-undici.js';
 import { ProxiedExchangeError, proxyRoute } from './proxy.js';
 import {
   BodyTooLargeError,
@@ -15,37 +16,10 @@ import {
 import { dispatchExchange, Exchange } from './undici-exchange.js';
 import { reportWrittenLeases } from './write-leases.js';
 
-/**
- * undici, loaded on the first request: importing it is a large part of a cold start (README,
- * Performance), which a process that only constructs a client (or uses the `fetch` option)
- * should not pay.
- */
-let undici: typeof import('undici') | undefined;
+/** undici as loaded for clients with a proxy (true) and without (false): once per process each. */
+const loaded = new Map<boolean, Promise<UndiciParts>>();
 /** Whether that undici can dispatch (hasDispatcher), decided once it is loaded. */
-let dispatchable: boolean | undefined;
-
-/** undici itself, or a connection error that says nothing left (the HTTP client could not even load). */
-async function loadUndici(): Promise<typeof import('undici')> {
-  try {
-    return await import('undici');
-  } catch (error) {
-    throw new APIConnectionError(
-      `Could not load undici, the HTTP client (${error instanceof Error ? error.message : 'unknown error'}): check that it is installed and that this Node version is supported (>= 22.19)`,
-      { cause: error, neverSent: true },
-    );
-  }
-}
-
-/**
- * Whether this undici can carry the SDK's exchanges. Bun resolves `undici` to a built-in stand-in
- * whose Agent has neither `dispatch` nor `close`; the runtime's own `fetch` is used there instead.
- * Decided by what the Agent offers, not by the runtime's name, so a runtime that gains a real
- * dispatcher gets the undici path without a change here.
- */
-function hasDispatcher({ Agent }: typeof import('undici')): boolean {
-  const agent = (Agent as { prototype?: Partial<Dispatcher> } | undefined)?.prototype;
-  return typeof agent?.dispatch === 'function' && typeof agent.close === 'function';
-}
+const dispatchable = new WeakMap<UndiciParts, boolean>();
 
 /** Sockets the client's own Agent keeps per origin; more concurrent calls queue for a free one. */
 export const MAX_CONNECTIONS = 16;
@@ -91,9 +65,16 @@ export class UndiciTransport implements Transport {
   }
 
   async send(req: TransportRequest): Promise<TransportResponse> {
-    undici ??= await loadUndici();
-    dispatchable ??= hasDispatcher(undici);
-    if (!this.#dispatcher && !dispatchable) return this.#fetchTransport().send(req);
+    const proxied = this.#proxy !== undefined;
+    let load = loaded.get(proxied);
+    if (load === undefined) {
+      load = loadUndici(proxied);
+      loaded.set(proxied, load);
+      load.catch(() => loaded.delete(proxied)); // a failed load is tried again by the next call
+    }
+    const undici = await load;
+    if (!dispatchable.has(undici)) dispatchable.set(undici, hasDispatcher(undici));
+    if (!this.#dispatcher && !dispatchable.get(undici)) return this.#fetchTransport().send(req);
     let own: OwnPool | undefined;
     let dispatcher: Dispatcher;
     if (this.#dispatcher) dispatcher = this.#dispatcher;
@@ -189,10 +170,7 @@ export class UndiciTransport implements Transport {
   }
 }
 
-function createPool(
-  { Agent, ProxyAgent, EnvHttpProxyAgent, buildConnector }: typeof import('undici'),
-  proxy: ProxyConfig | undefined,
-): OwnPool {
+function createPool(undici: UndiciParts, proxy: ProxyConfig | undefined): OwnPool {
   // keep-alive is undici's default; idle sockets are unref'd, so they never hold the process open.
   // A bounded pool: without `connections`, undici opens a new socket whenever every open one is
   // busy, so a burst of N concurrent calls costs N handshakes (and N sockets on the service).
@@ -200,22 +178,32 @@ function createPool(
   const options = { keepAliveTimeout: 4_000, connections: MAX_CONNECTIONS };
   const agent =
     proxy === undefined
-      ? new Agent({ ...options, connect: reportingWrites(buildConnector({})) })
-      : proxy.kind === 'url'
-        ? new ProxyAgent({ ...options, uri: proxy.uri })
-        : // The variables as read at construction; '' stands for "unset" (undici then goes direct).
-          new EnvHttpProxyAgent({
-            ...options,
-            httpProxy: proxy.httpProxy,
-            httpsProxy: proxy.httpsProxy,
-            noProxy: proxy.noProxy,
-          });
+      ? new undici.Agent({ ...options, connect: reportingWrites(undici.buildConnector({})) })
+      : proxyAgent(undici, proxy, options);
   return {
     agent,
     gates: new ConnectionGates(MAX_CONNECTIONS),
     inFlight: 0,
     onIdle: undefined,
   };
+}
+
+/** The proxy agent for `proxy`: loadUndici loads the whole module, proxy agents included, whenever a proxy is configured. */
+function proxyAgent(
+  { ProxyAgent, EnvHttpProxyAgent }: UndiciParts,
+  proxy: ProxyConfig,
+  options: { keepAliveTimeout: number; connections: number },
+): Dispatcher {
+  if (ProxyAgent === undefined || EnvHttpProxyAgent === undefined)
+    throw new Error('tenant-messaging: undici was loaded without its proxy agents (a bug: please report it)');
+  if (proxy.kind === 'url') return new ProxyAgent({ ...options, uri: proxy.uri });
+  // The variables as read at construction; '' stands for "unset" (undici then goes direct).
+  return new EnvHttpProxyAgent({
+    ...options,
+    httpProxy: proxy.httpProxy,
+    httpsProxy: proxy.httpsProxy,
+    noProxy: proxy.noProxy,
+  });
 }
 
 /**
