@@ -13,6 +13,8 @@ import { describe, expect, it } from 'vitest';
 const secretOf = (bytes: Uint8Array) => `whsec_${Buffer.from(bytes).toString('base64')}`;
 const secrets = fc.uint8Array({ minLength: 1, maxLength: 64 }).map(secretOf);
 const ids = fc.string({ minLength: 1, maxLength: 40 }).filter((id) => id.trim() !== '' && !/[\r\n]/.test(id));
+/** The ids signWebhook signs: those a header carries unchanged (no space at either end). */
+const headerIds = ids.map((id) => id.trim());
 const bodies = fc.oneof(
   fc.string({ maxLength: 300 }),
   fc.json({ maxDepth: 3 }),
@@ -60,7 +62,7 @@ describe('verifyWebhook agrees with the reference implementation', () => {
 
   it('what signWebhook signs, the reference accepts', async () => {
     await fc.assert(
-      fc.asyncProperty(secrets, ids, bodies, async (secret, id, body) => {
+      fc.asyncProperty(secrets, headerIds, bodies, async (secret, id, body) => {
         const headers = await signWebhook(body, secret, { id });
         expect(referenceAccepts(secret, body, { ...headers })).toBe(true);
         expect(headers['webhook-signature']).toBe(
