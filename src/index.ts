@@ -1,8 +1,17 @@
 /**
- * tenant-messaging: the TypeScript SDK of the Tenant Messaging API.
- * The public surface, chosen name by name. Public types come from `types/`; nothing under
- * `internal/` is exported (the `exports` map makes this file the only way in).
+ * tenant-messaging: the TypeScript SDK of the Tenant Messaging API: the client
+ * (`MessagingClient`), `mediaFromPath`, the errors and the public types.
+ *
+ * @example
+ * ```ts
+ * import { MessagingClient } from 'tenant-messaging'
+ * const client = new MessagingClient({ baseUrl: 'https://acme.example.com', apiKey: process.env.KEY })
+ * ```
+ *
+ * @packageDocumentation
  */
+// The public surface, chosen name by name. Public types come from `types/`; nothing under
+// `internal/` is exported (the `exports` map makes this file the only way in).
 
 export {
   APIError,

@@ -14,6 +14,8 @@
  * afterEach(() => sandbox.reset())
  * afterAll(() => server.close())
  * ```
+ *
+ * @packageDocumentation
  */
 import type * as Msw from 'msw';
 import { MessagingError } from './errors.js';

@@ -10,6 +10,8 @@
  * ```ts
  * import { MessagingQueue, MessagingWorker } from 'tenant-messaging/bullmq'
  * ```
+ *
+ * @packageDocumentation
  */
 import { loadBullmq } from './load.js';
 

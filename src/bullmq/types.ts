@@ -81,7 +81,10 @@ export interface MessagingQueueOptions {
    * @example `new MessagingQueue({ connection: new Cluster(nodes), name: 'sms', prefix: '{sms}' })`
    */
   prefix?: string;
-  /** How long finished sends stay in the queue's datastore. */
+  /**
+   * How long finished sends stay in the queue's datastore.
+   * @default RETENTION_DEFAULTS (a day for `sent`, a week for `failed` and `unknown`)
+   */
   retention?: RetentionOptions;
   /**
    * Enqueue attempts a send may use for failures where the request certainly never left (the
@@ -200,7 +203,10 @@ export interface UpdatesOptions {
    * @default 'now'
    */
   from?: string;
-  /** Stops the iteration (it also stops when you `break`). */
+  /**
+   * Stops the iteration (it also stops when you `break`).
+   * @default undefined
+   */
   signal?: AbortSignal;
 }
 

@@ -17,10 +17,7 @@ import type { QueueConnection, RetentionOptions } from './types.js';
  * ```
  */
 export interface WorkerRateLimit {
-  /**
-   * Requests per second the service allows this key: sends, delivery polls and reconciliation reads together.
-   * @default none: required when `rateLimit` is given
-   */
+  /** Requests per second the service allows this key: sends, delivery polls and reconciliation reads together. */
   requestsPerSecond: number;
 }
 
@@ -75,7 +72,10 @@ export interface MessagingWorkerOptions {
    * @default none: requests are not limited (a 429 still pauses the queue)
    */
   rateLimit?: WorkerRateLimit;
-  /** Poll each sent message until it is delivered or read. */
+  /**
+   * Poll each sent message until it is delivered or read.
+   * @default none: delivery is not tracked
+   */
   trackDelivery?: TrackDeliveryOptions;
   /**
    * Ms a worker's lock on a job lasts; a crashed worker's job is re-run after about this plus `stalledInterval`.

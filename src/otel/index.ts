@@ -13,6 +13,8 @@
  * // ... on shutdown:
  * stop()
  * ```
+ *
+ * @packageDocumentation
  */
 import { subscribe, tracingChannel, unsubscribe } from 'node:diagnostics_channel';
 import type { MeterProvider, TracerProvider } from '@opentelemetry/api';

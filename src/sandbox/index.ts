@@ -8,6 +8,8 @@
  * const sandbox = await startSandbox()
  * console.log(sandbox.tenants.acme.baseUrl, sandbox.tenants.acme.keys.full)
  * ```
+ *
+ * @packageDocumentation
  */
 
 export type { ActiveFault, FaultKind, FaultRoute, FaultRule } from './faults.js';

@@ -97,7 +97,10 @@ export interface SandboxOptions<Slug extends string = string> {
    * @default 'tm_test'
    */
   keyPrefix?: string;
-  /** Delays of the `sent` -> `delivered` -> `read` simulation. */
+  /**
+   * Delays of the `sent` -> `delivered` -> `read` simulation.
+   * @default { deliveredAfterMs: 300, readAfterMs: 900 }
+   */
   delivery?: DeliveryDelays;
   /**
    * Largest accepted media file, in bytes; a bigger one is a 422.

@@ -15,9 +15,9 @@ export type FetchLike = (input: string | URL | Request, init?: RequestInit) => P
  */
 export interface ClientOptions {
   /**
-   * The full tenant URL, with scheme. `/api/v1` is appended once: `https://acme.example.com`,
-   * `https://acme.example.com/` and `https://acme.example.com/api/v1` are the same; a path prefix
-   * such as `https://host/t/acme` is kept.
+   * The full tenant URL, with scheme, to which `/api/v1` is appended once (a path prefix such as
+   * `https://host/t/acme` is kept). `https://acme.example.com`, `https://acme.example.com/` and
+   * `https://acme.example.com/api/v1` are the same.
    * @default process.env.TENANT_MESSAGING_BASE_URL
    */
   baseUrl?: string | undefined;
@@ -37,7 +37,7 @@ export interface ClientOptions {
    */
   maxRetries?: number | undefined;
   /**
-   * Headers added to every request. They cannot replace `X-Api-Key`.
+   * Headers added to every request (they cannot replace `X-Api-Key`).
    * @default {}
    */
   defaultHeaders?: Readonly<Record<string, string>> | undefined;
@@ -59,7 +59,8 @@ export interface ClientOptions {
    */
   fetch?: FetchLike | undefined;
   /**
-   * Sends every request through an HTTP proxy, on the client's own keep-alive pool (connection
+   * Sends every request through an HTTP proxy: one proxy URL, or `'env'` for the `HTTP_PROXY`,
+   * `HTTPS_PROXY` and `NO_PROXY` variables. It runs on the client's own keep-alive pool (connection
    * limit, deadlines and `close()` as without a proxy).
    * - a URL (`http://` or `https://`, the proxy's origin only): one proxy for every request.
    *   Credentials in it (`http://user:pass@proxy:3128`) are sent as `Proxy-Authorization` and
@@ -86,14 +87,14 @@ export interface ClientOptions {
    */
   allowInsecureHttp?: boolean | undefined;
   /**
-   * Allows constructing the client in a browser. API keys must stay on your server (spec section 5):
-   * anyone who opens the page can read a key shipped to it.
+   * Allows constructing the client in a browser, where anyone who opens the page can read the key.
+   * API keys must stay on your server (spec section 5).
    * @default false
    */
   dangerouslyAllowBrowser?: boolean | undefined;
   /**
-   * Where log lines go. Each request logs method, path, status, attempt, duration and request id;
-   * keys and bodies are never logged.
+   * Where log lines go: anything with `debug`, `info`, `warn` and `error` methods. Each request
+   * logs method, path, status, attempt, duration and request id; keys and bodies are never logged.
    * @default console
    */
   logger?: Logger | undefined;

@@ -7,6 +7,8 @@
  * import { verifyWebhook } from 'tenant-messaging/webhooks'
  * const event = await verifyWebhook(rawBody, request.headers, env.WEBHOOK_SECRET)
  * ```
+ *
+ * @packageDocumentation
  */
 
 export type { WebhookEndpoint } from './endpoints.js';
