@@ -26,7 +26,10 @@ export function installedProject() {
     const packed = execFileSync('npm', ['pack', '--ignore-scripts', '--silent', '--pack-destination', dir], {
       cwd: root,
       encoding: 'utf8',
-    }).trim().split('\n').at(-1);
+    })
+      .trim()
+      .split('\n')
+      .at(-1);
     execFileSync('tar', ['-xzf', join(dir, String(packed)), '-C', target, '--strip-components=1']);
     const { dependencies = {} } = JSON.parse(readFileSync(join(target, 'package.json'), 'utf8'));
     for (const name of Object.keys(dependencies)) {

@@ -113,19 +113,21 @@ async function* readEvents(events: QueueEvents, signal: AbortSignal | undefined)
 }
 
 /**
- * Errors of a connection that BullMQ (ioredis) opens again by itself: a server restarting or
- * failing over, a Sentinel set-up between two primaries (ioredis asks the sentinels again), a
- * Cluster whose slot's master is down for a moment, or whose slot map could not be read from any
- * node while one fails over (ioredis's ClusterAllFailedError, "Failed to refresh slots cache.":
- * ioredis reads the map again on its next attempt).
+ * Errors of a connection that BullMQ (ioredis) opens again by itself, after which BullMQ's reader
+ * reads on from the last event it had: a server restarting or failing over, a Sentinel set-up
+ * between two primaries (ioredis asks the sentinels again), a Cluster whose slot's master is down
+ * for a moment or whose slots are moving to a promoted replica (ioredis follows `MOVED`/`ASK` up
+ * to its `maxRedirections`, then fails that one read with "Too many Cluster redirections"; it
+ * reads the slot map again, "Failed to refresh slots cache." when no node answered for it).
  */
+const TRANSIENT =
+  /Connection is closed|LOADING|READONLY|MASTERDOWN|CLUSTERDOWN|TRYAGAIN|\bMOVED \d|\bASK \d|All sentinels are unreachable|Too many Cluster redirections|Failed to refresh slots cache|None of startup nodes is available/;
+
 function isTransient(error: unknown): boolean {
   const { code, message, name } = (error ?? {}) as { code?: unknown; message?: unknown; name?: unknown };
   return (
     (typeof code === 'string' && ['ECONNRESET', 'ECONNREFUSED', 'EPIPE', 'ETIMEDOUT', 'EHOSTUNREACH'].includes(code)) ||
     name === 'ClusterAllFailedError' ||
-    /Connection is closed|LOADING|READONLY|MASTERDOWN|CLUSTERDOWN|TRYAGAIN|All sentinels are unreachable|Failed to refresh slots cache|None of startup nodes is available/.test(
-      String(message),
-    )
+    TRANSIENT.test(String(message))
   );
 }
