@@ -1,5 +1,17 @@
 /** Counts of the full run and of `--quick` (CI smoke: small counts, finishes in < 30 s), and the targets. */
 
+/**
+ * Section 13's runs of the bin: files of `mixed` sizes with 1 row in 10 sent (the others refused
+ * by its checks, no request), then one of `sent` rows, every one sent.
+ * @param {number[]} mixed
+ * @param {number} sent
+ * @param {number} deadlineMs
+ */
+function memoryRuns(mixed, sent, deadlineMs) {
+  const runs = [...mixed.map((rows) => ({ rows, sentEvery: 10 })), { rows: sent, sentEvery: 1 }];
+  return { concurrency: 16, deadlineMs, runs };
+}
+
 export const FULL = Object.freeze({
   throughput: { requests: 8_000, warmup: 4_000, concurrency: 16, rounds: 21, deadlineMs: 60_000 },
   upload: { megabytes: 200, rounds: 5 },
@@ -39,6 +51,8 @@ export const FULL = Object.freeze({
   // Section 11, reported and not a target: transactions adding to the outbox, 8 at a time.
   outbox: { messages: 2_000, concurrency: 8, deadlineMs: 30_000 },
   replicas: { sends: 2_000 },
+  // Section 13: the bin's peak RSS against file size. About 35 s.
+  sendManyMemory: memoryRuns([10_000, 100_000, 1_000_000], 100_000, 120_000),
 });
 
 export const QUICK = Object.freeze({
@@ -76,6 +90,7 @@ export const QUICK = Object.freeze({
   },
   outbox: { messages: 100, concurrency: 4, deadlineMs: 15_000 },
   replicas: { sends: 200 },
+  sendManyMemory: memoryRuns([10_000, 100_000], 10_000, 60_000),
 });
 
 /**
@@ -117,9 +132,10 @@ export const SMOKE = Object.freeze({
   },
   outbox: { messages: 10, concurrency: 2, deadlineMs: 15_000 },
   replicas: { sends: 20 },
+  sendManyMemory: memoryRuns([1_000, 5_000], 1_000, 30_000),
 });
 
-/** The targets of issue 5; `at` is where the figure lives in results.json, `max`/`min` its bound. */
+/** The targets (issue 5, and issue 28's send-many memory); `at` is where the figure lives in results.json, `max`/`min` its bound. */
 export const TARGETS = Object.freeze([
   { name: 'messages.get throughput vs raw undici', at: 'get.ratio', min: 0.85 },
   { name: 'messages.send throughput vs raw undici', at: 'send.ratio', min: 0.85 },
@@ -137,4 +153,6 @@ export const TARGETS = Object.freeze([
   { name: 'trackDeliveries: polls per update', at: 'many.track.pollsPerUpdate', max: 1.3 },
   { name: 'trackDeliveries: every id settled delivered', at: 'many.track.allSettled', equals: true },
   { name: 'connections (SDK) vs limit', at: 'connections.sdkConnections', maxAt: 'connections.limit' },
+  // Issue 28: the bin streams the file; a 1,000,000-row file (the largest of a full run) stays below 150 MB.
+  { name: 'send-many peak RSS, largest file (MB)', at: 'sendManyMemory.peakRssMBLargest', max: 150 },
 ]);

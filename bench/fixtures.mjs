@@ -39,6 +39,13 @@ function messageLog(id) {
 /** The `{ data: MessageLog }` envelope of GET /messages/{id} and POST /messages, serialized once. */
 export const MESSAGE_LOG_BODY = Buffer.from(JSON.stringify({ data: messageLog(42) }));
 
+/**
+ * The envelope of the MessageLog `id`, for a server that answers each send with a log of its own
+ * (as the API does: a client that remembers the ids it was answered holds one per send).
+ * @param {number} id
+ */
+export const messageLogBody = (id) => Buffer.from(JSON.stringify({ data: messageLog(id) }));
+
 /** The text send both clients make in the send throughput bench. */
 export const TEXT_SEND = Object.freeze({
   sender_phone: SENDER_PHONE,

@@ -24,7 +24,7 @@ export function checkTargets(results) {
 }
 
 /** @param {unknown[][]} rows */
-function table(rows) {
+export function table(rows) {
   const widths = rows[0]?.map((_, i) => Math.max(...rows.map((row) => String(row[i]).length))) ?? [];
   const line = (/** @type {unknown[]} */ row) =>
     `| ${row.map((cell, i) => String(cell).padEnd(widths[i] ?? 0)).join(' | ')} |`;
@@ -196,8 +196,28 @@ export function formatTable(r, checks = checkTargets(r)) {
     ...fleetRows(r.fleet),
     ...outboxRows(r.outbox),
     ...replicaRows(r.replicas),
+    ...sendManyMemoryRows(r.sendManyMemory, verdict),
   ];
   return table(rows);
+}
+
+/**
+ * Section 13: the bin's peak RSS for each file, and the target on the largest.
+ * @param {{ concurrency: number, runs: { kind: string, rows: number, sentEvery: number, fileMB: number, sent: number, refused: number, peakRssMB: number, seconds: number, rowsPerSecond: number }[], largestRows: number, growthMBSmallestToLargest: number | null }} memory
+ * @param {(name: string) => string} verdict
+ */
+export function sendManyMemoryRows(memory, verdict) {
+  const largest = memory.runs.find((run) => run.kind === 'mixed' && run.rows === memory.largestRows);
+  return memory.runs.map((run) => [
+    '13',
+    `send-many peak RSS, MB: ${run.rows.toLocaleString('en-US')} rows (${run.fileMB} MB), ${run.kind === 'sent' ? 'every row sent' : `1 in ${run.sentEvery} sent, the rest refused by its checks`} (c=${memory.concurrency})`,
+    run.peakRssMB,
+    `${run.sent} sent, ${run.refused} refused, ${run.seconds} s`,
+    run === largest
+      ? `${(memory.growthMBSmallestToLargest ?? 0) >= 0 ? '+' : ''}${memory.growthMBSmallestToLargest} MB from the smallest`
+      : '',
+    run === largest ? verdict('send-many peak RSS, largest file (MB)') : 'info',
+  ]);
 }
 
 /**

@@ -2,10 +2,11 @@
  * `npm run bench`: measures the built package (../dist, as users get it) against hand-written
  * undici in one run, prints a table and writes bench/results.json.
  *
- *   node bench/run.mjs            the full run (about 4 minutes, the fleet section about 75 s of it)
+ *   node bench/run.mjs            the full run (about 5 minutes, the fleet section about 75 s of it)
  *   node bench/run.mjs --quick    small counts (< 40 s); its figures are too noisy for targets
  *   node bench/run.mjs --smoke    the least that runs every section (the suite's bench test)
  *   node bench/run.mjs --out FILE write the results elsewhere than bench/results.json
+ *   node bench/send-many-memory.mjs [--quick|--smoke]   section 13 alone, its rows printed
  */
 import { cpus } from 'node:os';
 import { fileURLToPath } from 'node:url';
@@ -18,6 +19,7 @@ import { benchOutbox } from './outbox.mjs';
 import { benchPolling } from './polling.mjs';
 import { benchReplicas } from './replicas.mjs';
 import { checkTargets, formatTable, writeResults } from './report.mjs';
+import { benchSendManyMemory } from './send-many-memory.mjs';
 import { round } from './stats.mjs';
 import { benchThroughput } from './throughput.mjs';
 import { benchUpload } from './upload.mjs';
@@ -55,6 +57,8 @@ log('outbox (section 11: MessagingOutbox on PostgreSQL, reported only)');
 const outbox = await benchOutbox(config.outbox);
 log('waitForReplicas (section 12: a primary with one replica, reported only)');
 const replicas = await benchReplicas(config.replicas);
+log("send-many memory (section 13: the bin's peak RSS against file size)");
+const sendManyMemory = await benchSendManyMemory(config.sendManyMemory);
 
 const results = {
   date: new Date().toISOString(),
@@ -73,6 +77,7 @@ const results = {
   fleet,
   outbox,
   replicas,
+  sendManyMemory,
   connections: {
     sdkConnections: throughput.get.sdkConnections + throughput.send.sdkConnections,
     rawConnections: throughput.get.rawConnections + throughput.send.rawConnections,

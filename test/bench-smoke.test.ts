@@ -68,6 +68,18 @@ describe('npm run bench --smoke', () => {
     expect(results.many.track.settled).toBe(results.many.track.ids);
     expect(stdout).toMatch(/sendMany rate \/ limit/);
     expect(stdout).toMatch(/trackDeliveries polls per update/);
+    // Section 13, send-many's peak RSS against file size: every run sent exactly its rows.
+    const memory = results.sendManyMemory;
+    expect(memory.runs.length).toBeGreaterThanOrEqual(2);
+    for (const run of memory.runs) {
+      expect(run.sent, `${run.rows} rows`).toBe(Math.ceil(run.rows / run.sentEvery));
+      expect(run.sent + run.refused).toBe(run.rows);
+      for (const key of ['peakRssMB', 'seconds', 'fileMB'])
+        expect(run[key], `${run.rows} rows: ${key}`).toSatisfy(numeric);
+    }
+    expect(memory.peakRssMBLargest).toSatisfy(numeric);
+    expect(memory.growthMBSmallestToLargest).toSatisfy(numeric);
+    expect(stdout).toMatch(/send-many peak RSS, MB: 5,000 rows/);
     expect(results.connections.sdkConnections).toSatisfy(numeric);
     expect(results.checks).toHaveLength(results.targets.length);
   }, 90_000);

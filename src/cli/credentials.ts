@@ -1,5 +1,6 @@
 import { readFile } from 'node:fs/promises';
 import { MessagingClient } from '../client.js';
+import { ENV } from '../options.js';
 import type { Logger } from '../types/logger.js';
 import { UsageError } from './exit-codes.js';
 
@@ -14,7 +15,8 @@ export interface CredentialOptions {
 
 /**
  * A client from `--base-url` and `--api-key-file`, else `TENANT_MESSAGING_BASE_URL` and
- * `TENANT_MESSAGING_API_KEY` (the SDK's own defaults).
+ * `TENANT_MESSAGING_API_KEY` (the SDK's own defaults). Missing ones are reported here, with the
+ * flags and variables that give them: the SDK's message ("pass it") speaks to code.
  *
  * Why `--api-key` is refused rather than warned about: a key on the command line is readable by
  * every user of the machine through `ps` and stays in the shell's history; a warning would come
@@ -28,7 +30,7 @@ export interface CredentialOptions {
 export async function clientFrom(options: CredentialOptions): Promise<MessagingClient> {
   if (options.apiKey !== undefined) {
     throw new UsageError(
-      '--api-key is refused: a key on the command line is visible to every user through `ps` and stays in your shell history. Set TENANT_MESSAGING_API_KEY, or put the key in a file and pass --api-key-file <path>.',
+      '--api-key is refused: a key on the command line is visible to every user through `ps` and stays in your shell history. Set TENANT_MESSAGING_API_KEY, or put the key in a file and pass its path with --api-key-file.',
     );
   }
   let apiKey: string | undefined;
@@ -42,12 +44,24 @@ export async function clientFrom(options: CredentialOptions): Promise<MessagingC
     }
     if (apiKey === '') throw new UsageError(`--api-key-file: ${options.apiKeyFile} is empty`);
   }
+  const missing = [
+    ...(blank(options.baseUrl ?? process.env[ENV.baseUrl])
+      ? [`the tenant URL: pass --base-url (e.g. --base-url https://acme.example.com), or set ${ENV.baseUrl}`]
+      : []),
+    ...(blank(apiKey ?? process.env[ENV.apiKey])
+      ? [`the API key: set ${ENV.apiKey}, or put the key in a file and pass its path with --api-key-file`]
+      : []),
+  ];
+  if (missing.length > 0) throw new UsageError(`Missing credentials:\n${missing.map((m) => `  - ${m}`).join('\n')}`);
   return new MessagingClient({
     ...(options.baseUrl === undefined ? {} : { baseUrl: options.baseUrl }),
     ...(apiKey === undefined ? {} : { apiKey }),
     ...loggingOf(options.verbose),
   });
 }
+
+/** Unset, or only white space: what the SDK counts as missing. */
+const blank = (value: string | undefined) => value === undefined || value.trim() === '';
 
 /**
  * How a client of the bin logs. A person waits at the terminal: the SDK's own warnings would

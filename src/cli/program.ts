@@ -2,11 +2,12 @@ import { Command, Option } from 'commander';
 import { lookup, read, request, senders } from './commands/account.js';
 import { type DemoFlags, demo } from './commands/demo.js';
 import { type ListenFlags, listen } from './commands/listen.js';
-import { type Context, follow, get, list, send } from './commands/messages.js';
-import { type SendManyFlags, sendMany } from './commands/send-many.js';
+import { type Context, follow, get, list, logIdOf, send } from './commands/messages.js';
+import { SEND_MANY_HELP, type SendManyFlags, sendMany } from './commands/send-many.js';
 import { type TailFlags, tail } from './commands/tail.js';
 import { clientFrom } from './credentials.js';
-import { parseCount, parseDuration } from './duration.js';
+import { parseDuration } from './duration.js';
+import { helpHint, located, watchFailedCalls } from './hints.js';
 import { createOutput, type Format } from './output.js';
 
 /** The options every API command takes. */
@@ -21,9 +22,21 @@ interface GlobalFlags {
 
 const EXIT_CODES = `
 Exit codes: 0 done, 1 the API or the network failed it, 2 bad usage, 3 outcome unknown (the
-message may have been sent), 4 delivery timeout, 130 interrupted.
+message may have been sent), 4 delivery timeout, 128 + the signal when stopped (130 Ctrl-C, 143
+SIGTERM, 129 SIGHUP).
 Credentials: TENANT_MESSAGING_BASE_URL and TENANT_MESSAGING_API_KEY, or --base-url and
 --api-key-file <path>. A key on the command line (--api-key) is refused: ps and shell history show it.`;
+
+const TAIL_HELP = `
+One line per event: its time, the log, its type, the recipient, and the status (or its change):
+  2026-11-25T04:25:52Z  message log 15  text      to +15557654321  sent
+  2026-11-25T04:25:54Z  message log 15  text      to +15557654321  sent -> delivered
+A new log's time is its sent_at; a change's is when tail saw it (the API records no delivery or
+read time). The content is left out: tenant-messaging get <log-id> shows it, and --ndjson prints
+each event with the whole log.
+
+Example:
+  $ tenant-messaging tail --follow --ndjson | jq .log.id`;
 
 const LISTEN_HELP = `
 Only what happens after listen starts is forwarded (the logs already there are not replayed): a new
@@ -62,6 +75,7 @@ Examples:
  * ```
  */
 export function program(signal: AbortSignal, sandbox: (args: readonly string[]) => Promise<void>): Command {
+  watchFailedCalls();
   const root = new Command('tenant-messaging')
     .description('Send, follow and check Tenant Messaging messages from a shell.')
     .option('--base-url <url>', 'the tenant URL (default: TENANT_MESSAGING_BASE_URL)')
@@ -71,27 +85,50 @@ export function program(signal: AbortSignal, sandbox: (args: readonly string[]) 
     .option('--json', 'print one JSON document')
     .option('--ndjson', 'print one JSON line per item')
     .addHelpText('after', EXIT_CODES)
-    .showHelpAfterError('(run with --help for usage)')
-    // Set before the commands are added, so that they inherit it: a usage error throws a
-    // CommanderError for main.ts to turn into exit code 2, instead of exiting with commander's 1.
+    .showHelpAfterError(`→ ${helpHint()}`)
+    // Set before the commands are added, so that they inherit them: a usage error throws a
+    // CommanderError for main.ts to turn into exit code 2, instead of exiting with commander's 1;
+    // each command's help lists the global options too (the credentials' flags); and commander's
+    // messages name a flag without its value's syntax (`'--from'`, not `'--from <phone|id>'`).
     .exitOverride()
-    .configureOutput({ writeErr: (text) => process.stderr.write(text) });
+    .configureHelp({ showGlobalOptions: true })
+    .configureOutput({
+      writeErr: (text) => process.stderr.write(text),
+      outputError: (text, write) => write(withoutValueSyntax(text)),
+    });
+
+  /**
+   * Runs a command's action. The abort of a Ctrl-C (the signal's own reason, thrown by the read or
+   * wait it cut) ends it quietly: main.ts has said that it stops, and sets the exit code; reported,
+   * it printed a stray `Error: Interrupted (Ctrl-C)`. Any other error leaves tagged with the
+   * command and its options, for the report's words and hint (hints.ts).
+   */
+  const guarded = async (command: Command, action: () => Promise<void>): Promise<void> => {
+    try {
+      await action();
+    } catch (error) {
+      if (signal.aborted && error === signal.reason) return;
+      throw located(error, { command: command.name(), flags: command.opts(), globals: root.opts() });
+    }
+  };
 
   /** Runs `body` with a client and an output built from the global flags. */
   const withContext =
     <A extends unknown[]>(body: (...args: [...A, Context]) => Promise<unknown>) =>
-    async (...args: A) => {
-      const flags = root.opts<GlobalFlags>();
-      const format: Format = flags.ndjson ? 'ndjson' : flags.json ? 'json' : 'human';
-      const client = await clientFrom(flags);
-      try {
-        // A command that finished with something to report (send-many's failed rows) says its code.
-        const code = await body(...args, { client, out: createOutput(format), signal });
-        if (typeof code === 'number') process.exitCode = code;
-      } finally {
-        await client.close();
-      }
-    };
+    (...args: A) =>
+      // Commander passes the command itself last, after the arguments and the options.
+      guarded(args.at(-1) as Command, async () => {
+        const flags = root.opts<GlobalFlags>();
+        const format: Format = flags.ndjson ? 'ndjson' : flags.json ? 'json' : 'human';
+        const client = await clientFrom(flags);
+        try {
+          // A command that finished with something to report (send-many's failed rows) says its code.
+          const code = await body(...args, { client, out: createOutput(format), signal });
+          if (typeof code === 'number') process.exitCode = code;
+        } finally {
+          await client.close();
+        }
+      });
 
   root
     .command('send')
@@ -116,16 +153,16 @@ export function program(signal: AbortSignal, sandbox: (args: readonly string[]) 
   root
     .command('send-many')
     .description('send every row of a CSV or NDJSON file, with a progress bar')
-    .requiredOption('--file <path>', 'rows of to, text (or image, voice, document, caption), optional from')
+    .requiredOption(
+      '--file <path>',
+      'a CSV (UTF-8 or UTF-16) or NDJSON file: to, text | image | voice | document, optional from, caption',
+    )
     .option('--from <phone|id>', 'the sender of rows without a from column')
     .option('--concurrency <n>', 'sends in flight at once', '4')
     .option('--rate <n/s>', 'requests per second at most (e.g. 20/s or 600/min)')
     .option('--track [status]', 'then follow the sent messages until delivered (or read)')
     .option('--track-timeout <duration>', 'how long each sent message may take to get there', '10m')
-    .addHelpText(
-      'after',
-      '\nFailed rows go to <file>.failed.<ext> (fix them and send that file), rows whose outcome is unknown to\n<file>.unknown.<ext> (reconcile first), rows not attempted after Ctrl-C to <file>.remaining.<ext>.\n\nExample:\n  $ tenant-messaging send-many --file campaign.csv --from +15550001001 --concurrency 8 --rate 20/s',
-    )
+    .addHelpText('after', SEND_MANY_HELP)
     .action(withContext((flags: SendManyFlags, _cmd: Command, ctx: Context) => sendMany(flags, ctx)));
 
   root
@@ -133,7 +170,7 @@ export function program(signal: AbortSignal, sandbox: (args: readonly string[]) 
     .description('the newest logs; with --follow, new logs and status changes as they happen, until Ctrl-C')
     .option('-f, --follow', 'keep reading')
     .option('--interval <duration>', 'between two reads of the newest logs', '2s')
-    .addHelpText('after', '\nExample:\n  $ tenant-messaging tail --follow --ndjson | jq .log.id')
+    .addHelpText('after', TAIL_HELP)
     .action(withContext((flags: TailFlags, _cmd: Command, ctx: Context) => tail(flags, ctx)));
 
   root
@@ -173,7 +210,7 @@ export function program(signal: AbortSignal, sandbox: (args: readonly string[]) 
           ctx: Context,
         ) =>
           follow(
-            parseCount(id, '<log-id>'),
+            logIdOf(id),
             flags.until,
             {
               timeout: parseDuration(flags.timeout, '--timeout'),
@@ -229,7 +266,9 @@ export function program(signal: AbortSignal, sandbox: (args: readonly string[]) 
     .description("run the SDK's whole story against a local sandbox (or, with credentials, your tenant)")
     .option('--to <phone>', 'the recipient (required against a real tenant)')
     .addHelpText('after', DEMO_HELP)
-    .action((flags: DemoFlags) => demo(flags, root.opts<GlobalFlags>(), signal));
+    .action((flags: DemoFlags, command: Command) =>
+      guarded(command, () => demo(flags, root.opts<GlobalFlags>(), signal)),
+    );
 
   root
     .command('sandbox')
@@ -239,5 +278,15 @@ export function program(signal: AbortSignal, sandbox: (args: readonly string[]) 
     .argument('[args...]')
     .action((args: string[]) => sandbox(args));
 
+  // After a usage error, the help of the command that was run, by its name.
+  for (const command of root.commands) command.showHelpAfterError(`→ ${helpHint(command.name())}`);
   return root;
+}
+
+/**
+ * Commander's error line with each option named by its flags alone: `required option '--from'
+ * not specified`, not `'--from <phone|id>'` (the help, named on the next line, shows the syntax).
+ */
+function withoutValueSyntax(text: string): string {
+  return text.replace(/'((?:-\w, )?--[\w-]+) (?:<[^>']*>|\[[^\]']*\])'/g, "'$1'");
 }

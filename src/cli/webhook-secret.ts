@@ -33,7 +33,7 @@ export async function webhookSecret(flags: {
 }): Promise<WebhookSecret> {
   if (flags.secret !== undefined) {
     throw new UsageError(
-      `--secret is refused: a secret on the command line is visible to every user through \`ps\` and stays in your shell history. Set ${SECRET_ENV}, or put the secret in a file and pass --secret-file <path>.`,
+      `--secret is refused: a secret on the command line is visible to every user through \`ps\` and stays in your shell history. Set ${SECRET_ENV}, or put the secret in a file and pass its path with --secret-file.`,
     );
   }
   if (flags.secretFile !== undefined) {

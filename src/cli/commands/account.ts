@@ -24,7 +24,7 @@ export async function lookup(phone: string, flags: { from: string }, { client, o
 
 const METHODS: readonly HttpMethod[] = ['GET', 'HEAD', 'POST', 'PUT', 'PATCH', 'DELETE'];
 
-/** `request <METHOD> <path> [--data json]`: the escape hatch, through the SDK's `client.request()`. */
+/** `request <method> <path> [--data json]`: the escape hatch, through the SDK's `client.request()`. */
 export async function request(
   method: string,
   path: string,
@@ -32,7 +32,7 @@ export async function request(
   { client, out, signal }: Context,
 ): Promise<void> {
   const verb = method.toUpperCase() as HttpMethod;
-  if (!METHODS.includes(verb)) throw new UsageError(`<METHOD> must be one of ${METHODS.join(', ')}, got '${method}'`);
+  if (!METHODS.includes(verb)) throw new UsageError(`the method must be one of ${METHODS.join(', ')}, got '${method}'`);
   let body: JsonValue | undefined;
   if (flags.data !== undefined) {
     try {

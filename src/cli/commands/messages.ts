@@ -31,6 +31,16 @@ export interface SendFlags {
 /** The columns of a message log in a table. */
 const LOG_COLUMNS = ['id', 'message_type', 'delivery_status', 'status', 'sent_at', 'content'] as const;
 
+/**
+ * A log id given on the command line (`get 42`, `wait 42`).
+ *
+ * @example
+ * ```ts
+ * logIdOf('42') // 42
+ * ```
+ */
+export const logIdOf = (text: string): number => parseCount(text, 'the log id');
+
 /** A log as one line for people. */
 export const logLine = (log: MessageLog) => `message log ${log.id}: ${log.message_type}, ${log.delivery_status}`;
 
@@ -128,7 +138,7 @@ export async function follow(
 
 /** `get`: one log. */
 export async function get(idText: string, { client, out, signal }: Context): Promise<void> {
-  const log = await client.messages.get(parseCount(idText, '<log-id>'), { signal });
+  const log = await client.messages.get(logIdOf(idText), { signal });
   out.value(log, () => JSON.stringify(log, null, 2));
 }
 

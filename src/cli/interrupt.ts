@@ -1,0 +1,78 @@
+/**
+ * The signals the bin stops on, as process managers and terminals send them, and what a stop
+ * looks like to the code that sees it. Imports nothing: main.ts loads it before anything else, so
+ * its handlers are in place from the first instant.
+ */
+
+/**
+ * The signals the bin handles, with their POSIX numbers (the same on Linux and macOS): each stops
+ * a command the way Ctrl-C does, and the exit code is 128 + the number.
+ *
+ * @example
+ * ```ts
+ * 128 + STOP_SIGNALS.SIGTERM // 143
+ * ```
+ */
+export const STOP_SIGNALS = Object.freeze({ SIGHUP: 1, SIGINT: 2, SIGTERM: 15 });
+
+/** One of the signals the bin stops on. */
+export type StopSignal = keyof typeof STOP_SIGNALS;
+
+/**
+ * The reason a command's signal is aborted with when a stop signal came: which one, and the exit
+ * code the process ends with (128 + its number: 130 for Ctrl-C, 143 for SIGTERM, 129 for SIGHUP).
+ *
+ * @example
+ * ```ts
+ * if (signal.reason instanceof InterruptedError) return signal.reason.exitCode
+ * ```
+ */
+export class InterruptedError extends Error {
+  override readonly name = 'InterruptedError';
+  /** The exit code of a process stopped by this signal: 128 + its number. */
+  readonly exitCode: number;
+
+  constructor(
+    /** The signal that came. */
+    readonly signal: StopSignal,
+    options?: ErrorOptions,
+  ) {
+    super(`Interrupted (${signalLabel(signal)})`, options);
+    this.exitCode = 128 + STOP_SIGNALS[signal];
+  }
+}
+
+/** How a person knows the signal: Ctrl-C for SIGINT, its name otherwise. */
+export const signalLabel = (signal: StopSignal): string => (signal === 'SIGINT' ? 'Ctrl-C' : signal);
+
+let announcer: ((text: string) => void) | undefined;
+
+/**
+ * Says on stderr that a stop signal came, through whatever owns the bottom line of the terminal
+ * (a progress bar prints it above itself), or as a line of its own.
+ *
+ * @example
+ * ```ts
+ * announceStop('Interrupted (SIGTERM): stopping.')
+ * ```
+ */
+export function announceStop(text: string): void {
+  if (announcer) announcer(text);
+  else process.stderr.write(`\n${text}\n`);
+}
+
+/**
+ * Routes {@link announceStop} through `print` until the returned function is called: a progress
+ * bar uses it so that the line lands above the bar, not on it.
+ *
+ * @example
+ * ```ts
+ * const release = announceStopWith((text) => bar.note(text)); try { ... } finally { release() }
+ * ```
+ */
+export function announceStopWith(print: (text: string) => void): () => void {
+  announcer = print;
+  return () => {
+    if (announcer === print) announcer = undefined;
+  };
+}
