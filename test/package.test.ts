@@ -53,9 +53,10 @@ describe('the published package', () => {
     // About half is source maps (kept: stack traces map to src/*.ts), ~42 KB the Cloudflare
     // Workers build (dist/workerd, no maps) and ~60 KB the command line (dist/cli); the
     // PostgreSQL backend, the outbox and the webhook relay took it past 1.15 MB, the failover
-    // checks of Redis behind Sentinel to 1.34 MB. The bound catches accidental bundling (undici
-    // alone would add ~1.5 MB), not the growth of the SDK's own code.
-    expect(size).toBeLessThan(1_450_000);
+    // checks of Redis behind Sentinel to 1.34 MB, the command line's streamed files, signals and
+    // hints to 1.47 MB. The bound catches accidental bundling (undici alone would add ~1.5 MB),
+    // not the growth of the SDK's own code.
+    expect(size).toBeLessThan(1_550_000);
     const { stdout } = await run('tar', ['-tzf', tarball]);
     const top = new Set(
       stdout
@@ -171,7 +172,7 @@ describe('the published package', () => {
       await import('./node_modules/tenant-messaging/dist/cli/main.js');
       console.error('SEEN', before, [...new Set(seen)].sort().join(','))`;
     const { stderr, stdout } = await run(node, ['--input-type=module', '-e', script], { cwd: project });
-    expect(stderr).toMatch(/SEEN 0 cli-progress,commander,csv-parse\/sync/);
+    expect(stderr).toMatch(/SEEN 0 cli-progress,commander,csv-parse$/m);
     expect(stdout).toMatch(/^Usage: tenant-messaging/);
   });
 

@@ -5,7 +5,7 @@
  * bin knows (the command that ran, the log id, the scope the key lacks), never a placeholder. The
  * SDK's own messages, for library users, stay as they are.
  */
-import { subscribe } from 'node:diagnostics_channel';
+import { subscribe, unsubscribe } from 'node:diagnostics_channel';
 import {
   AuthenticationError,
   InternalServerError,
@@ -73,26 +73,35 @@ export function helpHint(command?: string): string {
 type FailedCall = Pick<RequestTrace, 'endpoint' | 'method' | 'urlTemplate'>;
 
 const failedCalls = new WeakMap<object, FailedCall>();
-let watching = false;
+const FAILURES = `tracing:${CHANNEL_NAMES.request}:error`;
+let watchers = 0;
+
+const onFailure = (message: unknown) => {
+  const { error, endpoint, method, urlTemplate } = message as RequestTrace;
+  if (typeof error === 'object' && error !== null) failedCalls.set(error, { endpoint, method, urlTemplate });
+};
 
 /**
- * Remembers, for each call that fails, which endpoint failed it: the SDK publishes every call's
- * failure on `tenant-messaging:request` (diagnostics_channel), and a 403's hint names the scope of
- * that endpoint (src/endpoints.ts), not of every endpoint the command may call (`send --wait`
- * sends, then reads). Idempotent: the first call subscribes, for the life of the process.
+ * Remembers, for each call that fails while a command runs, which endpoint failed it: the SDK
+ * publishes every call's failure on `tenant-messaging:request` (diagnostics_channel), and a 403's
+ * hint names the scope of that endpoint (src/endpoints.ts), not of every endpoint the command may
+ * call (`send --wait` sends, then reads). Returns the call that stops watching: a channel left
+ * subscribed would make the SDK trace every later call of the process (the CLI run in process).
  *
  * @example
  * ```ts
- * watchFailedCalls() // then explain(error).advice names the scope a 403 lacked
+ * const stop = watchFailedCalls() // then explain(error).advice names the scope a 403 lacked
+ * try { await command() } finally { stop() }
  * ```
  */
-export function watchFailedCalls(): void {
-  if (watching) return;
-  watching = true;
-  subscribe(`tracing:${CHANNEL_NAMES.request}:error`, (message) => {
-    const { error, endpoint, method, urlTemplate } = message as RequestTrace;
-    if (typeof error === 'object' && error !== null) failedCalls.set(error, { endpoint, method, urlTemplate });
-  });
+export function watchFailedCalls(): () => void {
+  if (watchers++ === 0) subscribe(FAILURES, onFailure);
+  let stopped = false;
+  return () => {
+    if (stopped) return;
+    stopped = true;
+    if (--watchers === 0) unsubscribe(FAILURES, onFailure);
+  };
 }
 
 /**

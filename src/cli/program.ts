@@ -75,7 +75,6 @@ Examples:
  * ```
  */
 export function program(signal: AbortSignal, sandbox: (args: readonly string[]) => Promise<void>): Command {
-  watchFailedCalls();
   const root = new Command('tenant-messaging')
     .description('Send, follow and check Tenant Messaging messages from a shell.')
     .option('--base-url <url>', 'the tenant URL (default: TENANT_MESSAGING_BASE_URL)')
@@ -104,11 +103,14 @@ export function program(signal: AbortSignal, sandbox: (args: readonly string[]) 
    * command and its options, for the report's words and hint (hints.ts).
    */
   const guarded = async (command: Command, action: () => Promise<void>): Promise<void> => {
+    const stopWatching = watchFailedCalls();
     try {
       await action();
     } catch (error) {
       if (signal.aborted && error === signal.reason) return;
       throw located(error, { command: command.name(), flags: command.opts(), globals: root.opts() });
+    } finally {
+      stopWatching();
     }
   };
 
