@@ -68,7 +68,10 @@ describe.runIf(runs)('a Redis store asked whether an in-flight mark may go', () 
       // loaded Node 22 run saw it): asked again until it does.
       let answer = '';
       await until(
-        async () => (answer = await replication.confirm('1', MARK, WAIT)) === 'confirmed',
+        async () => {
+          answer = await replication.confirm('1', MARK, WAIT);
+          return answer === 'confirmed';
+        },
         10_000,
         () => `confirmed by the replica, answered ${answer}`,
       );

@@ -18,13 +18,12 @@
  * (connections, memory, delivery times) are printed for the README.
  */
 import { createHash } from 'node:crypto';
-import { setFlagsFromString } from 'node:v8';
-import { runInNewContext } from 'node:vm';
 import { Redis } from 'ioredis';
 import { Webhook } from 'standardwebhooks';
 import { MessagingQueue, MessagingWorker, WebhookRelay, type WebhookRelayOptions } from 'tenant-messaging/bullmq';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { PARK_AFTER_MS } from '../../../src/bullmq/webhooks/deliveries.js';
+import { retainedHeap } from '../../helpers/heap.js';
 import { uniqueName } from '../../helpers/redis.js';
 import { startServer, type TestServer } from '../../helpers/server.js';
 import { type Fixture, fastWorker, finishedJob, runs, startFixture, text } from '../fixture.js';
@@ -71,13 +70,7 @@ const endpointsOf = (from: number, count: number, base: string) =>
 
 const mb = (bytes: number) => `${(bytes / 1_048_576).toFixed(1)} MB`;
 
-/** The heap in use once garbage is collected (V8's gc, exposed for this measure). */
-setFlagsFromString('--expose_gc');
-const collect = runInNewContext('gc') as () => void;
-const heap = () => {
-  collect();
-  return process.memoryUsage().heapUsed;
-};
+const heap = retainedHeap;
 
 const until = async (check: () => boolean, timeoutMs: number, what: () => string) => {
   const deadline = Date.now() + timeoutMs;
