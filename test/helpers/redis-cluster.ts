@@ -4,6 +4,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { promisify } from 'node:util';
 import { reservedPort, SERVER_PORTS } from './components.ts';
+import { NO_SYNC_DELAY } from './redis.ts';
 import { fillReplicationStream } from './redis-lag.ts';
 
 const run = promisify(execFile);
@@ -85,6 +86,7 @@ export async function startRedisCluster(masters = 3, options: ClusterOptions = {
         'no',
         '--dir',
         node.dir,
+        ...NO_SYNC_DELAY,
       ],
       { stdio: 'ignore' },
     );

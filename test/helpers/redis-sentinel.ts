@@ -4,6 +4,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { promisify } from 'node:util';
 import { reservedPort, SERVER_PORTS } from './components.ts';
+import { NO_SYNC_DELAY } from './redis.ts';
 import { fillReplicationStream } from './redis-lag.ts';
 
 const run = promisify(execFile);
@@ -74,6 +75,7 @@ export async function startRedisSentinel(): Promise<TestRedisSentinel> {
     'no',
     '--dir',
     mkdtempSync(join(dir, 'server-')),
+    ...NO_SYNC_DELAY,
     ...extra,
   ];
   const stop = async () => {

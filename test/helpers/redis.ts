@@ -60,6 +60,13 @@ export interface RedisSettings {
 }
 
 /**
+ * A replica's first sync starts at once: Redis 7 otherwise waits 5 s (`repl-diskless-sync-delay`)
+ * for more replicas to sync with the same snapshot, and every test or bench with a replica
+ * waited it out.
+ */
+export const NO_SYNC_DELAY = ['--repl-diskless-sync-delay', '0'];
+
+/**
  * Starts `redis-server` on a free loopback port (an append-only file by default, flushed by the
  * OS: it survives the server's SIGKILL), and waits for PING.
  */
@@ -70,7 +77,17 @@ export async function startRedis(settings: RedisSettings = {}): Promise<TestRedi
     settings.persistence === 'none'
       ? ['--save', '', '--appendonly', 'no']
       : ['--save', '', '--appendonly', 'yes', '--appendfsync', 'no'];
-  const args = ['--port', String(port), '--bind', '127.0.0.1', ...persistence, '--dir', dir, ...(settings.args ?? [])];
+  const args = [
+    '--port',
+    String(port),
+    '--bind',
+    '127.0.0.1',
+    ...persistence,
+    '--dir',
+    dir,
+    ...NO_SYNC_DELAY,
+    ...(settings.args ?? []),
+  ];
   let child: ChildProcess;
   const launch = async () => {
     child = spawn('redis-server', args, { stdio: 'ignore' });
