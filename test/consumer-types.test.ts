@@ -89,7 +89,10 @@ beforeAll(async () => {
     await mkdir(project);
     await writeFile(join(project, 'package.json'), JSON.stringify({ name: 'types-newest', private: true }));
     const wanted = [tarball, 'typescript@latest', `@types/node@${TYPES_NODE.newest}`, ...PEERS];
-    await npm(['install', ...wanted, '--no-audit', '--no-fund', '--ignore-scripts'], project);
+    const installing = () => npm(['install', ...wanted, '--no-audit', '--no-fund', '--ignore-scripts'], project);
+    // Once more after a failure: the registry is across the network (a run beside two CPU hogs
+    // saw one install fail).
+    await installing().catch(installing);
     return project;
   };
   const withTypesNode = async (newest: string, version: string): Promise<string> => {
@@ -107,7 +110,9 @@ beforeAll(async () => {
     const newest = await install();
     projects = { newest, floor: await withTypesNode(newest, TYPES_NODE.floor) };
   } catch (error) {
-    const why = error instanceof Error ? error.message.split('\n')[0] : String(error);
+    // npm's own last lines say why (the first is only the command).
+    const stderr = (error as { stderr?: unknown }).stderr;
+    const why = `${error instanceof Error ? error.message.split('\n')[0] : String(error)}${typeof stderr === 'string' ? `\n${stderr.trim().split('\n').slice(-5).join('\n')}` : ''}`;
     componentAvailable(false, `the type matrix installs typescript and @types/node from the npm registry: ${why}`);
   }
 }, 180_000);

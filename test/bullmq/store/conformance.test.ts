@@ -148,9 +148,22 @@ describe.runIf(BACKENDS.find(([name]) => name === 'postgres')?.[1] === true)('mi
       rateLimit: { requestsPerSecond: 20 },
     });
     opened.push(worker, queue);
-    const updates = queue.updates();
+    const reading = new AbortController();
+    const updates = queue.updates({ signal: reading.signal });
     const id = await queue.send({ ...text(2), content: 'through the app role' }, { id: 'app-1' });
-    for await (const update of updates) if (update.id === id && update.status === 'sent') break;
+    // Bounded: a reader that missed the send's update would wait forever (it did once, beside two
+    // CPU hogs, before a send waited for the reader's start to be known).
+    const giveUp = setTimeout(() => reading.abort(), 30_000);
+    const seen: string[] = [];
+    for await (const update of updates) {
+      seen.push(`${update.id} ${update.status}`);
+      if (update.id === id && update.status === 'sent') break;
+    }
+    clearTimeout(giveUp);
+    expect(
+      seen.at(-1),
+      `the updates seen; stored: ${f.sandbox.messages('acme').filter((log) => log.content === 'through the app role').length}`,
+    ).toBe(`${id} sent`);
     expect(f.sandbox.messages('acme').filter((log) => log.content === 'through the app role')).toHaveLength(1);
     // The role could not have run any DDL: it may create nothing, in the schema or the database.
     const { rows } = await admin.query(
