@@ -214,7 +214,15 @@ describe.runIf(available)('a Redis that restarts, forgets or stalls', () => {
     }
   }, 90_000);
 
-  it("restarted without persistence: the loss is reported (a DatastoreError to the next send, to a reader, and to the worker's logger), never silent", async () => {
+  it("restarted without persistence: the loss is reported (a DatastoreError to the next send, to a reader, and to the worker's logger), never silent", async ({
+    onTestFailed,
+  }) => {
+    // Which step a run that timed out was at (once beside two CPU hogs, with no other sign).
+    let step = 'starting Redis';
+    const at = (next: string) => {
+      step = `${next} (${Math.round(performance.now())} ms)`;
+    };
+    onTestFailed(() => console.error(`restarted without persistence: stopped at ${step}`));
     const server = await redis({ persistence: 'none' });
     const name = uniqueName('forgets');
     const queue = new MessagingQueue({ connection: server.connection, name, allowUnsafeDatastore: true });
@@ -230,30 +238,39 @@ describe.runIf(available)('a Redis that restarts, forgets or stalls', () => {
       }
     })();
     try {
+      at('w.ready()');
       await w.ready();
+      at('the first send');
       await queue.send({ ...text(1), content: `${name} before` }, { id: 'before' });
       await until(
         () => storedCounts([`${name} before`])[0] === 1,
         10_000,
         () => 'the first send',
       );
+      at('w.close()');
       await w.close(); // nobody sends now: what is enqueued next stays waiting, and is lost by the restart
       const waiting = Array.from({ length: 20 }, (_, i) => `${name} waiting ${i}`);
+      at('sendMany');
       await queue.sendMany(waiting.map((content, i) => ({ params: { ...text(i), content }, id: `w-${i}` })));
       expect((await queue.counts()).waiting).toBe(20);
       const w2 = worker(server, name, { allowUnsafeDatastore: true, logger });
+      at('w2.close()');
       await w2.close(); // a worker that saw the queue before the loss, then went away
       const w3 = worker(server, name, { allowUnsafeDatastore: true, logger });
+      at('w3.ready()');
       await w3.ready();
+      at('server.restart()');
       await server.restart();
       await new Promise((resolve) => setTimeout(resolve, 1_500));
 
+      at('the send after the loss');
       const lost = await queue.send({ ...text(2), content: `${name} after` }, { id: 'after' }).catch((e: unknown) => e);
       expect(lost).toBeInstanceOf(DatastoreError);
       expect(lost).toMatchObject({ reason: 'forgot' });
       expect((lost as DatastoreError).since).toBeInstanceOf(Date);
       expect((lost as Error).message).toMatch(/enqueue them again with the same ids[\s\S]*This call did nothing/);
       // Reported once: the queue carries on with a new marker, and the send tried again is stored and sent.
+      at('the send tried again');
       await queue.send({ ...text(2), content: `${name} after` }, { id: 'after' });
       await until(
         () => storedCounts([`${name} after`])[0] === 1,
@@ -272,8 +289,10 @@ describe.runIf(available)('a Redis that restarts, forgets or stalls', () => {
         5_000,
         () => JSON.stringify(lines),
       );
+      at('w3.close()');
       await w3.close();
     } finally {
+      at('closing');
       await w.close();
       await queue.close();
     }
