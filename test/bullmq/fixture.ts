@@ -190,6 +190,26 @@ export async function finishedJob(raw: Queue, id: string, timeoutMs = 5_000) {
   }
 }
 
+/** One line a `recorder()` logger kept: its level, message and fields, and when (ms since the recorder was made). */
+export interface RecordedLine {
+  readonly level: string;
+  readonly message: string;
+  readonly fields?: Record<string, unknown>;
+  readonly at: number;
+}
+
+/** A logger that keeps its lines, for a test to read (and print when it fails). */
+export function recorder() {
+  const made = Date.now();
+  const lines: RecordedLine[] = [];
+  const at = (level: string) => (message: string, fields?: Record<string, unknown>) =>
+    lines.push({ level, message, at: Date.now() - made, ...(fields ? { fields } : {}) });
+  return { lines, logger: { debug: at('debug'), info: at('info'), warn: at('warn'), error: at('error') } };
+}
+
+/** The error lines a recorder kept. */
+export const errorLines = (lines: readonly RecordedLine[]) => lines.filter((line) => line.level === 'error');
+
 /** Waits until `check` holds (polled every 50 ms), or throws after `timeoutMs` saying `what()`. */
 export async function until(
   check: () => boolean | Promise<boolean>,

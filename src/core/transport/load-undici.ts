@@ -62,8 +62,40 @@ async function loadWhole(): Promise<UndiciParts> {
  * `fetch` option, never pays for it): on Node without a proxy, only its Agent; otherwise the
  * whole module.
  */
-export async function loadUndici(proxied: boolean): Promise<UndiciParts> {
+async function loadUndici(proxied: boolean): Promise<UndiciParts> {
   return (!proxied && isNode() && (await loadAgentOnly())) || loadWhole();
+}
+
+/** undici as loaded, and whether it can carry the SDK's exchanges (hasDispatcher). */
+export interface LoadedUndici {
+  readonly undici: UndiciParts;
+  readonly dispatchable: boolean;
+}
+
+/** Loaded undici for clients with a proxy (true) and without (false); loads still under way. */
+const loaded = new Map<boolean, LoadedUndici>();
+const loading = new Map<boolean, Promise<LoadedUndici>>();
+
+/**
+ * undici for a client with or without a proxy: the loaded one itself once it is loaded (so a
+ * request then waits for nothing), else the one load under way, shared by the calls that come
+ * meanwhile. A failed load is tried again by the next call.
+ */
+export function undiciFor(proxied: boolean): LoadedUndici | Promise<LoadedUndici> {
+  const ready = loaded.get(proxied);
+  if (ready) return ready;
+  let load = loading.get(proxied);
+  if (!load) {
+    load = loadUndici(proxied).then((undici) => {
+      const entry = { undici, dispatchable: hasDispatcher(undici) };
+      loaded.set(proxied, entry);
+      return entry;
+    });
+    loading.set(proxied, load);
+    const done = () => loading.delete(proxied);
+    load.then(done, done);
+  }
+  return load;
 }
 
 /**
@@ -72,7 +104,7 @@ export async function loadUndici(proxied: boolean): Promise<UndiciParts> {
  * Decided by what the Agent offers, not by the runtime's name, so a runtime that gains a real
  * dispatcher gets the undici path without a change here.
  */
-export function hasDispatcher({ Agent }: { readonly Agent?: unknown }): boolean {
+function hasDispatcher({ Agent }: { readonly Agent?: unknown }): boolean {
   const agent = (Agent as { prototype?: Partial<Dispatcher> } | undefined)?.prototype;
   return typeof agent?.dispatch === 'function' && typeof agent.close === 'function';
 }

@@ -4,7 +4,7 @@ import type { ProxyConfig } from '../../internal/proxy.js';
 import { ConnectionGates, type GateWaiter } from './connection-gate.js';
 import { Deadline } from './deadline.js';
 import { FetchTransport } from './fetch-transport.js';
-import { hasDispatcher, loadUndici, type UndiciParts } from './load-undici.js';
+import { type UndiciParts, undiciFor } from './load-undici.js';
 import { ProxiedExchangeError, proxyRoute } from './proxy.js';
 import {
   BodyTooLargeError,
@@ -15,11 +15,6 @@ import {
 } from './transport.js';
 import { dispatchExchange, Exchange } from './undici-exchange.js';
 import { reportWrittenLeases } from './write-leases.js';
-
-/** undici as loaded for clients with a proxy (true) and without (false): once per process each. */
-const loaded = new Map<boolean, Promise<UndiciParts>>();
-/** Whether that undici can dispatch (hasDispatcher), decided once it is loaded. */
-const dispatchable = new WeakMap<UndiciParts, boolean>();
 
 /** Sockets the client's own Agent keeps per origin; more concurrent calls queue for a free one. */
 export const MAX_CONNECTIONS = 16;
@@ -66,15 +61,10 @@ export class UndiciTransport implements Transport {
 
   async send(req: TransportRequest): Promise<TransportResponse> {
     const proxied = this.#proxy !== undefined;
-    let load = loaded.get(proxied);
-    if (load === undefined) {
-      load = loadUndici(proxied);
-      loaded.set(proxied, load);
-      load.catch(() => loaded.delete(proxied)); // a failed load is tried again by the next call
-    }
-    const undici = await load;
-    if (!dispatchable.has(undici)) dispatchable.set(undici, hasDispatcher(undici));
-    if (!this.#dispatcher && !dispatchable.get(undici)) return this.#fetchTransport().send(req);
+    // Loaded once per process: every later call takes it without waiting (no await on the hot path).
+    const loaded = undiciFor(proxied);
+    const { undici, dispatchable } = loaded instanceof Promise ? await loaded : loaded;
+    if (!this.#dispatcher && !dispatchable) return this.#fetchTransport().send(req);
     let own: OwnPool | undefined;
     let dispatcher: Dispatcher;
     if (this.#dispatcher) dispatcher = this.#dispatcher;

@@ -9,7 +9,7 @@ import { DatastoreError, MessagingQueue, MessagingWorker } from 'tenant-messagin
 import { type RunningSandbox, startSandbox } from 'tenant-messaging/sandbox';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { type RedisSettings, redisAvailable, startRedis, type TestRedis, uniqueName } from '../../helpers/redis.js';
-import { text, until } from '../fixture.js';
+import { recorder, text, until } from '../fixture.js';
 
 const available = redisAvailable();
 let sandbox: RunningSandbox<'acme' | 'globex'>;
@@ -31,14 +31,6 @@ async function redis(settings: RedisSettings = {}): Promise<TestRedis> {
   const server = await startRedis(settings);
   servers.push(server);
   return server;
-}
-
-/** A logger that keeps its lines. */
-function recorder() {
-  const lines: { level: string; message: string; fields?: Record<string, unknown> }[] = [];
-  const at = (level: string) => (message: string, fields?: Record<string, unknown>) =>
-    lines.push({ level, message, ...(fields ? { fields } : {}) });
-  return { lines, logger: { debug: at('debug'), info: at('info'), warn: at('warn'), error: at('error') } };
 }
 
 /** How many logs the sandbox stored per content, for the given contents. */

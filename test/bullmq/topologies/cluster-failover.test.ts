@@ -13,7 +13,7 @@ import { type RunningSandbox, startSandbox } from 'tenant-messaging/sandbox';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { redisAvailable, uniqueName } from '../../helpers/redis.js';
 import { startRedisCluster, type TestRedisCluster } from '../../helpers/redis-cluster.js';
-import { text, until } from '../fixture.js';
+import { errorLines, recorder, text, until } from '../fixture.js';
 import { holds, sendLedger } from './lagging-failover.js';
 
 const available = redisAvailable();
@@ -99,20 +99,8 @@ describe.runIf(available)('a Redis Cluster with replicas, the master of the queu
   it('a failover to a lagging replica: none sent twice, every rolled-back enqueue reported by id', async () => {
     const name = uniqueName('cluster-failover');
     const prefix = '{failover}';
-    const errors: string[] = [];
     const t0 = Date.now();
-    const lines: string[] = [];
-    const note = (level: string) => (line: string, fields?: unknown) =>
-      lines.push(`${Date.now() - t0} ${level} ${line} ${JSON.stringify(fields ?? {})}`);
-    const logger = {
-      debug() {},
-      info: note('info'),
-      warn: note('warn'),
-      error: (line: string, fields?: unknown) => {
-        errors.push(line);
-        note('error')(line, fields);
-      },
-    };
+    const { lines, logger } = recorder();
     const queue = new MessagingQueue({ connection: connect(), name, prefix, logger });
     const options = {
       name,
@@ -158,7 +146,7 @@ describe.runIf(available)('a Redis Cluster with replicas, the master of the queu
       const lost = await ledger.rolledBack(await cluster.masterPort(prefix), (id) => `${prefix}:${name}:${id}`, {
         readOnly: true,
       });
-      await ledger.expectReported(lost, errors);
+      await ledger.expectReported(lost, lines);
       for (const id of ledger.reported) await ledger.send(id);
       const contents = ledger.contents();
       // Each sent, or (a mark the promoted replica holds, its give-back rolled back) reconciled:
@@ -191,7 +179,9 @@ describe.runIf(available)('a Redis Cluster with replicas, the master of the queu
           );
         }
         console.log(`DIAG reader: ${readerEnd}; unknown seen: ${[...unknown].join(',')}`);
-        console.log('DIAG lines\n' + lines.join('\n'));
+        console.log(
+          `DIAG lines\n${lines.map((line) => `${line.at} ${line.level} ${line.message} ${JSON.stringify(line.fields ?? {})}`).join('\n')}`,
+        );
         throw error;
       }
       const recoveredMs = Date.now() - struck;
@@ -210,7 +200,7 @@ describe.runIf(available)('a Redis Cluster with replicas, the master of the queu
         'an unknown one was sent',
       ).toEqual([]);
       console.log(
-        `cluster failover, replica lagging: ${counts.filter((n) => n > 0).length} sent, ${unknown.size} unknown (not sent, reported), ${counts.filter((n) => n > 1).length} twice, ${lost.length} enqueues rolled back, ${ledger.reported.size} reported by id (and sent once re-enqueued), busiest second ${busiest} of 20; the Cluster promoted the replica ${failoverMs} ms after the kill, all sent ${recoveredMs} ms after it; ${errors.length} error lines logged`,
+        `cluster failover, replica lagging: ${counts.filter((n) => n > 0).length} sent, ${unknown.size} unknown (not sent, reported), ${counts.filter((n) => n > 1).length} twice, ${lost.length} enqueues rolled back, ${ledger.reported.size} reported by id (and sent once re-enqueued), busiest second ${busiest} of 20; the Cluster promoted the replica ${failoverMs} ms after the kill, all sent ${recoveredMs} ms after it; ${errorLines(lines).length} error lines logged`,
       );
     } finally {
       reader.abort();

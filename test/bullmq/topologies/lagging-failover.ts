@@ -6,7 +6,7 @@
 import { Redis } from 'ioredis';
 import { DatastoreError, type MessagingQueue } from 'tenant-messaging/bullmq';
 import { expect } from 'vitest';
-import { text, until } from '../fixture.js';
+import { errorLines, type RecordedLine, text, until } from '../fixture.js';
 
 /** Whether the server on `port` holds each key, asked directly (`readOnly`: a Cluster replica answers for itself). */
 export async function holds(port: number, keys: string[], options: { readOnly?: boolean } = {}): Promise<boolean[]> {
@@ -77,9 +77,9 @@ export function sendLedger(queue: MessagingQueue, name: string) {
     },
     /**
      * Expects the rollback to have lost some enqueues (`lost`), every one of them reported to the
-     * next call (counts() checks as send() does) and no other, and logged (`errors`).
+     * next call (counts() checks as send() does) and no other, and logged (`lines`, a recorder's).
      */
-    async expectReported(lost: string[], errors: string[]): Promise<void> {
+    async expectReported(lost: string[], lines: readonly RecordedLine[]): Promise<void> {
       expect(lost.length, 'the lag rolled back some enqueues').toBeGreaterThan(0);
       for (let i = 45; i < 50; i++) await send(`s-${i}`);
       await until(
@@ -91,7 +91,7 @@ export function sendLedger(queue: MessagingQueue, name: string) {
         () => `reported ${[...reported].join(',')} of lost ${lost.join(',')}`,
       );
       expect([...reported].sort(), 'reported: exactly the lost').toEqual([...lost].sort());
-      expect(errors.some((line) => /rolled back enqueued sends/.test(line))).toBe(true);
+      expect(errorLines(lines).some((line) => /rolled back enqueued sends/.test(line.message))).toBe(true);
     },
   };
 }

@@ -14,7 +14,7 @@ import { type RunningSandbox, startSandbox } from 'tenant-messaging/sandbox';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { redisAvailable, uniqueName } from '../../helpers/redis.js';
 import { startRedisSentinel, type TestRedisSentinel } from '../../helpers/redis-sentinel.js';
-import { text, until } from '../fixture.js';
+import { errorLines, recorder, text, until } from '../fixture.js';
 import { holds, sendLedger } from './lagging-failover.js';
 
 const available = redisAvailable();
@@ -80,8 +80,7 @@ describe.runIf(available)('the fleet behind Sentinel', () => {
 
   it('a failover with a lagging replica: none sent twice, every rolled-back enqueue reported by id, the limit held, the reader carries on', async () => {
     const name = uniqueName('sentinel');
-    const errors: string[] = [];
-    const logger = { debug() {}, info() {}, warn() {}, error: (line: string) => errors.push(line) };
+    const { lines, logger } = recorder();
     const queue = new MessagingQueue({ connection: redis.connection, name, logger });
     // Another process's reader: it enqueued nothing, so it has nothing rolled back to hear of.
     const readerQueue = new MessagingQueue({ connection: redis.connection, name });
@@ -116,7 +115,7 @@ describe.runIf(available)('the fleet behind Sentinel', () => {
         () => redis.failover({ afterKill: () => redis.resume(replica) }),
       );
       const lost = await ledger.rolledBack(await redis.primaryPort(), (id) => `bull:${name}:${id}`);
-      await ledger.expectReported(lost, errors);
+      await ledger.expectReported(lost, lines);
       for (const id of ledger.reported) await ledger.send(id);
       const contents = ledger.contents();
       await until(
@@ -141,7 +140,7 @@ describe.runIf(available)('the fleet behind Sentinel', () => {
       reader.abort();
       await reading; // ended by the signal, never by the failover
       console.log(
-        `sentinel failover, replica lagging: ${contents.length} sent, ${counts.filter((n) => n > 1).length} twice, ${lost.length} enqueues rolled back, ${ledger.reported.size} reported by id (and sent once re-enqueued), busiest second ${busiest} of 20; the sentinels promoted the replica ${failoverMs} ms after the kill, all sent ${recoveredMs} ms after it; ${errors.length} error lines logged`,
+        `sentinel failover, replica lagging: ${contents.length} sent, ${counts.filter((n) => n > 1).length} twice, ${lost.length} enqueues rolled back, ${ledger.reported.size} reported by id (and sent once re-enqueued), busiest second ${busiest} of 20; the sentinels promoted the replica ${failoverMs} ms after the kill, all sent ${recoveredMs} ms after it; ${errorLines(lines).length} error lines logged`,
       );
     } finally {
       reader.abort();

@@ -124,10 +124,9 @@ const TRANSIENT =
   /Connection is closed|LOADING|READONLY|MASTERDOWN|CLUSTERDOWN|TRYAGAIN|\bMOVED \d|\bASK \d|All sentinels are unreachable|Too many Cluster redirections|Failed to refresh slots cache|None of startup nodes is available/;
 
 function isTransient(error: unknown): boolean {
-  const { code, message, name } = (error ?? {}) as { code?: unknown; message?: unknown; name?: unknown };
+  const { code, message } = (error ?? {}) as { code?: unknown; message?: unknown };
   return (
     (typeof code === 'string' && ['ECONNRESET', 'ECONNREFUSED', 'EPIPE', 'ETIMEDOUT', 'EHOSTUNREACH'].includes(code)) ||
-    name === 'ClusterAllFailedError' ||
     TRANSIENT.test(String(message))
   );
 }
