@@ -4,11 +4,13 @@
  */
 import { DEFAULT_RETRY_POLICY } from './core/call/retry.js';
 import type { PollScheduler } from './core/polling/poll-scheduler.js';
-import { RateGate } from './core/rate/rate-gate.js';
+import { Lanes } from './core/rate/lanes.js';
+import { RateGate, realClock } from './core/rate/rate-gate.js';
 import { createDefaultTransport } from './core/transport/default-transport.js';
 import { FetchTransport } from './core/transport/fetch-transport.js';
 import type { Transport } from './core/transport/transport.js';
 import type { ClientConfig } from './internal/client-config.js';
+import { loadPhoneTools } from './internal/phone.js';
 import type { ClientOptions } from './types/options.js';
 
 /** The stateful parts of a client: what its calls share, and what `withOptions` may hand on. */
@@ -18,6 +20,8 @@ export interface ClientParts {
   readonly scheduler: { current?: PollScheduler };
   /** Every request of the client passes it. */
   readonly rateGate: RateGate;
+  /** Every send passes them first, when `rateLimit.perSender` or `perRecipient` is set. */
+  readonly lanes: Lanes | undefined;
 }
 
 /** A client's parts, and whether the connection pool is its own (false: its parent's, from `withOptions`). */
@@ -57,6 +61,7 @@ export function clientParts(options: unknown, config: ClientConfig): OwnParts {
         adaptive: rateLimit.adaptive,
         maxPauseMs: DEFAULT_RETRY_POLICY.maxRetryAfterMs,
       }),
+    lanes: inherited?.lanes ?? lanesOf(rateLimit),
   };
 }
 
@@ -80,8 +85,17 @@ export function derivedOptions(
           transport: parts.transport,
           scheduler: tenantChanges || changes('polling') ? undefined : parts.scheduler,
           rateGate: tenantChanges || changes('rateLimit') ? undefined : parts.rateGate,
+          lanes: tenantChanges || changes('rateLimit') ? undefined : parts.lanes,
         };
   return { ...options, ...changed, ...(inherited ? { [INHERIT]: inherited } : {}) };
+}
+
+/** The lanes `rateLimit` asks for, if any. */
+function lanesOf({ perSender, perRecipient }: ClientConfig['rateLimit']): Lanes | undefined {
+  if (perSender === undefined && perRecipient === undefined) return undefined;
+  // Loaded now, off the first send's path; a failed load fails the sends that need it, not this.
+  if (perRecipient !== undefined) loadPhoneTools().catch(() => undefined);
+  return new Lanes({ perSender, perRecipient }, realClock);
 }
 
 /** What `withOptions` handed over, if anything; a caller's hostile object is left for the option checks. */

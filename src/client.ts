@@ -84,7 +84,13 @@ export class MessagingClient {
     const parts = clientParts(options, config);
     this.#parts = parts;
     const serverAddress = config.origin ? new URL(config.origin).host : '';
-    this.#executor = new Executor({ ...config, serverAddress, transport: parts.transport, rateGate: parts.rateGate });
+    this.#executor = new Executor({
+      ...config,
+      serverAddress,
+      transport: parts.transport,
+      rateGate: parts.rateGate,
+      lanes: parts.lanes,
+    });
     this.messages = new Messages(this.#executor);
     this.contacts = new Contacts(this.#executor);
     this.senderNumbers = new SenderNumbers(this.#executor);

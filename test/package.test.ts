@@ -295,6 +295,7 @@ describe('the published package', () => {
       'csv-parse',
       'form-data-encoder',
       'formdata-node',
+      'libphonenumber-js',
       'p-retry',
       'undici',
     ]);

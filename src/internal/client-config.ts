@@ -33,6 +33,8 @@ const CLIENT_OPTIONS: KnownKeys<ClientOptions> = {
 const RATE_LIMIT_OPTIONS: KnownKeys<NonNullable<ClientOptions['rateLimit']>> = {
   requestsPerSecond: true,
   adaptive: true,
+  perSender: true,
+  perRecipient: true,
 };
 
 const POLLING_OPTIONS: KnownKeys<NonNullable<ClientOptions['polling']>> = { maxConcurrent: true, maxPerSecond: true };
@@ -48,7 +50,14 @@ export interface ClientConfig {
   readonly log: Log;
   readonly polling: { maxConcurrent: number; maxPerSecond: number };
   /** The checked `rateLimit` option, defaults applied. */
-  readonly rateLimit: { readonly requestsPerSecond: number | undefined; readonly adaptive: boolean };
+  readonly rateLimit: {
+    readonly requestsPerSecond: number | undefined;
+    readonly adaptive: boolean;
+    /** Sends per sliding second per sender, when given. */
+    readonly perSender: number | undefined;
+    /** Ms between two sends to one recipient, when given. */
+    readonly perRecipient: number | undefined;
+  };
   /** The checked `proxy` option (with `'env'`, the variables as read now), for the undici transport. */
   readonly proxy: ProxyConfig | undefined;
   /** The options as read (an own-property copy of the caller's object). */
@@ -153,12 +162,36 @@ export function resolveClientConfig(given: unknown, env: NodeJS.ProcessEnv): Cli
 function checkRateLimit(given: unknown, issues: Issue[]): ClientConfig['rateLimit'] {
   const fields = given === undefined ? {} : readFields(given, WHAT, '{ rateLimit: { requestsPerSecond: 20 } }');
   checkKnownKeys(fields, RATE_LIMIT_OPTIONS, ' of rateLimit', issues);
-  const { requestsPerSecond, adaptive = true } = fields as NonNullable<ClientOptions['rateLimit']>;
+  const {
+    requestsPerSecond,
+    adaptive = true,
+    perSender,
+    perRecipient,
+  } = fields as NonNullable<ClientOptions['rateLimit']>;
   check.positiveNumber(requestsPerSecond, 'rateLimit.requestsPerSecond', issues);
   if (typeof adaptive !== 'boolean') {
     issues.push({ path: 'rateLimit.adaptive', message: `must be true or false, got ${describeValue(adaptive)}` });
   }
-  return { requestsPerSecond, adaptive: adaptive !== false };
+  const lane = (value: unknown, name: string, key: string, example: string) => {
+    if (value === undefined) return undefined;
+    const lane = readFields(value, WHAT, `{ rateLimit: { ${name}: ${example} } }`);
+    checkKnownKeys(lane, { [key]: true }, ` of rateLimit.${name}`, issues);
+    if (lane[key] === undefined) {
+      issues.push({ path: `rateLimit.${name}.${key}`, message: `is required, e.g. { ${name}: ${example} }` });
+      return undefined;
+    }
+    return lane[key];
+  };
+  const perSenderRate = lane(perSender, 'perSender', 'requestsPerSecond', '{ requestsPerSecond: 10 }');
+  check.positiveNumber(perSenderRate, 'rateLimit.perSender.requestsPerSecond', issues);
+  const minInterval = lane(perRecipient, 'perRecipient', 'minInterval', '{ minInterval: 1000 }');
+  check.positiveInteger(minInterval, 'rateLimit.perRecipient.minInterval', issues);
+  return {
+    requestsPerSecond,
+    adaptive: adaptive !== false,
+    perSender: perSenderRate as number | undefined,
+    perRecipient: minInterval as number | undefined,
+  };
 }
 
 function checkBaseUrl(

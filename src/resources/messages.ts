@@ -2,7 +2,7 @@ import { ReadStream } from 'node:fs';
 import { reconcileSend } from '../core/bulk/reconcile.js';
 import { sendMany } from '../core/bulk/send-many.js';
 import { mayHaveBeenProcessed } from '../core/call/classify.js';
-import type { ApiResult, RequestBody } from '../core/call/executor.js';
+import type { ApiResult, RequestBody, SendLanes } from '../core/call/executor.js';
 import { openList, parseData } from '../core/call/parse.js';
 import { mediaLabel } from '../core/media/media-label.js';
 import { watchMediaSource } from '../core/media/media-source.js';
@@ -24,6 +24,7 @@ import type { ListQuery } from '../types/query.js';
 import type { APIPromise } from '../types/response.js';
 import type { SendMessageParams, SentParams } from '../types/send.js';
 import { APIResource } from './resource.js';
+import { sendLanesOf } from './send-lanes.js';
 
 /** `client.messages`: send messages and read their logs. */
 export class Messages extends APIResource {
@@ -44,13 +45,20 @@ export class Messages extends APIResource {
    * ```
    */
   send(params: SendMessageParams, options?: SendOptions): APIPromise<MessageLog> {
+    return this.#send(params, options, undefined);
+  }
+
+  /** `send`; `onPassed` is told when the send has passed its lanes (sendMany's accounting). */
+  #send(params: SendMessageParams, options: SendOptions | undefined, onPassed: (() => void) | undefined) {
     let schemas: Schemas;
     let sent: { checked: SendMessageParams; startedAt: number } | undefined;
+    const { lanes } = this.executor;
     const build = (loaded: Schemas, fields: Record<string, unknown>, startedAt: number) => {
       schemas = loaded;
       const checked = checkSendParams(fields, loaded.sendMessageParamsSchema);
       sent = { checked, startedAt };
-      return requestOf(checked);
+      const request = requestOf(checked);
+      return lanes ? withLanes(request, sendLanesOf(checked, lanes, onPassed)) : request;
     };
     // Synchronous for a text send once the schemas are loaded (the usual case): no promise to
     // wait for before the request goes out. The first send, and a media send, wait.
@@ -142,7 +150,12 @@ export class Messages extends APIResource {
     const reconcile = settings.reconcile
       ? (params: SentParams, since: Date, claimed: ReadonlySet<number>) => this.#reconcile(params, { since }, claimed)
       : undefined;
-    return sendMany(source, settings, { send: (params) => this.send(params), reconcile });
+    const paced = this.executor.lanes !== undefined;
+    return sendMany(source, settings, {
+      send: (params, onPassed) => this.#send(params, undefined, onPassed),
+      reconcile,
+      paced,
+    });
   }
 
   /**
@@ -243,6 +256,15 @@ function requestOf(params: SendMessageParams): { body: RequestBody } | Promise<{
   return import('../core/media/media-part.js').then(async ({ mediaSendBody }) => ({
     body: await mediaSendBody(params),
   }));
+}
+
+/** A send's request with its lanes, synchronous when both are. */
+function withLanes(
+  request: { body: RequestBody } | Promise<{ body: RequestBody }>,
+  lanes: SendLanes | Promise<SendLanes>,
+): { body: RequestBody; lanes: SendLanes } | Promise<{ body: RequestBody; lanes: SendLanes }> {
+  if (!(request instanceof Promise) && !(lanes instanceof Promise)) return { ...request, lanes };
+  return Promise.all([request, lanes]).then(([made, keys]) => ({ ...made, lanes: keys }));
 }
 
 /**

@@ -143,6 +143,62 @@ export interface RateLimitOptions {
    * @default true
    */
   adaptive?: boolean | undefined;
+  /**
+   * Per-sender lanes: at most `requestsPerSecond` sends of one sender (`sender_phone` or
+   * `sender_number_id`, as given) in any sliding second at the service. A send waiting for its
+   * sender's lane never delays sends of other senders. Only sends count; reads do not.
+   * @default undefined (no per-sender lane)
+   * @example
+   * ```ts
+   * new MessagingClient({ rateLimit: { perSender: { requestsPerSecond: 80 } } }) // WhatsApp Cloud API's default
+   * ```
+   */
+  perSender?: PerSenderLimit | undefined;
+  /**
+   * Per-recipient pacing: two sends to one recipient arrive at least `minInterval` ms apart. The
+   * recipient is `to_phone` in its canonical E.164 form (libphonenumber-js, loaded only with this
+   * option), so `+1 (555) 123-0001` and `+15551230001` are one person; the wire keeps what you gave.
+   * A send waiting for its recipient never delays sends to others.
+   * @default undefined (no per-recipient pacing)
+   * @example
+   * ```ts
+   * new MessagingClient({ rateLimit: { perRecipient: { minInterval: 6_000 } } }) // one message per 6 s per person
+   * ```
+   */
+  perRecipient?: PerRecipientLimit | undefined;
+}
+
+/**
+ * A per-sender lane: sends per sliding second for each sender.
+ *
+ * @example
+ * ```ts
+ * const perSender: PerSenderLimit = { requestsPerSecond: 10 }
+ * ```
+ */
+export interface PerSenderLimit {
+  /**
+   * Sends per sliding second for one sender: a positive, finite number (0.5 = one every 2 s).
+   * @default none: required
+   */
+  requestsPerSecond: number;
+}
+
+/**
+ * Per-recipient pacing: the shortest gap between two sends to one recipient.
+ *
+ * @example
+ * ```ts
+ * const perRecipient: PerRecipientLimit = { minInterval: 1_000 }
+ * ```
+ */
+export interface PerRecipientLimit {
+  /**
+   * Ms between two sends to one recipient, measured where the service sees them: from the answer
+   * of one to the start of the next. An integer >= 1.
+   * @default none: required
+   */
+  minInterval: number;
 }
 
 /**

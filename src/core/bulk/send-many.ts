@@ -8,7 +8,10 @@ import type { SendMessageParams, SentParams } from '../../types/send.js';
 
 /** What `sendMany` needs from the client. */
 export interface SendManyDeps {
-  readonly send: (params: SendMessageParams) => Promise<MessageLog>;
+  /** Sends one item; `onPassed` is told once it has passed its lanes (when `paced`). */
+  readonly send: (params: SendMessageParams, onPassed: (() => void) | undefined) => Promise<MessageLog>;
+  /** Whether sends wait in per-sender or per-recipient lanes (the client's `rateLimit`). */
+  readonly paced?: boolean | undefined;
   /** Undefined when reconciling is off. `claimed`: log ids other results of this batch own. */
   readonly reconcile:
     | ((params: SentParams, since: Date, claimed: ReadonlySet<number>) => Promise<ReconcileResult>)
@@ -23,6 +26,13 @@ type Source = Iterable<SendMessageParams> | AsyncIterable<SendMessageParams>;
  * longer be mistaken for another item's log: forgetting it keeps a long campaign in flat memory.
  */
 const CLAIM_MS = 15 * 60_000;
+
+/**
+ * Sends that may wait in their lanes at once, besides the `concurrency` past them: enough that a
+ * run of sends to one busy recipient never holds back the rest, bounded so that a source is never
+ * read far ahead of what is being sent.
+ */
+export const MAX_LANE_WAITING = 10_000;
 
 /**
  * Sends every item of `source`, `concurrency` at a time, yielding each result as it completes.
@@ -58,8 +68,25 @@ export async function* sendMany(
     }
   };
   const reconcile = deps.reconcile;
+  // With lanes, a send waiting for its sender's or recipient's turn takes no `concurrency` slot:
+  // the others go ahead (no head-of-line blocking), up to MAX_LANE_WAITING waiting at once.
+  let laneWaiting = 0;
+  const send = deps.paced
+    ? (params: SendMessageParams) => {
+        laneWaiting++;
+        let waiting = true;
+        const passed = () => {
+          if (!waiting) return;
+          waiting = false;
+          laneWaiting--;
+          notify();
+        };
+        return deps.send(params, passed).finally(passed);
+      }
+    : (params: SendMessageParams) => deps.send(params, undefined);
+  const slotFree = () => inFlight.size - laneWaiting < concurrency && laneWaiting < MAX_LANE_WAITING;
   const itemDeps = {
-    send: deps.send,
+    send,
     reconcile: reconcile && ((params: SentParams, since: Date) => reconcile(params, since, new Set(claimed.keys()))),
   };
   type Pulled = { readonly item: SendMessageParams } | { readonly done: true } | { readonly error: unknown };
@@ -128,7 +155,7 @@ export async function* sendMany(
         yield result;
         continue;
       }
-      if (reading && !pulling && inFlight.size < concurrency) {
+      if (reading && !pulling && slotFree()) {
         pull();
         continue;
       }
@@ -154,7 +181,7 @@ async function sendOne(
   index: number,
   params: SendMessageParams,
   deps: {
-    send: SendManyDeps['send'];
+    send: (params: SendMessageParams) => Promise<MessageLog>;
     reconcile: ((params: SentParams, since: Date) => Promise<ReconcileResult>) | undefined;
   },
 ): Promise<SendResult> {

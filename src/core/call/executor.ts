@@ -12,6 +12,7 @@ import type { RequestOptions, SendOptions } from '../../types/options.js';
 import type { ListQuery } from '../../types/query.js';
 import type { APIPromise } from '../../types/response.js';
 import { channels, publishRetry, requestChannel, requestTraced } from '../channels.js';
+import type { LaneKeys, Lanes, LaneTicket } from '../rate/lanes.js';
 import type { RateGate } from '../rate/rate-gate.js';
 import type { Transport } from '../transport/transport.js';
 import { apiPromise, type CallRecord, newCallRecord } from './api-promise.js';
@@ -41,13 +42,22 @@ export type CallRequest<Name extends EndpointName> = (PathParams<Name> extends u
   : { readonly params: PathParams<Name> }) & {
   readonly query?: ListQuery | undefined;
   readonly body?: RequestBody | undefined;
+  /** A send's sender and recipient lanes (only with `rateLimit.perSender`/`perRecipient`). */
+  readonly lanes?: SendLanes | undefined;
 };
+
+/** The lanes a send passes, and who to tell once it has passed them (`sendMany`'s accounting). */
+export interface SendLanes {
+  readonly keys: LaneKeys;
+  readonly onPassed?: (() => void) | undefined;
+}
 
 /** What any route is called with: its path ids (checked by the route), query and body. */
 export interface AnyCallRequest {
   readonly params?: Readonly<Record<string, unknown>> | undefined;
   readonly query?: ListQuery | undefined;
   readonly body?: RequestBody | undefined;
+  readonly lanes?: SendLanes | undefined;
 }
 
 /**
@@ -74,6 +84,8 @@ export interface ExecutorConfig {
   readonly log: Log;
   /** The client-wide rate gate every attempt passes (shared with `withOptions` children). */
   readonly rateGate: RateGate;
+  /** The per-sender and per-recipient lanes every send attempt passes first, when configured. */
+  readonly lanes: Lanes | undefined;
 }
 
 /** One call, resolved: everything each attempt needs. */
@@ -88,6 +100,7 @@ interface Exchange {
   readonly onUploadProgress: CallOptions['onUploadProgress'];
   readonly record: CallRecord;
   readonly maxRetries: number;
+  readonly lanes: SendLanes | undefined;
 }
 
 /**
@@ -101,8 +114,12 @@ export class Executor {
   /** The headers of a JSON call without per-call headers, built once: the hot path copies nothing. */
   readonly #jsonHeaders: Readonly<Record<string, string>>;
 
+  /** The client's lanes, when `rateLimit.perSender` or `perRecipient` is set: a send then names its own. */
+  readonly lanes: Lanes | undefined;
+
   constructor(config: ExecutorConfig) {
     this.#config = config;
+    this.lanes = config.lanes;
     this.#jsonHeaders = Object.freeze({ ...config.headers, 'content-type': 'application/json' });
   }
 
@@ -199,6 +216,7 @@ export class Executor {
       onUploadProgress: options.onUploadProgress,
       record,
       maxRetries: options.maxRetries ?? config.maxRetries,
+      lanes: config.lanes && request.lanes,
     };
   }
 
@@ -248,14 +266,30 @@ export class Executor {
     return headers;
   }
 
+  /** Waits for the send's lanes (sender and recipient), and tells `onPassed` once through. */
+  async #passLanes(lanes: SendLanes, signal: AbortSignal | undefined): Promise<LaneTicket> {
+    const pending = (this.#config.lanes as Lanes).admit(lanes.keys, signal);
+    const ticket = pending instanceof Promise ? await pending : pending;
+    lanes.onPassed?.();
+    return ticket;
+  }
+
   /** One attempt: the exchange through the transport, its failure classified, its answer read. */
   async #attempt(x: Exchange, attempt: number): Promise<ApiResult> {
     const { log, transport } = this.#config;
     const { route, path, record } = x;
-    // rate gate: wait for this attempt's turn (no await on the fast path); `timeout` starts after.
+    // lanes, then the rate gate: wait for this attempt's turn (no await on the fast path); `timeout` starts after.
+    const ticket = x.lanes && (await this.#passLanes(x.lanes, x.signal));
     const { rateGate } = this.#config;
     const turn = rateGate.admit(x.signal, route);
-    if (turn) await turn;
+    if (turn) {
+      try {
+        await turn;
+      } catch (error) {
+        ticket?.release(); // never sent: its places go to the next in line
+        throw error;
+      }
+    }
     record.attempts = attempt;
     const started = log.debug ? performance.now() : 0;
     let response: Awaited<ReturnType<Transport['send']>>;
@@ -282,8 +316,11 @@ export class Executor {
         error: failure instanceof Error ? failure.message : describeValue(failure),
       });
       rateGate.settle(0, undefined); // rate gate: no answer
+      // A request that may have arrived holds its places a window past now, as one answered does.
+      ticket?.settle();
       throw failure;
     }
+    ticket?.settle();
     record.status = response.status;
     record.headers = response.headers;
     rateGate.settle(response.status, response.headers); // rate gate: its headers, its 429

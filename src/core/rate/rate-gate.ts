@@ -23,7 +23,8 @@ export interface GateClock {
   clearTimeout(handle: unknown): void;
 }
 
-const realClock: GateClock = {
+/** The process's clocks and timers. */
+export const realClock: GateClock = {
   now: () => performance.now(),
   wall: () => Date.now(),
   setTimeout: (run, ms) => setTimeout(run, ms),

@@ -1,0 +1,290 @@
+import { Fifo, type FifoNode } from '../../internal/fifo.js';
+import type { GateClock } from './rate-gate.js';
+import { WakeHeap } from './wake-heap.js';
+
+/** The checked lane options: each lane kind, or undefined when off. */
+export interface LaneSettings {
+  /** Sends per sliding second per sender. */
+  readonly perSender: number | undefined;
+  /** Ms between two sends to one recipient. */
+  readonly perRecipient: number | undefined;
+}
+
+/** Which lanes a send passes: its sender's and its recipient's (either may be off). */
+export interface LaneKeys {
+  readonly sender: string | undefined;
+  readonly recipient: string | undefined;
+}
+
+/** The places one admitted send holds, until its answer (`settle`) or until it gives up (`release`). */
+export interface LaneTicket {
+  /** The send's answer came (or its attempt ended without one): each place ends a window from now. */
+  settle(): void;
+  /** The send never went out: its places end now, for the next in line. */
+  release(): void;
+}
+
+/** A lane waiting for room: its next wake is kept so that the heap holds one entry per wake. */
+interface Lane {
+  readonly key: string;
+  readonly limit: number;
+  readonly windowMs: number;
+  /** When each place ends: `Infinity` while its send is open. Unordered; at most `limit`. */
+  readonly ends: number[];
+  readonly waiters: Fifo<Waiter>;
+  wakeAt: number;
+}
+
+interface Waiter extends FifoNode<Waiter> {
+  /** The lanes still to pass, in order: the recipient's first (see `Lanes`). */
+  readonly route: Lane[];
+  /** The lanes passed so far: a place is held in each. */
+  readonly held: Lane[];
+  resolve: (ticket: LaneTicket) => void;
+  reject: (reason: unknown) => void;
+  signal: AbortSignal | undefined;
+  onAbort: (() => void) | undefined;
+}
+
+/** The window the service counts senders in: its limits are per second. */
+const SENDER_WINDOW_MS = 1000;
+
+/**
+ * Per-sender lanes and per-recipient pacing for one client's sends, with one timer for all of them.
+ *
+ * A lane holds a place per send from the moment it is admitted until `windowMs` after its answer
+ * (the fleet gate's rule, fleet/gate.ts): a sender's lane (`limit` places, a one-second window)
+ * thereby bounds the busiest second of arrivals the service can see, and a recipient's lane (one
+ * place, a `minInterval` window) keeps two arrivals to one person at least `minInterval` apart,
+ * however long each request takes to arrive.
+ *
+ * No head-of-line blocking: each lane has its own FIFO, and a send waits in only one at a time.
+ * It passes its recipient's lane first and then its sender's: a send that waited for its sender
+ * first would hold a place of the sender's (blocking that sender's other recipients) while it
+ * waited seconds for its recipient. Holding the recipient's place while it waits for the sender
+ * only delays later sends to that same recipient, which could not go sooner anyway.
+ *
+ * Memory follows the senders and recipients in use: a lane is dropped once it is empty again.
+ */
+export class Lanes {
+  readonly #settings: LaneSettings;
+  readonly #clock: GateClock;
+  readonly #lanes = new Map<string, Lane>();
+  readonly #wakes = new WakeHeap<Lane>();
+  #timer: unknown;
+  #timerAt = Number.POSITIVE_INFINITY;
+  #sweepAt = 64;
+
+  constructor(settings: LaneSettings, clock: GateClock) {
+    this.#settings = settings;
+    this.#clock = clock;
+  }
+
+  /** Whether sends are paced per recipient: their keys then need the canonical phone. */
+  get perRecipient(): boolean {
+    return this.#settings.perRecipient !== undefined;
+  }
+
+  /** Sends waiting for a lane, across every lane. */
+  get waiting(): number {
+    let count = 0;
+    for (const lane of this.#lanes.values()) count += lane.waiters.size;
+    return count;
+  }
+
+  /**
+   * Admits one send: its ticket at once when every lane it passes has room and nobody waits there,
+   * else a promise of it, rejected with the signal's reason if the signal aborts first (the places
+   * it took on the way are given back).
+   */
+  admit(keys: LaneKeys, signal: AbortSignal | undefined): LaneTicket | Promise<LaneTicket> {
+    const route: Lane[] = [];
+    const { perRecipient, perSender } = this.#settings;
+    if (perRecipient !== undefined && keys.recipient !== undefined)
+      route.push(this.#lane(`r:${keys.recipient}`, 1, perRecipient));
+    if (perSender !== undefined && keys.sender !== undefined)
+      route.push(this.#lane(`s:${keys.sender}`, perSender, SENDER_WINDOW_MS));
+    if (signal?.aborted) return Promise.reject(signal.reason);
+    const now = this.#clock.now();
+    const held: Waiter['held'] = [];
+    while (route.length > 0 && this.#hasRoom(route[0] as Lane, now, true)) {
+      const lane = route.shift() as Lane;
+      this.#take(lane);
+      held.push(lane);
+    }
+    if (route.length === 0) return this.#ticket(held);
+    return new Promise<LaneTicket>((resolve, reject) => {
+      const waiter: Waiter = {
+        route,
+        held,
+        resolve,
+        reject,
+        signal,
+        onAbort: undefined,
+        prev: undefined,
+        next: undefined,
+      };
+      if (signal) {
+        waiter.onAbort = () => {
+          (waiter.route[0] as Lane).waiters.remove(waiter);
+          this.#give(waiter.held);
+          reject(signal.reason);
+        };
+        signal.addEventListener('abort', waiter.onAbort, { once: true });
+      }
+      this.#enqueue(waiter, now);
+    });
+  }
+
+  #lane(key: string, limit: number, windowMs: number): Lane {
+    let lane = this.#lanes.get(key);
+    if (lane === undefined) {
+      if (this.#lanes.size >= this.#sweepAt) this.#sweep();
+      lane = { key, limit, windowMs, ends: [], waiters: new Fifo<Waiter>(), wakeAt: Number.POSITIVE_INFINITY };
+      this.#lanes.set(key, lane);
+    }
+    return lane;
+  }
+
+  /** Drops the places that ended; true when one more fits (and, if `fresh`, nobody waits ahead). */
+  #hasRoom(lane: Lane, now: number, fresh: boolean): boolean {
+    if (fresh && lane.waiters.head !== undefined) return false;
+    const { ends } = lane;
+    for (let i = ends.length - 1; i >= 0; i--) {
+      if ((ends[i] as number) <= now) {
+        ends[i] = ends[ends.length - 1] as number;
+        ends.pop();
+      }
+    }
+    return ends.length < lane.limit;
+  }
+
+  /** Takes a place, open until its send settles. */
+  #take(lane: Lane): void {
+    lane.ends.push(Number.POSITIVE_INFINITY);
+  }
+
+  /** The ticket of a send that holds `held`. */
+  #ticket(held: Waiter['held']): LaneTicket {
+    let done = false;
+    return {
+      settle: () => {
+        if (done) return;
+        done = true;
+        this.#end(held, this.#clock.now(), true);
+      },
+      release: () => {
+        if (done) return;
+        done = true;
+        this.#give(held);
+      },
+    };
+  }
+
+  /** Gives back places whose send never went out. */
+  #give(held: Waiter['held']): void {
+    this.#end(held, this.#clock.now(), false);
+  }
+
+  /** Ends each held place: a window from `now` when its send went out, at once when it did not. */
+  #end(held: Waiter['held'], now: number, sent: boolean): void {
+    for (const lane of held) {
+      // Any open place will do: places of one lane are interchangeable, only their ends count.
+      const open = lane.ends.indexOf(Number.POSITIVE_INFINITY);
+      if (open === -1) continue;
+      if (sent) lane.ends[open] = now + lane.windowMs;
+      else {
+        lane.ends[open] = lane.ends[lane.ends.length - 1] as number;
+        lane.ends.pop();
+      }
+      if (lane.waiters.head !== undefined) this.#schedule(lane, sent ? now + lane.windowMs : now);
+    }
+    this.#pump();
+  }
+
+  /** Puts a waiter in the FIFO of the next lane on its route, and makes sure that lane is looked at. */
+  #enqueue(waiter: Waiter, now: number): void {
+    const lane = waiter.route[0] as Lane;
+    lane.waiters.push(waiter);
+    this.#schedule(lane, this.#nextRoom(lane, now));
+    this.#pump();
+  }
+
+  /** When `lane` next has room: now, the earliest place end, or never until an open send settles. */
+  #nextRoom(lane: Lane, now: number): number {
+    if (lane.ends.length < lane.limit) return now;
+    let at = Number.POSITIVE_INFINITY;
+    for (const end of lane.ends) if (end < at) at = end;
+    return Math.max(now, at);
+  }
+
+  #schedule(lane: Lane, at: number): void {
+    if (at === Number.POSITIVE_INFINITY || at >= lane.wakeAt) return;
+    lane.wakeAt = at;
+    this.#wakes.push(at, lane);
+  }
+
+  /** Lets through the waiters of every lane whose time has come; then sets the one timer for the next. */
+  #pump(): void {
+    const now = this.#clock.now();
+    for (let top = this.#wakes.peek(); top !== undefined && top.at <= now; top = this.#wakes.peek()) {
+      this.#wakes.pop();
+      const lane = top.item;
+      if (lane.wakeAt !== top.at) continue; // a stale entry: the lane was scheduled sooner since
+      lane.wakeAt = Number.POSITIVE_INFINITY;
+      this.#drain(lane, now);
+    }
+    this.#arm(now);
+  }
+
+  /** Moves the waiters at the head of `lane` on while it has room. */
+  #drain(lane: Lane, now: number): void {
+    for (let waiter = lane.waiters.head; waiter !== undefined; waiter = lane.waiters.head) {
+      if (!this.#hasRoom(lane, now, false)) break;
+      lane.waiters.remove(waiter);
+      waiter.route.shift();
+      this.#take(lane);
+      waiter.held.push(lane);
+      const next = waiter.route[0];
+      if (next === undefined) {
+        if (waiter.onAbort) waiter.signal?.removeEventListener('abort', waiter.onAbort);
+        waiter.resolve(this.#ticket(waiter.held));
+      } else if (next.waiters.head === undefined && this.#hasRoom(next, now, false)) {
+        // Straight through the next lane too: looked at again by its own drain below.
+        next.waiters.push(waiter);
+        this.#drain(next, now);
+      } else {
+        next.waiters.push(waiter);
+        this.#schedule(next, this.#nextRoom(next, now));
+      }
+    }
+    if (lane.waiters.head !== undefined) this.#schedule(lane, this.#nextRoom(lane, now));
+  }
+
+  #arm(now: number): void {
+    const at = this.#wakes.peek()?.at ?? Number.POSITIVE_INFINITY;
+    if (at === this.#timerAt) return;
+    if (this.#timer !== undefined) this.#clock.clearTimeout(this.#timer);
+    this.#timer = undefined;
+    this.#timerAt = at;
+    if (at === Number.POSITIVE_INFINITY) return;
+    // A timer may fire a little early on the monotonic clock: `#pump` then checks again and re-arms.
+    this.#timer = this.#clock.setTimeout(
+      () => {
+        this.#timer = undefined;
+        this.#timerAt = Number.POSITIVE_INFINITY;
+        this.#pump();
+      },
+      Math.max(1, Math.ceil(at - now)),
+    );
+  }
+
+  /** Forgets the lanes nobody waits in and whose places all ended. */
+  #sweep(): void {
+    const now = this.#clock.now();
+    for (const [key, lane] of this.#lanes) {
+      if (lane.waiters.head === undefined && lane.ends.every((end) => end <= now)) this.#lanes.delete(key);
+    }
+    this.#sweepAt = Math.max(64, this.#lanes.size * 2);
+  }
+}

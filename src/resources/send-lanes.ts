@@ -1,0 +1,26 @@
+import type { SendLanes } from '../core/call/executor.js';
+import type { LaneKeys, Lanes } from '../core/rate/lanes.js';
+import { loadedPhoneTools, loadPhoneTools, type PhoneTools } from '../internal/phone.js';
+import type { SendMessageParams } from '../types/send.js';
+
+/**
+ * The lanes of a checked send: its sender as given (`sender_phone`, else `sender_number_id`) and,
+ * when recipients are paced, its recipient in canonical E.164 form. Synchronous once
+ * libphonenumber-js is loaded (the client starts loading it when it is made).
+ */
+export function sendLanesOf(
+  params: SendMessageParams,
+  lanes: Lanes,
+  onPassed: (() => void) | undefined,
+): SendLanes | Promise<SendLanes> {
+  const phone = (params as { sender_phone?: string }).sender_phone;
+  const sender =
+    phone !== undefined ? `phone:${phone}` : `id:${(params as { sender_number_id?: number }).sender_number_id}`;
+  const of = (tools: PhoneTools | undefined): SendLanes => {
+    const keys: LaneKeys = { sender, recipient: tools?.canonical(params.to_phone) };
+    return { keys, onPassed };
+  };
+  if (!lanes.perRecipient) return of(undefined);
+  const tools = loadedPhoneTools();
+  return tools ? of(tools) : loadPhoneTools().then(of);
+}

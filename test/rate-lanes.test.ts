@@ -1,0 +1,205 @@
+import fc from 'fast-check';
+import { MessagingClient, type SendMessageParams, ValidationError } from 'tenant-messaging';
+import { afterEach, describe, expect, it } from 'vitest';
+import { json, messageLog, startServer, type TestServer } from './helpers/server.js';
+
+const KEY = 'tm_test_rate_lanes_key';
+let server: TestServer | undefined;
+const clients: MessagingClient[] = [];
+
+afterEach(async () => {
+  await Promise.all(clients.splice(0).map((c) => c.close()));
+  await server?.close();
+  server = undefined;
+});
+
+/** One send as the service saw it: when it arrived (its body read), from whom, to whom. */
+interface Arrival {
+  readonly at: number;
+  readonly sender: string;
+  readonly to: string;
+}
+
+/**
+ * A service that records each send's arrival and answers after `holdMs()` (a request held by a
+ * busy service or a proxy): the lanes must hold where the service counts, not where the SDK starts.
+ */
+async function service(holdMs: () => number = () => 0): Promise<{ url: string; arrivals: Arrival[] }> {
+  const arrivals: Arrival[] = [];
+  server = await startServer(async (req, res) => {
+    if (req.method === 'POST') {
+      const body = JSON.parse(req.body.toString()) as Record<string, unknown>;
+      const sender = String(body['sender_phone'] ?? `#${String(body['sender_number_id'])}`);
+      arrivals.push({ at: performance.now(), sender, to: String(body['to_phone']) });
+    }
+    const hold = holdMs();
+    if (hold > 0) await new Promise((resolve) => setTimeout(resolve, hold));
+    if (req.method === 'GET' && req.url.endsWith('/messages')) return json(res, 200, { data: [] });
+    json(res, req.method === 'POST' ? 201 : 200, { data: messageLog({ id: arrivals.length || 1 }) });
+  });
+  return { url: server.url, arrivals };
+}
+
+function client(url: string, rateLimit: NonNullable<ConstructorParameters<typeof MessagingClient>[0]>['rateLimit']) {
+  const made = new MessagingClient({ baseUrl: url, apiKey: KEY, logLevel: 'off', rateLimit });
+  clients.push(made);
+  return made;
+}
+
+const text = (sender: string, to: string): SendMessageParams => ({
+  sender_phone: sender,
+  to_phone: to,
+  type: 'text',
+  content: 'hi',
+});
+
+/** The most arrivals in any half-open window of `ms`. */
+function busiest(times: readonly number[], ms: number): number {
+  const sorted = [...times].sort((a, b) => a - b);
+  let most = 0;
+  for (let i = 0, j = 0; i < sorted.length; i++) {
+    while ((sorted[i] as number) - (sorted[j] as number) >= ms) j++;
+    most = Math.max(most, i - j + 1);
+  }
+  return most;
+}
+
+/** The smallest gap between two arrivals, Infinity for fewer than two. */
+function smallestGap(times: readonly number[]): number {
+  const sorted = [...times].sort((a, b) => a - b);
+  let gap = Number.POSITIVE_INFINITY;
+  for (let i = 1; i < sorted.length; i++) gap = Math.min(gap, (sorted[i] as number) - (sorted[i - 1] as number));
+  return gap;
+}
+
+/** Arrival times grouped by `key`. */
+function by(arrivals: readonly Arrival[], key: (arrival: Arrival) => string): Map<string, number[]> {
+  const groups = new Map<string, number[]>();
+  for (const arrival of arrivals) {
+    const group = groups.get(key(arrival)) ?? [];
+    group.push(arrival.at);
+    groups.set(key(arrival), group);
+  }
+  return groups;
+}
+
+/** `to_phone` as one person: digits only (the test's own canonical form, independent of the SDK's). */
+const person = (arrival: Arrival) => arrival.to.replace(/\D/g, '');
+
+describe('rateLimit.perSender and perRecipient: lanes where the service counts', () => {
+  it('no sender exceeds its lane in any sliding second, nor any recipient its gap, whatever the mix (property)', async () => {
+    await fc.assert(
+      fc.asyncProperty(
+        fc.array(fc.tuple(fc.integer({ min: 0, max: 2 }), fc.integer({ min: 0, max: 3 })), {
+          minLength: 4,
+          maxLength: 10,
+        }),
+        fc.integer({ min: 3, max: 6 }),
+        fc.integer({ min: 30, max: 90 }),
+        fc.integer({ min: 0, max: 40 }),
+        async (mix, perSecond, minInterval, maxHold) => {
+          const { url, arrivals } = await service(() => Math.floor(Math.random() * maxHold));
+          const tm = client(url, { perSender: { requestsPerSecond: perSecond }, perRecipient: { minInterval } });
+          // Each recipient written two ways: the lanes must see one person.
+          const phones = ['+15551230001', '+15551230002', '+15551230003', '+15551230004'];
+          const written = (r: number, i: number) => (i % 2 === 0 ? phones[r] : `+1 (555) 123-000${r + 1}`) as string;
+          const items = mix.map(([s, r], i) => text(`+1555000000${s}`, written(r, i)));
+          const results = [];
+          for await (const result of tm.messages.sendMany(items, { concurrency: 6 })) results.push(result);
+          expect(results.every((r) => r.status === 'sent')).toBe(true);
+          expect(arrivals).toHaveLength(items.length);
+          for (const times of by(arrivals, (a) => a.sender).values())
+            expect(busiest(times, 1000)).toBeLessThanOrEqual(perSecond);
+          for (const times of by(arrivals, person).values())
+            expect(smallestGap(times)).toBeGreaterThanOrEqual(minInterval);
+          await tm.close();
+          await server?.close();
+          server = undefined;
+        },
+      ),
+      { numRuns: 4 },
+    );
+  });
+
+  it("a send waiting for its recipient never delays sends to others (sendMany's slots go on)", async () => {
+    const { url, arrivals } = await service(() => 5);
+    const tm = client(url, { perRecipient: { minInterval: 300 } });
+    // Six sends to one person first, then ten to ten others, at concurrency 2.
+    const busy = Array.from({ length: 6 }, () => text('+15550000001', '+15557654321'));
+    const others = Array.from({ length: 10 }, (_, i) => text('+15550000001', `+1555765430${i}`));
+    const started = performance.now();
+    const finished = new Map<string, number>();
+    for await (const result of tm.messages.sendMany([...busy, ...others], { concurrency: 2 })) {
+      expect(result.status).toBe('sent');
+      finished.set(`${result.index}`, performance.now() - started);
+    }
+    // The lane allows the busy recipient's sixth send 5 gaps after its first: the run takes that long.
+    const total = Math.max(...finished.values());
+    expect(total).toBeGreaterThanOrEqual(5 * 300);
+    expect(total).toBeLessThan(5 * 300 * 1.15 + 100);
+    // ...and the ten others are all done long before the busy recipient's second send may go.
+    const othersDone = Math.max(...others.map((_, i) => finished.get(`${busy.length + i}`) as number));
+    expect(othersDone).toBeLessThan(300);
+    expect(smallestGap(by(arrivals, person).get('15557654321') as number[])).toBeGreaterThanOrEqual(300);
+  });
+
+  it("a busy sender never delays another sender's sends", async () => {
+    const { url, arrivals } = await service(() => 5);
+    const tm = client(url, { perSender: { requestsPerSecond: 4 } });
+    const busy = Array.from({ length: 12 }, (_, i) => text('+15550000001', `+1555765431${i % 10}`));
+    const quiet = Array.from({ length: 4 }, (_, i) => text(`+1555000001${i}`, '+15557654321'));
+    const started = performance.now();
+    const done: number[] = [];
+    await Promise.all(
+      [...busy, ...quiet].map(async (params, i) => {
+        await tm.messages.send(params);
+        done[i] = performance.now() - started;
+      }),
+    );
+    // 12 sends at 4 per sliding second: the last batch may go once the second batch's places end.
+    const total = Math.max(...done);
+    expect(total).toBeGreaterThanOrEqual(2000);
+    expect(total).toBeLessThan(2000 * 1.15 + 100);
+    expect(Math.max(...done.slice(busy.length))).toBeLessThan(300);
+    expect(busiest(by(arrivals, (a) => a.sender).get('+15550000001') as number[], 1000)).toBeLessThanOrEqual(4);
+  });
+
+  it('reads never wait in a lane, and a send aborted while waiting gives its place to the next', async () => {
+    const { url, arrivals } = await service();
+    const tm = client(url, { perSender: { requestsPerSecond: 1 }, perRecipient: { minInterval: 60_000 } });
+    await tm.messages.send(text('+15550000001', '+15557654321'));
+    const started = performance.now();
+    await Promise.all([tm.messages.get(1), tm.messages.get(1), tm.messages.list()]);
+    expect(performance.now() - started).toBeLessThan(500);
+    // The recipient's lane is held for a minute: an aborted wait rejects with the signal's reason.
+    const controller = new AbortController();
+    const waiting = tm.messages.send(text('+15550000002', '+15557654321'), { signal: controller.signal });
+    setTimeout(() => controller.abort(new Error('gave up')), 20);
+    await expect(waiting).rejects.toThrow('gave up');
+    expect(arrivals).toHaveLength(1);
+    // Another recipient of that sender was never held up behind it.
+    await tm.messages.send(text('+15550000002', '+15557654322'));
+    expect(arrivals).toHaveLength(2);
+  });
+
+  it('refuses bad lane options before any request, saying what is accepted', async () => {
+    const bad = [
+      [{ perSender: { requestsPerSecond: 0 } }, 'rateLimit.perSender.requestsPerSecond'],
+      [{ perSender: {} }, 'rateLimit.perSender.requestsPerSecond'],
+      [{ perSender: 10 }, ''],
+      [{ perRecipient: { minInterval: 1.5 } }, 'rateLimit.perRecipient.minInterval'],
+      [{ perRecipient: { minIntervalMs: 100 } }, 'minIntervalMs'],
+      [{ perRecipents: { minInterval: 100 } }, 'perRecipents'],
+    ] as const;
+    for (const [rateLimit, path] of bad) {
+      const made = () =>
+        new MessagingClient({ baseUrl: 'http://127.0.0.1:1', apiKey: KEY, rateLimit: rateLimit as never });
+      expect(made).toThrow(ValidationError);
+      try {
+        made();
+      } catch (error) {
+        expect((error as ValidationError).issues.map((issue) => issue.path)).toContain(path);
+      }
+    }
+  });
+});
