@@ -5,12 +5,15 @@ import SlowestFirst from './test/helpers/slowest-first.js';
 // Files that measure time or rates run after the rest of the suite, beside no other file's load,
 // three at a time: the fleet test on each backend (a rate limit held by 4 worker processes; each
 // file has its own datastore and sandbox, so its own limit), a relay delivering to 1,000
-// endpoints (it times deliveries), the fleet limiter's achieved rate, and the hostile bodies'
-// loop stalls.
+// endpoints (it times deliveries), the per-sender and per-recipient lanes' timing (a fleet of
+// processes, and one process), the fleet limiter's achieved rate, and the hostile bodies' loop stalls.
 const ALONE = [
   'test/bullmq/fleet/fleet-redis.test.ts',
   'test/bullmq/fleet/fleet-postgres.test.ts',
   'test/bullmq/webhooks/scale.test.ts',
+  // The lanes' timing: the others not delayed, a run within 15% of what the lanes allow.
+  'test/bullmq/fleet/lanes.test.ts',
+  'test/rate-lanes.test.ts',
   'test/bullmq/fleet/limiter.test.ts',
   'test/hostile-json-bodies.test.ts',
   'test/hostile-text-bodies.test.ts',

@@ -79,6 +79,8 @@ export {
 export type {
   ClientOptions,
   FetchLike,
+  PerRecipientLimit,
+  PerSenderLimit,
   RateLimitOptions,
   RequestOptions,
   SendOptions,

@@ -24,6 +24,7 @@ import { dropped } from './sandbox/fault-responses.js';
 import type { Sandbox } from './sandbox/sandbox.js';
 
 export type { FaultKind, FaultRule } from './sandbox/faults.js';
+export type { LaneLimits } from './sandbox/lane-limits.js';
 export type { KeyRole, SandboxOptions } from './sandbox/options.js';
 export { SANDBOX_PHONES } from './sandbox/phones.js';
 export type { RateLimit } from './sandbox/rate-limit.js';

@@ -29,6 +29,7 @@ export const OPTION_KEYS = {
       allowUnsafeDatastore: true,
       waitForReplicas: true,
       logger: true,
+      quietHours: true,
     },
     retention: RETENTION_KEYS,
     waitForReplicas: { replicas: true, timeout: true },
@@ -53,7 +54,7 @@ export const OPTION_KEYS = {
       allowUnsafeDatastore: true,
       logger: true,
     },
-    rateLimit: { requestsPerSecond: true },
+    rateLimit: { requestsPerSecond: true, perSender: true, perRecipient: true },
     trackDelivery: { until: true, timeout: true, interval: true },
     retention: RETENTION_KEYS,
   } satisfies {
@@ -62,7 +63,7 @@ export const OPTION_KEYS = {
     trackDelivery: KnownKeys<TrackDeliveryOptions>;
     retention: KnownKeys<RetentionOptions>;
   },
-  enqueue: { '': { id: true } } satisfies { '': KnownKeys<EnqueueOptions> },
+  enqueue: { '': { id: true, sendAt: true, quietHours: true } } satisfies { '': KnownKeys<EnqueueOptions> },
   updates: { '': { from: true, signal: true } } satisfies { '': KnownKeys<UpdatesOptions> },
 };
 

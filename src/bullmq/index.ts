@@ -40,6 +40,7 @@ export type {
   MessagingUpdate,
   PostgresQueueConnection,
   QueueConnection,
+  QuietHoursOptions,
   RetentionOptions,
   UpdateError,
   UpdateStatus,

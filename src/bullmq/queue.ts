@@ -5,6 +5,7 @@ import { checkJobId, checkOptionKeys, checkQueueOptions, checkRetention, OPTION_
 import { loadBullmq } from './load.js';
 import { logRepeats } from './log-repeats.js';
 import { queueInternals } from './outbox/queue-internals.js';
+import { checkQueueQuietHours, checkTiming, type Plan, planSend } from './schedule/plan.js';
 import { SEND_JOB, type SendJobData, type SendJobResult } from './send/job-data.js';
 import { storedParams } from './send/params.js';
 import { next } from './send/states.js';
@@ -19,6 +20,7 @@ import type {
   MessagingCounts,
   MessagingQueueOptions,
   MessagingUpdate,
+  QuietHoursOptions,
   UpdatesOptions,
 } from './types.js';
 import { awaitReplicas } from './wait-for-replicas.js';
@@ -50,9 +52,12 @@ export class MessagingQueue {
   readonly #wait: ReplicaWait | undefined;
   /** Where readers from `updates()` start, still being read: this queue's sends wait for them. */
   readonly #positions = new Set<Promise<unknown>>();
+  /** The queue's quiet hours, for sends that do not give their own. */
+  readonly #quietHours: QuietHoursOptions | undefined;
 
   constructor(options: MessagingQueueOptions) {
     this.#wait = checkQueueOptions(options);
+    this.#quietHours = checkQueueQuietHours(options.quietHours);
     const retention = checkRetention(options.retention);
     const bull = loadBullmq();
     const backend = backendOf(bull, options.connection, options.prefix);
@@ -102,12 +107,61 @@ export class MessagingQueue {
   async send(params: SendMessageParams, options: EnqueueOptions = {}): Promise<string> {
     checkOptionKeys(options, OPTION_KEYS.enqueue, 'Invalid enqueue options');
     const jobId = checkJobId(options?.id);
-    const data = await jobData(params);
+    const timing = checkTiming(options, this.#quietHours);
+    const stored = await storedParams(params);
+    const plan = await planSend(stored, timing, Date.now());
     await this.#positionsFixed();
     await this.#guard.check();
-    const job = await explaining(this.#queue.add(SEND_JOB, data, { ...this.#jobOptions, ...(jobId ? { jobId } : {}) }));
-    await this.#stored([String(job.id)]);
-    return String(job.id);
+    const job = await explaining(this.#queue.add(SEND_JOB, jobData(stored, plan), this.#optionsOf(jobId, plan)));
+    const id = String(job.id);
+    await this.#stored([id]);
+    await this.#announce(id, plan);
+    return id;
+  }
+
+  /** A job's options: the queue's, its id, and its delay when it may not start at once. */
+  #optionsOf(jobId: string | undefined, plan: Plan): JobsOptions {
+    return { ...this.#jobOptions, ...(jobId ? { jobId } : {}), ...(plan.delay > 0 ? { delay: plan.delay } : {}) };
+  }
+
+  /** Tells `updates()` why a send just stored waits: `scheduled` or `quiet-hours`, and until when. */
+  async #announce(id: string, plan: Plan): Promise<void> {
+    const { announce } = plan;
+    if (announce)
+      await this.#updates.publish({ id, status: announce.status, until: new Date(announce.until).toISOString() });
+  }
+
+  /**
+   * Takes back a send that has not gone yet (scheduled, held by quiet hours or a lane, or waiting
+   * for a worker): resolves `true` when it was still waiting and now never will be sent, and
+   * `updates()` reports `cancelled`. Resolves `false` when it is being sent or was sent, ended,
+   * or is not kept (unknown id). Atomic against the workers: a job a worker has taken cannot be
+   * removed, and a removed one cannot be taken. Its id is then free: the same id enqueued again
+   * is a new send.
+   *
+   * @example
+   * ```ts
+   * await queue.send(params, { id: 'reminder-42', sendAt: tomorrowAtNine })
+   * if (await queue.cancel('reminder-42')) console.log('it will not be sent')
+   * ```
+   */
+  async cancel(id: string): Promise<boolean> {
+    const jobId = checkJobId(id, 'id') as string;
+    await this.#guard.check();
+    const job = await explaining(this.#queue.getJob(jobId));
+    // Only a send that was never POSTed: `queued` (a retry after a refused connection is too).
+    if (job?.data.phase !== 'queued') return false;
+    const state = await explaining(job.getState());
+    if (state !== 'waiting' && state !== 'delayed' && state !== 'prioritized') return false;
+    try {
+      await job.remove();
+    } catch (error) {
+      // Taken by a worker between the look and the removal: it is being sent.
+      if (/locked|could not be removed/i.test(String((error as Error)?.message))) return false;
+      throw explained(error);
+    }
+    await this.#updates.publish({ id: jobId, status: 'cancelled' });
+    return true;
   }
 
   /**
@@ -144,6 +198,7 @@ export class MessagingQueue {
   ): Promise<string[]> {
     const ids: string[] = [];
     let chunk: { name: string; data: SendJobData; opts: JobsOptions }[] = [];
+    let plans: Plan[] = [];
     const flush = async () => {
       await this.#positionsFixed();
       await this.#guard.check();
@@ -151,18 +206,21 @@ export class MessagingQueue {
       chunk = [];
       const stored = jobs.map((job) => String(job.id));
       await this.#stored(stored);
+      for (const [i, id] of stored.entries()) await this.#announce(id, plans[i] as Plan);
+      plans = [];
       ids.push(...stored);
     };
     let index = 0;
     for await (const item of items) {
-      const { params, id } = isEnqueueItem(item) ? item : { params: item, id: undefined };
+      const { params, ...options } = isEnqueueItem(item) ? item : { params: item };
       try {
-        const jobId = checkJobId(id, 'id');
-        chunk.push({
-          name: SEND_JOB,
-          data: await jobData(params),
-          opts: { ...this.#jobOptions, ...(jobId ? { jobId } : {}) },
-        });
+        checkOptionKeys(options, OPTION_KEYS.enqueue, 'Invalid enqueue options');
+        const jobId = checkJobId(options.id, 'id');
+        const timing = checkTiming(options, this.#quietHours);
+        const stored = await storedParams(params);
+        const plan = await planSend(stored, timing, Date.now());
+        chunk.push({ name: SEND_JOB, data: jobData(stored, plan), opts: this.#optionsOf(jobId, plan) });
+        plans.push(plan);
       } catch (error) {
         if (!(error instanceof ValidationError)) throw error;
         throw new ValidationError(
@@ -299,6 +357,6 @@ function isEnqueueItem(item: SendMessageParams | EnqueueItem): item is EnqueueIt
   return typeof item === 'object' && item !== null && 'params' in item;
 }
 
-async function jobData(params: SendMessageParams): Promise<SendJobData> {
-  return { v: 1, params: await storedParams(params), phase: 'queued' };
+function jobData(params: SendJobData['params'], plan: Plan): SendJobData {
+  return { v: 1, params, phase: 'queued', ...(plan.quiet ? { quiet: plan.quiet } : {}) };
 }

@@ -121,6 +121,39 @@ export interface MessagingQueueOptions {
    * @example `new MessagingQueue({ connection, name: 'sms', logger: console })`
    */
   logger?: Logger;
+  /**
+   * Quiet hours for every send of this queue: a message due inside the window waits until it ends
+   * in its time zone (correct across DST changes). A send may give its own, or `null` to ignore them.
+   * @default none: messages go when due
+   * @example `new MessagingQueue({ connection, name: 'sms', quietHours: { start: '21:00', end: '08:00', timeZone: 'recipient' } })`
+   */
+  quietHours?: QuietHoursOptions;
+}
+
+/**
+ * A daily window in which messages are not sent: `[start, end)` in local wall-clock time of
+ * `timeZone`, wrapping midnight when `start` is later than `end` (21:00 to 08:00).
+ *
+ * @example
+ * ```ts
+ * const quietHours: QuietHoursOptions = { start: '21:00', end: '08:00', timeZone: 'Europe/Paris' }
+ * ```
+ */
+export interface QuietHoursOptions {
+  /**
+   * When the window starts, `'HH:MM'` on a 24-hour clock.
+   */
+  start: string;
+  /**
+   * When it ends (the first minute messages may go again), `'HH:MM'`; not equal to `start`.
+   */
+  end: string;
+  /**
+   * An IANA time zone (`'America/New_York'`), or `'recipient'`: the zone of the recipient's
+   * country, read from `to_phone`. A country with several zones holds the message until the window
+   * has ended in every one of them (README, "Pacing and scheduling").
+   */
+  timeZone: string;
 }
 
 /**
@@ -152,16 +185,40 @@ export interface EnqueueOptions {
    * @default a new id from BullMQ
    */
   id?: string;
+  /**
+   * Not sent before this moment: the job waits in the datastore (no timer, no worker slot), and
+   * `updates()` reports `scheduled`. `queue.cancel(id)` takes it back until it is sent.
+   * @default undefined: as soon as a worker is free
+   * @example `await queue.send(params, { id: 'reminder-42', sendAt: new Date(Date.now() + 3_600_000) })`
+   */
+  sendAt?: Date;
+  /**
+   * This message's quiet hours, instead of the queue's; `null` ignores them (a one-time code).
+   * @default the queue's `quietHours`
+   * @example `await queue.send(params, { id: 'otp-7', quietHours: null })`
+   */
+  quietHours?: QuietHoursOptions | null;
 }
 
-/** One item of `queue.sendMany()`: the send parameters, and optionally an id. */
-export interface EnqueueItem {
+/** One item of `queue.sendMany()`: the send parameters, and optionally an id, a `sendAt` and quiet hours. */
+export interface EnqueueItem extends EnqueueOptions {
   params: import('../types/send.js').SendMessageParams;
-  id?: string;
 }
 
-/** What `updates()` reports: every outcome of every send, from any worker. */
-export type UpdateStatus = 'sent' | 'failed' | 'unknown' | 'delivered' | 'read' | 'delivery-timeout';
+/**
+ * What `updates()` reports: every outcome of every send, from any worker, and why a message waits:
+ * `scheduled` (its `sendAt`), `quiet-hours` (held until the window ends) or `cancelled` (never sent).
+ */
+export type UpdateStatus =
+  | 'sent'
+  | 'failed'
+  | 'unknown'
+  | 'delivered'
+  | 'read'
+  | 'delivery-timeout'
+  | 'scheduled'
+  | 'quiet-hours'
+  | 'cancelled';
 
 /**
  * One change of a queued send. The same `id` and `status` may arrive twice (after a worker's crash,
@@ -184,6 +241,8 @@ export interface MessagingUpdate {
   readonly eventId: string;
   /** When the worker published it (ISO 8601); absent on updates published by versions before it. */
   readonly at?: string | undefined;
+  /** For `scheduled` and `quiet-hours`: when the message may go (ISO 8601). */
+  readonly until?: string | undefined;
 }
 
 /** A failure as an update carries it (plain data: it went through the datastore). */

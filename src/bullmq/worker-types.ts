@@ -4,6 +4,7 @@
  */
 import type { MessagingClient } from '../client.js';
 import type { Logger } from '../types/logger.js';
+import type { PerRecipientLimit, PerSenderLimit } from '../types/options.js';
 import type { QueueConnection, RetentionOptions } from './types.js';
 
 /**
@@ -19,6 +20,21 @@ import type { QueueConnection, RetentionOptions } from './types.js';
 export interface WorkerRateLimit {
   /** Requests per second the service allows this key: sends, delivery polls and reconciliation reads together. */
   requestsPerSecond: number;
+  /**
+   * Per-sender lanes across the fleet: at most `requestsPerSecond` sends of one sender in any
+   * sliding second at the service. A send whose lane is full goes back to the datastore until it
+   * has room, holding no worker slot; the others go ahead.
+   * @default undefined (no per-sender lane)
+   * @example `rateLimit: { requestsPerSecond: 50, perSender: { requestsPerSecond: 10 } }`
+   */
+  perSender?: PerSenderLimit;
+  /**
+   * Per-recipient pacing across the fleet: two sends to one recipient (`to_phone` in canonical
+   * E.164 form) at least `minInterval` ms apart at the service.
+   * @default undefined (no per-recipient pacing)
+   * @example `rateLimit: { requestsPerSecond: 50, perRecipient: { minInterval: 6_000 } }`
+   */
+  perRecipient?: PerRecipientLimit;
 }
 
 /** Delivery tracking of sent messages (polling, within the same rate limit). */

@@ -14,6 +14,7 @@ import {
 } from './checks.js';
 import { DatastoreError } from './errors.js';
 import { createFleetGate, openGate } from './fleet/gate.js';
+import { createFleetLanes } from './fleet/lanes.js';
 import { limiterFor } from './fleet/limiter.js';
 import { loadBullmq } from './load.js';
 import { logRepeats } from './log-repeats.js';
@@ -87,12 +88,20 @@ export class MessagingWorker {
             onSettleError: (error) =>
               options.logger?.warn('fleet gate: a place was not freed', { error: String(error) }),
           });
+    const lanes = createFleetLanes({
+      places: (lane) => store.places(lane),
+      perSender: options.rateLimit?.perSender?.requestsPerSecond,
+      perRecipient: options.rateLimit?.perRecipient?.minInterval,
+      requestTimeout: client.timeout,
+      onSettleError: (error) => options.logger?.warn('fleet lanes: a place was not freed', { error: String(error) }),
+    });
     const processor = createProcessor({
       bull,
       client,
       queue: this.#queue,
       updates: this.#updates,
       gate,
+      lanes,
       track: options.trackDelivery ? { ...TRACK_DEFAULTS, ...options.trackDelivery } : undefined,
       logger: options.logger,
       requestsPerSecond: limit,
@@ -222,6 +231,10 @@ function checkWorkerOptions(options: MessagingWorkerOptions): void {
   if (options.rateLimit !== undefined && !(typeof rps === 'number' && rps >= 1 && Number.isFinite(rps))) {
     issues.push({ path: 'rateLimit.requestsPerSecond', message: `must be a number >= 1, got ${String(rps)}` });
   }
+  const { perSender, perRecipient } = options.rateLimit ?? {};
+  if (perSender !== undefined)
+    positive('rateLimit.perSender.requestsPerSecond', perSender?.requestsPerSecond ?? 0, false);
+  if (perRecipient !== undefined) positive('rateLimit.perRecipient.minInterval', perRecipient?.minInterval ?? 0, true);
   const track: TrackDeliveryOptions | undefined = options.trackDelivery;
   if (track !== undefined) {
     if (track.until !== undefined && track.until !== 'delivered' && track.until !== 'read') {

@@ -3,11 +3,14 @@ import { sleep } from '../internal/sleep.js';
 import { authenticate } from './auth.js';
 import { applyAfterFaults, dropped, faultResponse } from './fault-responses.js';
 import { type FaultController, MEDIA_ROUTE } from './faults.js';
+import type { LaneLimiter } from './lane-limits.js';
 import { errorResponse } from './laravel.js';
 import { negotiate } from './negotiate.js';
+import { phoneKey } from './phones.js';
 import type { RateLimiter } from './rate-limit.js';
 import type { RequestLog } from './request-log.js';
 import { BINDINGS, ROUTES, type RouteContext } from './routes.js';
+import type { ValidSend } from './send-request.js';
 import type { SandboxState } from './state.js';
 
 /** Everything the request handler reads and changes. */
@@ -15,6 +18,7 @@ export interface AppDeps {
   readonly state: SandboxState;
   readonly faults: FaultController;
   readonly rateLimiter: RateLimiter;
+  readonly laneLimiter: LaneLimiter;
   readonly requestLog: RequestLog;
 }
 
@@ -37,11 +41,11 @@ function routeNotFound(path: string): Response {
  * implementation serves the node:http server, the in-process `fetch` and msw alike.
  * Order, as in a Laravel app under its default middleware priority: route match (404/405), post
  * size, faults, auth (401), throttle (429), route-model binding (404), scope (403), then the
- * endpoint (validation: 422). A client that does not ask for JSON gets what Laravel sends it
- * (see `negotiate`).
+ * endpoint (validation: 422; then a send's lanes: 429, see routes.ts). A client that does not
+ * ask for JSON gets what Laravel sends it (see `negotiate`).
  */
 export function createHandler(deps: AppDeps): (request: Request) => Promise<Response> {
-  const { state, faults, rateLimiter, requestLog } = deps;
+  const { state, faults, rateLimiter, laneLimiter, requestLog } = deps;
   let requestCount = 0;
 
   return async function handle(request: Request): Promise<Response> {
@@ -96,17 +100,48 @@ export function createHandler(deps: AppDeps): (request: Request) => Promise<Resp
       if ('response' in auth) return auth.response;
       const verdict = rateLimiter.hit(`${tenant.slug}:${auth.key.id}`);
       if (verdict && !verdict.allowed) return errorResponse(429, 'Too Many Attempts.', verdict.headers);
-      requestLog.record(state.now(), tenant.slug, chosen.label);
+      // One instant per request: the throttle's, the lanes' and the request log's, so what the log
+      // shows is what the limits counted. Logged once the route has run (a send needs its body).
+      const at = state.now();
+      let logged = false;
+      const admitSend = (send: ValidSend): Response | undefined => {
+        logged = true;
+        const sender = phoneKey(send.sender.phone);
+        const recipient = phoneKey(send.toPhone);
+        const refusal = laneLimiter.admit(send.sender.id, recipient, at);
+        if (refusal) return errorResponse(429, 'Too Many Attempts.', refusal);
+        requestLog.record(at, tenant.slug, chosen.label, { sender, recipient });
+        return undefined;
+      };
       const scope = chosen.endpoint.scope;
-      const ctx: RouteContext = { state, tenant, key: auth.key, request, url, tenantBase, params: chosen.params };
-      // Why binding first: SubstituteBindings runs before the scope check (a route middleware), so
-      // another tenant's log read with a key lacking messages.read is a 404, as in the real service.
-      const response =
-        BINDINGS[chosen.name]?.(ctx) ??
-        (scope !== null && !auth.key.scopes.includes(scope)
-          ? errorResponse(403, 'The API key does not include the required scope.')
-          : await ROUTES[chosen.name](ctx));
-      for (const [name, value] of Object.entries(verdict?.headers ?? {})) response.headers.set(name, value);
+      const ctx: RouteContext = {
+        state,
+        tenant,
+        key: auth.key,
+        request,
+        url,
+        tenantBase,
+        params: chosen.params,
+        admitSend,
+      };
+      let response: Response;
+      try {
+        // Why binding first: SubstituteBindings runs before the scope check (a route middleware), so
+        // another tenant's log read with a key lacking messages.read is a 404, as in the real service.
+        response =
+          BINDINGS[chosen.name]?.(ctx) ??
+          (scope !== null && !auth.key.scopes.includes(scope)
+            ? errorResponse(403, 'The API key does not include the required scope.')
+            : await ROUTES[chosen.name](ctx));
+      } finally {
+        if (!logged) requestLog.record(at, tenant.slug, chosen.label);
+      }
+      // Laravel's ThrottleRequests::getHeaders: an answer that already says no more requests remain
+      // than the key has left (a lane's 429) keeps its own X-RateLimit headers; others get the key's.
+      const remaining = response.headers.get('x-ratelimit-remaining');
+      if (verdict && !(remaining !== null && Number(remaining) <= Number(verdict.headers['x-ratelimit-remaining']))) {
+        for (const [name, value] of Object.entries(verdict.headers)) response.headers.set(name, value);
+      }
       return response;
     });
 

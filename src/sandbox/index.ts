@@ -14,6 +14,7 @@
 
 export type { ActiveFault, FaultKind, FaultRoute, FaultRule } from './faults.js';
 export { FaultController, MEDIA_ROUTE } from './faults.js';
+export type { LaneLimits } from './lane-limits.js';
 export {
   DEFAULT_TENANTS,
   type DefaultTenantSlug,

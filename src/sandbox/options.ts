@@ -1,4 +1,5 @@
 import { SCOPES, type Scope } from '../endpoints.js';
+import type { LaneLimits } from './lane-limits.js';
 import type { RateLimit } from './rate-limit.js';
 
 /**
@@ -135,6 +136,16 @@ export interface SandboxOptions<Slug extends string = string> {
    * @example `createSandbox({ rateLimit: { perSecond: 100 } })`
    */
   rateLimit?: RateLimit | null;
+  /**
+   * Limits of `POST /messages` per sender number (`perSender: { perSecond }`, whole-second windows
+   * as Laravel's `Limit::perSecond(n)->by($sender)`) and per (sender number, recipient) pair
+   * (`perPair: { minInterval }`, ms), checked after the key-wide limit and after validation; a
+   * send over one is answered 429 as the key-wide limit answers, with that lane's headers. Null
+   * turns them off.
+   * @default null (off)
+   * @example `createSandbox({ laneLimits: { perSender: { perSecond: 10 }, perPair: { minInterval: 1_000 } } })`
+   */
+  laneLimits?: LaneLimits | null;
   /**
    * How many accepted requests `sandbox.requestLog` keeps (a ring: older ones are overwritten).
    * @default 100000

@@ -49,3 +49,11 @@ export function recipientUserId(phone: string): number {
   for (const char of phone) hash = (hash * 31 + char.charCodeAt(0)) % 900_000;
   return 100_000 + hash;
 }
+
+/**
+ * A phone as the lanes and the request log key it: `+` and its digits, so `15551230001`,
+ * `+15551230001` and `+1 555 123 0001` are one number.
+ */
+export function phoneKey(phone: string): string {
+  return `+${phone.replace(/\D+/g, '')}`;
+}

@@ -16,17 +16,27 @@ export interface RateVerdict {
   readonly headers: Record<string, string>;
 }
 
-/** Requests allowed per window, and the window's length. */
-interface Window {
+/**
+ * Requests allowed per window, and the window's length. An `aligned` window starts at the whole
+ * second of the request that opens it (Laravel's decay in whole seconds); otherwise at that request.
+ */
+export interface WindowLimit {
   readonly max: number;
   readonly ms: number;
+  readonly aligned: boolean;
+}
+
+/** One open fixed window: when it ends (ms) and the requests it counted. */
+export interface WindowCount {
+  end: number;
+  hits: number;
 }
 
 /**
  * `60`, `{ perMinute: 60 }` or `{ perSecond: 10 }` -> a window; null -> off. Anything else is a
  * ValidationError saying what is accepted.
  */
-export function rateWindow(limit: RateLimit | number | null): Window | null {
+export function rateWindow(limit: RateLimit | number | null): WindowLimit | null {
   if (limit === null) return null;
   const [max, ms, unit] =
     typeof limit === 'number'
@@ -44,7 +54,7 @@ export function rateWindow(limit: RateLimit | number | null): Window | null {
       },
     ]);
   }
-  return { max, ms };
+  return { max, ms, aligned: true };
 }
 
 /**
@@ -56,9 +66,9 @@ export function rateWindow(limit: RateLimit | number | null): Window | null {
  * `X-RateLimit-Reset` (Unix seconds), as Laravel does.
  */
 export class RateLimiter {
-  #window: Window | null;
+  #window: WindowLimit | null;
   readonly #now: () => number;
-  #windows = new Map<string, { end: number; hits: number }>();
+  #windows = new Map<string, WindowCount>();
 
   constructor(limit: RateLimit | number | null, now: () => number) {
     this.#window = rateWindow(limit);
@@ -79,22 +89,50 @@ export class RateLimiter {
   /** Counts one request of `key`; undefined when rate limiting is off. */
   hit(key: string): RateVerdict | undefined {
     const limit = this.#window;
-    if (limit === null) return undefined;
-    const now = this.#now();
-    let window = this.#windows.get(key);
-    if (!window || now >= window.end) {
-      window = { end: Math.floor(now / 1000) * 1000 + limit.ms, hits: 0 };
-      this.#windows.set(key, window);
-    }
-    const headers: Record<string, string> = { 'x-ratelimit-limit': String(limit.max) };
-    if (window.hits >= limit.max) {
-      headers['x-ratelimit-remaining'] = '0';
-      headers['retry-after'] = String(Math.max(1, Math.ceil((window.end - now) / 1000)));
-      headers['x-ratelimit-reset'] = String(Math.ceil(window.end / 1000));
-      return { allowed: false, headers };
-    }
-    window.hits++;
-    headers['x-ratelimit-remaining'] = String(limit.max - window.hits);
-    return { allowed: true, headers };
+    return limit === null ? undefined : countHit(this.#windows, key, limit, this.#now());
   }
+}
+
+/**
+ * One request of `key` against its fixed window in `windows` (a window is opened when there is
+ * none or it ended): Laravel's `tooManyAttempts` then `hit`, with the headers its `throttle`
+ * middleware sends. A refusal is not counted.
+ */
+export function countHit(windows: Map<string, WindowCount>, key: string, limit: WindowLimit, now: number): RateVerdict {
+  const window = openWindow(windows, key, limit, now);
+  if (window.hits >= limit.max) return { allowed: false, headers: refusalHeaders(limit, window, now) };
+  window.hits++;
+  return {
+    allowed: true,
+    headers: { 'x-ratelimit-limit': String(limit.max), 'x-ratelimit-remaining': String(limit.max - window.hits) },
+  };
+}
+
+/**
+ * The headers of Laravel's 429 for a full window. `Retry-After` (whole seconds, at least 1) and
+ * `X-RateLimit-Reset` (Unix seconds) never name a time before the window's end: a window of whole
+ * seconds ends on one, another is rounded up.
+ */
+export function refusalHeaders(limit: WindowLimit, window: WindowCount, now: number): Record<string, string> {
+  return {
+    'x-ratelimit-limit': String(limit.max),
+    'x-ratelimit-remaining': '0',
+    'retry-after': String(Math.max(1, Math.ceil((window.end - now) / 1000))),
+    'x-ratelimit-reset': String(Math.ceil(window.end / 1000)),
+  };
+}
+
+/** The window of `key` at `now`: the open one, or a new one when there is none or it ended. */
+export function openWindow(
+  windows: Map<string, WindowCount>,
+  key: string,
+  limit: WindowLimit,
+  now: number,
+): WindowCount {
+  let window = windows.get(key);
+  if (!window || now >= window.end) {
+    window = { end: (limit.aligned ? Math.floor(now / 1000) * 1000 : now) + limit.ms, hits: 0 };
+    windows.set(key, window);
+  }
+  return window;
 }

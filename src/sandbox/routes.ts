@@ -12,7 +12,7 @@ import {
 } from './laravel.js';
 import { isPhone, isReachable } from './phones.js';
 import { mediaToken } from './random.js';
-import { readInput, TYPES, validateSend } from './send-request.js';
+import { readInput, TYPES, type ValidSend, validateSend } from './send-request.js';
 import type { SandboxState, UploadRecord } from './state.js';
 import { type ApiKey, DAY, type Tenant } from './tenants.js';
 
@@ -27,6 +27,11 @@ export interface RouteContext {
   readonly tenantBase: string;
   /** Path parameters, e.g. `{ messageLog: '42' }`. */
   readonly params: Readonly<Record<string, string>>;
+  /**
+   * Passes a valid send through the per-sender and per-pair lanes and records it in the request
+   * log with its sender and recipient: undefined when admitted, else the 429 to answer.
+   */
+  readonly admitSend: (send: ValidSend) => Response | undefined;
 }
 
 type Route = (ctx: RouteContext) => Response | Promise<Response>;
@@ -166,6 +171,13 @@ export const ROUTES: Record<EndpointName, Route> = {
         message: `The message limit of your plan (${tenant.messageLimit} per period) has been reached. Upgrade your plan in the dashboard.`,
       });
     }
+    // Why here, after every 422, while Laravel's `throttle` middleware runs before the controller
+    // validates: a lane's key is the sender number the body resolves to (`sender_phone` or
+    // `sender_number_id`), known only once the body is read and checked. So the lanes sit where
+    // the service would apply them itself (`RateLimiter::tooManyAttempts` / `hit` on the validated
+    // send): a body answered 422 never counts against a lane, and both ways of naming a number share one.
+    const refused = ctx.admitSend(send);
+    if (refused) return refused;
     const file = send.media;
     const bytes = file ? new Uint8Array(await file.arrayBuffer()) : undefined;
     const token = file ? mediaToken() : '';

@@ -3,6 +3,7 @@ import type { FetchLike } from '../types/options.js';
 import { createHandler } from './app.js';
 import { dropped } from './fault-responses.js';
 import { FaultController } from './faults.js';
+import { LaneLimiter, type LaneLimits } from './lane-limits.js';
 import { type DefaultTenantSlug, type KeyRole, SANDBOX_DEFAULTS, type SandboxOptions } from './options.js';
 import { type RateLimit, RateLimiter } from './rate-limit.js';
 import { RequestLog } from './request-log.js';
@@ -80,6 +81,17 @@ export interface Sandbox<Slug extends string = string> {
    */
   setRateLimit(limit: RateLimit | number | null): void;
   /**
+   * Sets the limits of `POST /messages` per sender number (`perSender: { perSecond: n }`, Laravel's
+   * whole-second windows) and per (sender number, recipient) pair (`perPair: { minInterval: ms }`,
+   * one send per window of that many ms); null turns them off. They count only sends that passed
+   * validation, after the key-wide limit; a send over one is a 429 with `Retry-After` and the
+   * `X-RateLimit-*` headers of that lane. Every lane window is forgotten. A bad value (not an
+   * integer >= 1, an unknown key) throws a `ValidationError`.
+   * @default null (off)
+   * @example `sandbox.setLaneLimits({ perSender: { perSecond: 10 }, perPair: { minInterval: 1_000 } })`
+   */
+  setLaneLimits(limits: LaneLimits | null): void;
+  /**
    * Sets how many messages the tenant may send per period; a send beyond it is a 422.
    * @default 1000
    * @example `sandbox.setMessageLimit('acme', 0)`
@@ -91,15 +103,16 @@ export interface Sandbox<Slug extends string = string> {
   readonly counters: Readonly<SandboxCounters>;
   /**
    * When (sandbox clock, ms) each request the rate limiter let through arrived, per tenant and
-   * route: the last `requestLogCapacity` of them. Compute an achieved rate from the service's side.
-   * @example `sandbox.requestLog.maxInWindow(1000, { route: 'POST /messages' })`
+   * route, with the sender number and recipient of each stored send: the last `requestLogCapacity`
+   * of them. Compute an achieved rate, per sender too, or a per-recipient gap from the service's side.
+   * @example `sandbox.requestLog.maxInWindow(1000, { route: 'POST /messages', sender: '+15550001001' })`
    */
   readonly requestLog: RequestLog;
   /** Fault injection switches (all off by default). */
   readonly faults: FaultController;
   /**
-   * Forgets logs, media, uploads, counters, the request log, faults and rate windows; keeps
-   * tenants, keys and the rate limit.
+   * Forgets logs, media, uploads, counters, the request log, faults and rate windows (the key's and
+   * the lanes'); keeps tenants, keys, the rate limit and the lane limits.
    * @example `afterEach(() => sandbox.reset())`
    */
   reset(): void;
@@ -127,8 +140,9 @@ export function createSandbox<const Slug extends string = DefaultTenantSlug>(
     options.rateLimit !== undefined ? options.rateLimit : (options.rateLimitPerMinute ?? null),
     state.now,
   );
+  const laneLimiter = new LaneLimiter(options.laneLimits ?? null);
   const requestLog = new RequestLog(options.requestLogCapacity ?? SANDBOX_DEFAULTS.requestLogCapacity);
-  const handle = createHandler({ state, faults, rateLimiter, requestLog });
+  const handle = createHandler({ state, faults, rateLimiter, laneLimiter, requestLog });
 
   const tenants: Record<string, SandboxTenant> = {};
   for (const tenant of state.tenants.values()) {
@@ -178,6 +192,7 @@ export function createSandbox<const Slug extends string = DefaultTenantSlug>(
       findLog(tenant, logId).messageDeleted = true;
     },
     setRateLimit: (limit) => rateLimiter.set(limit),
+    setLaneLimits: (limits) => laneLimiter.set(limits),
     setMessageLimit: (tenant, limit) => {
       state.tenant(tenant).messageLimit = limit;
     },
@@ -194,6 +209,7 @@ export function createSandbox<const Slug extends string = DefaultTenantSlug>(
       requestLog.reset();
       faults.reset(seed);
       rateLimiter.reset();
+      laneLimiter.reset();
     },
   };
 }

@@ -179,7 +179,6 @@ export interface RateLimitOptions {
 export interface PerSenderLimit {
   /**
    * Sends per sliding second for one sender: a positive, finite number (0.5 = one every 2 s).
-   * @default none: required
    */
   requestsPerSecond: number;
 }
@@ -196,7 +195,6 @@ export interface PerRecipientLimit {
   /**
    * Ms between two sends to one recipient, measured where the service sees them: from the answer
    * of one to the start of the next. An integer >= 1.
-   * @default none: required
    */
   minInterval: number;
 }

@@ -1,6 +1,6 @@
 // A worker process for the tests that kill workers (test/bullmq/crash.test.ts, and the fleet test):
 // it runs the built package (vitest's aliases do not reach a child process), so `npm run build` first.
-// Settings come from the environment (REDIS_PORT or PG_URL for the queue's datastore); it says 'ready' over IPC, and closes gracefully on SIGTERM.
+// Settings come from the environment (REDIS_PORT or PG_URL for the queue's datastore; LANES, JSON, for rateLimit's lanes); it says 'ready' over IPC, and closes gracefully on SIGTERM.
 // Sent 'hold-next-send' over IPC, it lets its next POST /messages reach the service and be stored,
 // then holds the answer forever and says 'in-send': the parent's kill -9 then lands inside a send.
 
@@ -35,7 +35,7 @@ const worker = new MessagingWorker({
   stalledInterval: number('STALLED_MS') ?? 2_000,
   ...(number('CLOCK_SKEW_MS') === undefined ? {} : { clockSkewMs: number('CLOCK_SKEW_MS') }),
   ...(number('CONCURRENCY') ? { concurrency: number('CONCURRENCY') } : {}),
-  ...(number('RPS') ? { rateLimit: { requestsPerSecond: number('RPS') } } : {}),
+  ...(number('RPS') ? { rateLimit: { requestsPerSecond: number('RPS'), ...JSON.parse(env.LANES ?? '{}') } } : {}),
   ...(env.TRACK ? { trackDelivery: JSON.parse(env.TRACK) } : {}),
 });
 await worker.ready();

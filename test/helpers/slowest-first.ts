@@ -41,10 +41,13 @@ export const SLOWEST = [
   'test/bullmq/crash.test.ts',
   'test/core/schema-fast-paths.test.ts',
   'test/bullmq/fleet/held-sends.test.ts',
+  'test/bullmq/schedule.test.ts',
   // The files that run last, three at a time (vitest.config.ts, ALONE): the longest first.
   'test/bullmq/fleet/fleet-postgres.test.ts',
   'test/bullmq/fleet/fleet-redis.test.ts',
   'test/bullmq/webhooks/scale.test.ts',
+  'test/bullmq/fleet/lanes.test.ts',
+  'test/rate-lanes.test.ts',
 ];
 
 export default class SlowestFirst extends BaseSequencer {

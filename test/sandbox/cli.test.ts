@@ -73,4 +73,35 @@ describe('tenant-messaging-sandbox', () => {
     expect(await bad.exited).toBe(2);
     expect(bad.output()).toMatch(/--rate-limit must look like 100\/s or 60\/min/);
   });
+
+  it('--sender-limit N and --pair-interval MS set the lanes of POST /messages; a bad value is refused', async () => {
+    const cli = run(['--sender-limit', '2', '--pair-interval', '60000'], /Press Ctrl-C/);
+    const output = await cli.ready;
+    expect(output).toMatch(
+      /Lanes: 2 sends per second per sender number; 1 send per 60000 ms per sender number and recipient/,
+    );
+    const base = /TENANT_MESSAGING_BASE_URL=(\S+\/t\/acme)/.exec(output)?.[1];
+    const send = (to: string) =>
+      fetch(`${base}/api/v1/messages`, {
+        method: 'POST',
+        headers: { accept: 'application/json', 'content-type': 'application/json', 'x-api-key': 'tm_test_acme_full' },
+        body: JSON.stringify({ sender_phone: '+15550001001', to_phone: to, type: 'text', content: 'Hi' }),
+      });
+    expect((await send('+15551230001')).status).toBe(201);
+    const pair = await send('+15551230001');
+    expect([pair.status, pair.headers.get('x-ratelimit-limit'), pair.headers.get('retry-after')]).toEqual([
+      429,
+      '1',
+      '60',
+    ]);
+    cli.child.kill('SIGINT');
+    expect(await cli.exited).toBe(0);
+    const off = run([], /Press Ctrl-C/);
+    expect(await off.ready).toMatch(/Lanes: off/);
+    off.child.kill('SIGINT');
+    expect(await off.exited).toBe(0);
+    const bad = run(['--pair-interval', '1.5'], /never/);
+    expect(await bad.exited).toBe(2);
+    expect(bad.output()).toMatch(/--pair-interval must be a whole number >= 1, got '1\.5'/);
+  });
 });

@@ -1,3 +1,4 @@
+import type { StoredQuiet } from '../schedule/plan.js';
 import type { UpdateError } from '../types.js';
 import type { StoredParams } from './params.js';
 import type { Phase } from './states.js';
@@ -25,6 +26,8 @@ export interface SendJobData {
   readonly error?: UpdateError;
   /** How many times `queue.resend(id)` sent it again. */
   readonly resends?: number;
+  /** Its quiet hours, checked again by the worker before the POST (a backlog may reach into them). */
+  readonly quiet?: StoredQuiet;
 }
 
 /** Delivery tracking's progress, kept in the job so that any worker can take the next poll. */

@@ -6,7 +6,9 @@ import { APIConnectionError, SendOutcomeUnknownError, ValidationError } from '..
 import type { Logger } from '../../types/logger.js';
 import type { MessageLog } from '../../types/message-log.js';
 import type { FleetGate } from '../fleet/gate.js';
+import type { FleetLanes } from '../fleet/lanes.js';
 import type { BullMQModule } from '../load.js';
+import { quietUntil } from '../schedule/quiet-hours.js';
 import type { Unpublished, UpdateLog } from '../store/update-log.js';
 import type { UpdateError } from '../types.js';
 import { errorFields, transient } from './error-fields.js';
@@ -37,6 +39,8 @@ export interface ProcessDeps {
   readonly logger: Logger | undefined;
   /** Admits every request within the fleet's limit (fleet/gate.ts). */
   readonly gate: FleetGate;
+  /** Per-sender and per-recipient lanes for the sends (fleet/lanes.ts), when configured. */
+  readonly lanes?: FleetLanes | undefined;
   /** The fleet's limit: the reconcile walk's page cap derives from it (walk.ts). */
   readonly requestsPerSecond: number | undefined;
   /** How far the service's clock may be behind the workers' (the reconcile window's margin). */
@@ -51,6 +55,7 @@ type SendJob = Job<SendJobData, SendJobResult>;
 /** BullMQ's processor for send jobs: one step of the state table per run (see states.ts). */
 export function createProcessor(deps: ProcessDeps) {
   const { bull, client, queue, updates, gate } = deps;
+  const random = deps.random ?? Math.random;
 
   /**
    * The one way a job's data is written: the phase moves by the table (states.ts) on `event`, with
@@ -116,8 +121,15 @@ export function createProcessor(deps: ProcessDeps) {
     return delay(job, token, track.interval);
   };
 
-  /** The POST, admitted by the gate; `mark` runs first, inside it (admitted before the mark). */
+  /**
+   * The POST, admitted by its lanes and then the gate; `mark` runs first, inside the gate
+   * (admitted before the mark). A send whose lane is full goes back to the datastore, delayed
+   * until a place ends (jittered, so that waiting workers do not ask in the same instant): it
+   * holds no worker slot meanwhile, and uses no attempt.
+   */
   const post = async (job: SendJob, token: string | undefined, mark?: () => Promise<void>) => {
+    const lanes = deps.lanes && (await deps.lanes.admit(job.data.params));
+    if (lanes && 'waitMs' in lanes) return delay(job, token, lanes.waitMs + Math.floor(random() * 10));
     let log: MessageLog;
     try {
       log = await gate.run(async () => {
@@ -125,12 +137,27 @@ export function createProcessor(deps: ProcessDeps) {
         return client.messages.send(sendParamsOf(job.data.params));
       });
     } catch (error) {
+      if (lanes)
+        await (error instanceof MarkNotConfirmed ? deps.lanes?.release(lanes.held) : deps.lanes?.settle(lanes.held));
       return sendFailed(job, token, error);
     }
+    if (lanes) await deps.lanes?.settle(lanes.held);
     return accepted(job, token, 'accepted', log);
   };
 
+  /** A send due inside its quiet hours waits in the datastore until they end, and says so. */
+  const quiet = async (job: SendJob, token: string | undefined): Promise<number | undefined> => {
+    const { quiet: hours } = job.data;
+    if (hours === undefined) return undefined;
+    const now = Date.now();
+    const until = quietUntil(now, hours, hours.zones);
+    if (until === undefined || until <= now) return undefined;
+    await announce({ id: String(job.id), status: 'quiet-hours', until: new Date(until).toISOString() });
+    return delay(job, token, until - now);
+  };
+
   const send = async (job: SendJob, token: string | undefined): Promise<SendJobResult> => {
+    await quiet(job, token);
     const startedAt = Date.now();
     // The mark is in the datastore before the POST starts: a crash from here on leaves `in-flight`.
     // A walk left from before a `queue.resend(id)` belongs to the previous POST: not this one's.

@@ -35,7 +35,7 @@ export function storeOf(bull: BullMQModule, backend: Backend, queue: Queue): Sto
     const ready = schemaReady(pool);
     return {
       kind: 'postgres',
-      places: () => postgresPlaces(pool, ready, queue.name),
+      places: (lane) => postgresPlaces(pool, ready, lane === undefined ? queue.name : `${queue.name}:lane:${lane}`),
       updates: () => postgresUpdateLog(pool, ready, queue.name),
       guard: () => durableGuard,
       replication: () => durableReplication,
@@ -55,7 +55,7 @@ export function storeOf(bull: BullMQModule, backend: Backend, queue: Queue): Sto
   };
   return {
     kind: 'redis',
-    places: () => redisPlaces(client, queue.toKey('fleet-requests')),
+    places: (lane) => redisPlaces(client, queue.toKey(lane === undefined ? 'fleet-requests' : `fleet-lane:${lane}`)),
     updates: () => redisUpdateLog(bull, backend, queue),
     guard: (options) =>
       redisGuard(

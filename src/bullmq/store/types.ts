@@ -13,8 +13,13 @@ export interface PlaceStore {
    * `leaseMs`. Resolves with 0 when admitted, else the ms until the earliest place ends (>= 1).
    */
   admit(member: string, limit: number, leaseMs: number): Promise<number>;
-  /** The member's place now ends `windowMs` from now (its answer came). */
+  /** The member's place now ends `windowMs` from now (its answer came; 0: it never went out). */
   settle(member: string, windowMs: number): Promise<void>;
+  /**
+   * Drops the ended places of every gate and lane of the queue: a lane no send uses again (a
+   * recipient written to once) must not be kept. Redis expires such keys by itself.
+   */
+  sweep(): Promise<void>;
 }
 
 /** What a guard needs to know of its caller. */
@@ -65,8 +70,8 @@ export interface Replication {
 /** One queue's datastore, beside BullMQ's own data. */
 export interface Store {
   readonly kind: Backend['kind'];
-  /** The fleet gate's places of the queue. */
-  places(): PlaceStore;
+  /** The fleet gate's places of the queue, or with `lane`, that lane's (`s:<sender>`, `r:<recipient>`). */
+  places(lane?: string): PlaceStore;
   /** The queue's update log. */
   updates(): UpdateLog;
   /**

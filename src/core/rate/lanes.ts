@@ -46,8 +46,16 @@ interface Waiter extends FifoNode<Waiter> {
   onAbort: (() => void) | undefined;
 }
 
-/** The window the service counts senders in: its limits are per second. */
-const SENDER_WINDOW_MS = 1000;
+/**
+ * A sender's lane for `requestsPerSecond`: that many places a second, a whole number of them (2.5
+ * is taken as 2: a sliding second never holds half a send); below one, one place for `1 / rate`
+ * seconds (0.5: one send per sliding 2 s).
+ */
+export function senderLane(requestsPerSecond: number): { readonly limit: number; readonly windowMs: number } {
+  return requestsPerSecond >= 1
+    ? { limit: Math.floor(requestsPerSecond), windowMs: 1000 }
+    : { limit: 1, windowMs: Math.ceil(1000 / requestsPerSecond) };
+}
 
 /**
  * Per-sender lanes and per-recipient pacing for one client's sends, with one timer for all of them.
@@ -102,8 +110,10 @@ export class Lanes {
     const { perRecipient, perSender } = this.#settings;
     if (perRecipient !== undefined && keys.recipient !== undefined)
       route.push(this.#lane(`r:${keys.recipient}`, 1, perRecipient));
-    if (perSender !== undefined && keys.sender !== undefined)
-      route.push(this.#lane(`s:${keys.sender}`, perSender, SENDER_WINDOW_MS));
+    if (perSender !== undefined && keys.sender !== undefined) {
+      const { limit, windowMs } = senderLane(perSender);
+      route.push(this.#lane(`s:${keys.sender}`, limit, windowMs));
+    }
     if (signal?.aborted) return Promise.reject(signal.reason);
     const now = this.#clock.now();
     const held: Waiter['held'] = [];

@@ -60,6 +60,32 @@ for (const [backend, available] of BACKENDS) {
       expect(answers.filter((wait) => wait === 0)).toHaveLength(7);
     });
 
+    it('places: each lane is apart from the gate and the other lanes; a place settled with 0 frees at once; sweep drops ended places', async () => {
+      const f = fixtures.get(backend) as BackendFixture;
+      const store = storeFor(f);
+      const gate = store.places();
+      const lane = store.places('r:+15557654321');
+      const other = store.places('s:phone:+15550001001');
+      expect(await gate.admit('g', 1, 60_000)).toBe(0);
+      expect(await lane.admit('a', 1, 60_000)).toBe(0);
+      expect(await other.admit('a', 1, 60_000)).toBe(0);
+      expect(await lane.admit('b', 1, 60_000)).toBeGreaterThan(0);
+      await lane.settle('a', 0); // never sent: its place is free for the next at once
+      expect(await lane.admit('b', 1, 60_000)).toBe(0);
+      await other.settle('a', 1);
+      await new Promise((resolve) => setTimeout(resolve, 20));
+      await other.sweep();
+      if (backend === 'postgres') {
+        const { rows } = (await f.run(
+          "SELECT count(*)::int AS n FROM bullmq.tenant_messaging_fleet_place WHERE key LIKE '%:lane:s:%'",
+        )) as {
+          rows: { n: number }[];
+        };
+        expect(rows[0]?.n).toBe(0);
+      }
+      expect(await other.admit('c', 1, 60_000)).toBe(0);
+    });
+
     it('updates: read in the order published, from now, from the start or after an id; close() ends a reader', async () => {
       const store = storeFor(fixtures.get(backend) as BackendFixture);
       const log = store.updates();

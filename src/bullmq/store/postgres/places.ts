@@ -20,5 +20,9 @@ export function postgresPlaces(pool: PgPoolLike, ready: SchemaReady, key: string
         [key, member, windowMs],
       );
     },
+    sweep: async () => {
+      await ready();
+      await pool.query('DELETE FROM tenant_messaging_fleet_place WHERE ends_at <= clock_timestamp()');
+    },
   };
 }

@@ -24,5 +24,7 @@ export function redisPlaces(client: Promise<RedisClient>, key: string): PlaceSto
     settle: async (member, windowMs) => {
       await (await redis).runCommand(SETTLE_COMMAND, [key, windowMs, member]);
     },
+    // Each key expires a lease after its last admission (fleet-admit.lua): nothing to sweep.
+    sweep: async () => undefined,
   };
 }

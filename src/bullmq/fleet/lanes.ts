@@ -1,0 +1,106 @@
+import { senderLane } from '../../core/rate/lanes.js';
+import { loadPhoneTools } from '../../internal/phone.js';
+import type { StoredParams } from '../send/params.js';
+import type { PlaceStore } from '../store/types.js';
+
+/** Sweep the ended places of unused lanes at most this often (ms). */
+const SWEEP_EVERY_MS = 60_000;
+
+/** What a send holds once admitted to its lanes: each lane's places, and its member there. */
+export interface LanesHeld {
+  readonly places: readonly { readonly store: PlaceStore; readonly windowMs: number }[];
+  readonly member: string;
+}
+
+/**
+ * The fleet's per-sender lanes and per-recipient pacing: the same rule as the one-process lanes
+ * (core/rate/lanes.ts) and the fleet gate (gate.ts), with the places in the queue's datastore so
+ * that every worker process of the queue shares them.
+ *
+ * A send whose lane is full is not waited for in the worker: `admit` says how long until a place
+ * ends, and the processor puts the job back in the datastore (delayed) for that long. It then
+ * holds no worker slot, no connection and no timer, and the worker takes other jobs meanwhile.
+ */
+export interface FleetLanes {
+  /** Takes a place in the send's recipient lane, then its sender's; or says how long to wait. */
+  admit(params: StoredParams): Promise<{ readonly held: LanesHeld } | { readonly waitMs: number }>;
+  /** The send's answer came (or may have): each place ends its lane's window from now. */
+  settle(held: LanesHeld): Promise<void>;
+  /** The send never went out: its places end now. */
+  release(held: LanesHeld): Promise<void>;
+}
+
+export interface FleetLanesOptions {
+  /** The places of one lane, in the queue's datastore (`store.places(lane)`). */
+  readonly places: (lane: string) => PlaceStore;
+  /** Sends per sliding second per sender, when given. */
+  readonly perSender: number | undefined;
+  /** Ms between two sends to one recipient, when given. */
+  readonly perRecipient: number | undefined;
+  /** How long an open send may hold its places: the client's timeout (a killed worker's, until then). */
+  readonly requestTimeout: number;
+  readonly onSettleError?: (error: unknown) => void;
+}
+
+export function createFleetLanes(options: FleetLanesOptions): FleetLanes | undefined {
+  const { perSender, perRecipient, requestTimeout } = options;
+  if (perSender === undefined && perRecipient === undefined) return undefined;
+  const sender = perSender === undefined ? undefined : senderLane(perSender);
+  const lease = requestTimeout + 2 * Math.max(sender?.windowMs ?? 0, perRecipient ?? 0);
+  const prefix = `${process.pid}:${Date.now().toString(36)}:${Math.random().toString(36).slice(2, 8)}`;
+  let next = 0;
+  let sweptAt = Date.now();
+  const stores = new Map<string, PlaceStore>();
+  const storeOf = (lane: string) => {
+    let store = stores.get(lane);
+    if (store === undefined) {
+      // Bounded: a store is a key and two closures; the lanes in use come back at once.
+      if (stores.size >= 10_000) stores.clear();
+      store = options.places(lane);
+      stores.set(lane, store);
+    }
+    return store;
+  };
+  const end = async (held: LanesHeld, sent: boolean) => {
+    for (const { store, windowMs } of held.places) {
+      try {
+        await store.settle(held.member, sent ? windowMs : 0);
+      } catch (error) {
+        options.onSettleError?.(error); // the place then ends with its lease
+      }
+    }
+  };
+
+  return {
+    async admit(params) {
+      const lanes: { store: PlaceStore; limit: number; windowMs: number }[] = [];
+      if (perRecipient !== undefined) {
+        const phones = await loadPhoneTools();
+        lanes.push({ store: storeOf(`r:${phones.canonical(params.to_phone)}`), limit: 1, windowMs: perRecipient });
+      }
+      if (sender !== undefined) {
+        const key =
+          params.sender_phone === undefined ? `id:${params.sender_number_id}` : `phone:${params.sender_phone}`;
+        lanes.push({ store: storeOf(`s:${key}`), ...sender });
+      }
+      if (Date.now() - sweptAt > SWEEP_EVERY_MS) {
+        sweptAt = Date.now();
+        lanes[0]?.store.sweep().catch((error: unknown) => options.onSettleError?.(error));
+      }
+      const held: LanesHeld = { places: [], member: `${prefix}:${next++}` };
+      for (const lane of lanes) {
+        const wait = await lane.store.admit(held.member, lane.limit, lease);
+        if (wait > 0) {
+          await end(held, false);
+          // A place still open (its send in flight) ends with its lease, yet frees a window after
+          // its answer: looking again within a window misses no place (the fleet gate's rule).
+          return { waitMs: Math.min(wait, lane.windowMs) };
+        }
+        (held.places as LanesHeld['places'][number][]).push({ store: lane.store, windowMs: lane.windowMs });
+      }
+      return { held };
+    },
+    settle: (held) => end(held, true),
+    release: (held) => end(held, false),
+  };
+}
