@@ -1,6 +1,7 @@
 import fc from 'fast-check';
 import { MessagingClient, type SendMessageParams, ValidationError } from 'tenant-messaging';
 import { afterEach, describe, expect, it } from 'vitest';
+import { retainedHeap } from './helpers/heap.js';
 import { json, messageLog, startServer, type TestServer } from './helpers/server.js';
 
 const KEY = 'tm_test_rate_lanes_key';
@@ -180,6 +181,33 @@ describe('rateLimit.perSender and perRecipient: lanes where the service counts',
     // Another recipient of that sender was never held up behind it.
     await tm.messages.send(text('+15550000002', '+15557654322'));
     expect(arrivals).toHaveLength(2);
+  });
+
+  it('thousands of waiting sends cost one timer between them, and memory in proportion to their count', async () => {
+    const { url, arrivals } = await service();
+    const tm = client(url, { perRecipient: { minInterval: 60_000 } });
+    await tm.messages.send(text('+15550000001', '+15557654321'));
+    const timers = () => process.getActiveResourcesInfo().filter((kind) => kind === 'Timeout').length;
+    const before = { timers: timers(), heap: retainedHeap() };
+    const controller = new AbortController();
+    const WAITING = 2_000;
+    // Each to a recipient whose lane is held for a minute: every one of them waits.
+    const waiting = Array.from({ length: WAITING }, (_, i) =>
+      tm.messages.send(text('+15550000001', i % 2 === 0 ? '+15557654321' : '+1 (555) 765-4321'), {
+        signal: controller.signal,
+      }),
+    );
+    for (const promise of waiting) promise.catch(() => undefined);
+    await new Promise((resolve) => setTimeout(resolve, 50));
+    const during = { timers: timers(), heap: retainedHeap() };
+    expect(arrivals).toHaveLength(1);
+    expect(during.timers - before.timers).toBeLessThanOrEqual(1);
+    // A waiting send is its call and its place in a line: a few KB, never a timer or a socket.
+    expect((during.heap - before.heap) / WAITING).toBeLessThan(8_192);
+    controller.abort(new Error('done'));
+    const settled = await Promise.allSettled(waiting);
+    expect(settled.every((r) => r.status === 'rejected' && String(r.reason).includes('done'))).toBe(true);
+    expect(arrivals).toHaveLength(1);
   });
 
   it('refuses bad lane options before any request, saying what is accepted', async () => {

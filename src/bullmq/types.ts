@@ -272,8 +272,9 @@ export interface UpdatesOptions {
 /** `queue.counts()`: sends by state, across the fleet. */
 export interface MessagingCounts {
   /**
-   * Enqueued and not started (including sends waiting out a 429 or a retry delay), and sends being
-   * reconciled after a crash between two pages of their walk (back in the queue, still `in-flight`).
+   * Enqueued and not started (including sends waiting out a 429 or a retry delay, scheduled ones,
+   * ones held by quiet hours or a full lane), and sends being reconciled after a crash between two
+   * pages of their walk (back in the queue, still `in-flight`).
    */
   readonly waiting: number;
   /** Being sent, reconciled or polled now. */

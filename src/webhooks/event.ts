@@ -8,6 +8,9 @@ export const WEBHOOK_EVENT_TYPES = [
   'message.delivered',
   'message.read',
   'message.delivery-timeout',
+  'message.scheduled',
+  'message.quiet-hours',
+  'message.cancelled',
 ] as const;
 
 /** The statuses a delivery webhook reports: the fleet's updates, one event type each. */
@@ -32,8 +35,13 @@ export interface WebhookEvent {
     readonly id: string;
     /** The message log's id, once the service stored it. */
     readonly log_id?: number;
-    /** The status it reached: `sent`, `failed`, `unknown`, `delivered`, `read` or `delivery-timeout`. */
+    /**
+     * The status it reached: `sent`, `failed`, `unknown`, `delivered`, `read` or `delivery-timeout`;
+     * or why it waits: `scheduled`, `quiet-hours` (both with `until`) or `cancelled`.
+     */
     readonly status: string;
+    /** For `scheduled` and `quiet-hours`: when the message may go (ISO 8601, UTC). */
+    readonly until?: string;
     /** The message log as last read, when known. */
     readonly log?: MessageLog;
     /** For `failed` and `unknown`: the error's name and message. */

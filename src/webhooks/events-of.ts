@@ -16,6 +16,8 @@ export interface FleetUpdate {
   readonly eventId: string;
   /** When the worker published it (ISO 8601). */
   readonly at?: string | undefined;
+  /** For `scheduled` and `quiet-hours`: when the message may go (ISO 8601). */
+  readonly until?: string | undefined;
 }
 
 /** An event ready to sign: its body and its `webhook-id`, the same on every attempt. */
@@ -47,12 +49,15 @@ export function fleetEvent(update: FleetUpdate): OutgoingEvent {
       id: update.id,
       ...(update.log ? { log_id: update.log.id } : {}),
       status: update.status,
+      ...(update.until ? { until: update.until } : {}),
       ...(update.log ? { log: update.log } : {}),
       ...(update.error ? { error: { name: update.error.name, message: update.error.message } } : {}),
     },
   };
   // encodeURIComponent: a business id may hold any character but `:`; a header may not.
-  const webhookId = `msg_${encodeURIComponent(update.id)}_${update.log?.id ?? '-'}_${update.status}`;
+  // A message may wait twice for the same reason (quiet hours on two nights): its `until` tells them apart.
+  const until = update.until ? `_${Date.parse(update.until)}` : '';
+  const webhookId = `msg_${encodeURIComponent(update.id)}_${update.log?.id ?? '-'}_${update.status}${until}`;
   return { webhookId, type: event.type, body: JSON.stringify(event) };
 }
 

@@ -23,6 +23,12 @@ describe('the webhook event schema (docs/webhooks.md)', () => {
       data: { id: 'order-9', status: 'unknown', error: { name: 'SendOutcomeUnknownError', message: 'no answer' } },
     };
     expect(eventSchema.safeParse(unknown).success).toBe(true);
+    const held = {
+      type: 'message.quiet-hours',
+      timestamp: example.timestamp,
+      data: { id: 'order-9', status: 'quiet-hours', until: '2026-11-25T08:00:00.000Z' },
+    };
+    expect(eventSchema.safeParse(held).success).toBe(true);
   });
 
   it('refuses an event that breaks it', () => {
@@ -35,6 +41,7 @@ describe('the webhook event schema (docs/webhooks.md)', () => {
       { ...example, data: { id: 'order-1', status: 'bounced' } },
       { ...example, data: { ...example.data, log: { id: 7 } } },
       { ...example, data: { ...example.data, error: { name: 'X' } } },
+      { ...example, data: { ...example.data, until: 'tomorrow' } },
     ]) {
       expect(eventSchema.safeParse(bad).success, JSON.stringify(bad)).toBe(false);
     }
