@@ -3,6 +3,7 @@ import type { MessagingClient } from '../client.js';
 import { mediaFromPath } from '../core/media/from-path.js';
 import { MessagingError } from '../errors.js';
 import type { JsonObject } from '../types/json.js';
+import { DEMO_MIN_INTERVAL, pacingStep } from './demo-pacing.js';
 
 /** Where the story runs and with what: the command (commands/demo.ts) decides, the story only tells. */
 export interface DemoSetting {
@@ -19,6 +20,11 @@ export interface DemoSetting {
   readonly signal: AbortSignal;
   /** When the command started, for the closing `done in`. */
   readonly started: number;
+  /**
+   * The sandbox's lanes, for the pacing step (`sandbox.setLaneLimits`), and a second recipient;
+   * undefined against a real tenant, where the step is left out.
+   */
+  readonly sandboxLanes?: { readonly set: (minInterval: number | null) => void; readonly other: string } | undefined;
 }
 
 /**
@@ -116,6 +122,17 @@ export async function tellStory(setting: DemoSetting, stdout: NodeJS.WriteStream
     print.step('Usage', signal);
     const usage = await client.usage({ signal });
     show('messages', field(usage, 'messages') ?? usage);
+
+    if (setting.sandboxLanes) {
+      print.step('Pacing: one message per person at a time (rateLimit.perRecipient)', signal);
+      setting.sandboxLanes.set(DEMO_MIN_INTERVAL);
+      try {
+        const phones = { sender: senderPhone, busy: recipient, other: setting.sandboxLanes.other };
+        await pacingStep(client, phones, print, stdout);
+      } finally {
+        setting.sandboxLanes.set(null);
+      }
+    }
 
     print.step('A deliberate error', signal);
     try {

@@ -11,6 +11,7 @@ const HEADINGS = [
   'Wait until',
   'Latest message logs',
   'Usage',
+  'Pacing: one message per person at a time',
   'A deliberate error',
 ];
 
@@ -26,5 +27,12 @@ export function expectSandboxStory(stdout: string): void {
   expect(stdout).toMatch(/uploading (\d+) \/ \1 bytes/);
   expect(stdout).toContain('delivery_status read after');
   expect(stdout).toContain('PermissionDeniedError: The API key does not include the required scope.');
+  // The pacing step: four sent, none refused by the sandbox's pair limit, the other person first.
+  const paced = [...stdout.matchAll(/^ {3}\+(\d+\.\d\d) s: +#\d+ to (\+\d+)$/gm)];
+  expect(paced).toHaveLength(4);
+  const busy = paced.filter((line) => line[2] === '+15557654321').map((line) => Number(line[1]));
+  expect(busy).toHaveLength(3);
+  expect((busy[2] as number) - (busy[0] as number)).toBeGreaterThanOrEqual(0.8);
+  expect(Number(paced.find((line) => line[2] !== '+15557654321')?.[1])).toBeLessThan(0.3);
   expect(stdout).toMatch(/done in \d+\.\d s/);
 }

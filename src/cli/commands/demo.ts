@@ -98,6 +98,10 @@ export async function demo(flags: DemoFlags, globals: DemoGlobals, signal: Abort
       keyWithoutUsage: tenant.keys.noUsage,
       signal,
       started,
+      sandboxLanes: {
+        set: (minInterval) => sandbox.setLaneLimits(minInterval === null ? null : { perPair: { minInterval } }),
+        other: SANDBOX_PHONES.neverReads,
+      },
     });
   } finally {
     await client?.close();
