@@ -92,9 +92,13 @@ export function createFleetLanes(options: FleetLanesOptions): FleetLanes | undef
         const wait = await lane.store.admit(held.member, lane.limit, lease);
         if (wait > 0) {
           await end(held, false);
-          // A place still open (its send in flight) ends with its lease, yet frees a window after
-          // its answer: looking again within a window misses no place (the fleet gate's rule).
-          return { waitMs: Math.min(wait, lane.windowMs) };
+          // Within a window: the earliest place has its answer, and ends then (exactly known).
+          if (wait <= lane.windowMs) return { waitMs: wait };
+          // Every place is still open (its send in flight; it ends a window after its answer):
+          // a turn, a window from now at the earliest, shared by a lane's worth of sends, turns
+          // a window apart. Many sends waiting for one busy lane then come back a lane's worth
+          // at a time, not all at once (each a job start and a round trip) and again every window.
+          return { waitMs: await lane.store.reserve(lane.windowMs, lane.windowMs, lane.limit) };
         }
         (held.places as LanesHeld['places'][number][]).push({ store: lane.store, windowMs: lane.windowMs });
       }

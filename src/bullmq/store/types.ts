@@ -16,6 +16,13 @@ export interface PlaceStore {
   /** The member's place now ends `windowMs` from now (its answer came; 0: it never went out). */
   settle(member: string, windowMs: number): Promise<void>;
   /**
+   * A turn for a send that found every place open (their ends unknown): up to `limit` sends share
+   * a turn, turns are `windowMs` apart, and a lane whose last turn has passed starts again
+   * `estimateMs` from now. Resolves with the ms until the turn given (>= 1). Many sends waiting
+   * for one busy lane thus come back a lane's worth at a time, not all at once and again every window.
+   */
+  reserve(estimateMs: number, windowMs: number, limit: number): Promise<number>;
+  /**
    * Drops the ended places of every gate and lane of the queue: a lane no send uses again (a
    * recipient written to once) must not be kept. Redis expires such keys by itself.
    */

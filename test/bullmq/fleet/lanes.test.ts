@@ -8,10 +8,10 @@
 import { type ChildProcess, execSync, fork } from 'node:child_process';
 import { existsSync } from 'node:fs';
 import { fileURLToPath } from 'node:url';
-import { type EnqueueItem, MessagingQueue } from 'tenant-messaging/bullmq';
+import { type EnqueueItem, MessagingQueue, MessagingWorker } from 'tenant-messaging/bullmq';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { uniqueName } from '../../helpers/redis.js';
-import { BACKENDS, type BackendFixture, startBackendFixture } from '../fixture.js';
+import { BACKENDS, type BackendFixture, fastWorker, startBackendFixture } from '../fixture.js';
 
 const root = fileURLToPath(new URL('../../../', import.meta.url));
 const workerScript = fileURLToPath(new URL('../crash-worker.mjs', import.meta.url));
@@ -24,6 +24,8 @@ const BUSY_RECIPIENT = '+15557654321';
 const PER_SENDER = 4;
 const MIN_INTERVAL = 500;
 const SENDS = { route: 'POST /messages' } as const;
+/** The sender of the turns test: its sends stay out of the mixed run's figures. */
+const TURNS_SENDER = '+15550001007';
 
 /** The workload, in the queue's order: the busy lanes first, the others last (behind them). */
 function workload(): EnqueueItem[] {
@@ -90,7 +92,7 @@ describe.each(BACKENDS)('lanes across a fleet of worker processes on %s', (backe
       tenants: [
         {
           slug: 'acme',
-          senderNumbers: [BUSY_SENDER, SHARED_SENDER, ...QUIET_SENDERS].map((phone) => ({ phone })),
+          senderNumbers: [BUSY_SENDER, SHARED_SENDER, ...QUIET_SENDERS, TURNS_SENDER].map((phone) => ({ phone })),
         },
       ],
       laneLimits: { perSender: { perSecond: PER_SENDER }, perPair: { minInterval: MIN_INTERVAL } },
@@ -98,6 +100,51 @@ describe.each(BACKENDS)('lanes across a fleet of worker processes on %s', (backe
   });
   afterAll(async () => {
     await f?.close();
+  });
+
+  it.runIf(available)('sends waiting for one busy recipient come back one a turn, not all at once', async () => {
+    const name = uniqueName();
+    const raw = f.raw(name);
+    const queue = new MessagingQueue({ connection: f.connection, name });
+    const interval = 250;
+    const worker = new MessagingWorker(
+      fastWorker(f, name, {
+        concurrency: 8,
+        rateLimit: { requestsPerSecond: 200, perRecipient: { minInterval: interval } },
+      }),
+    );
+    const to = '+15557654399';
+    const before = f.sandbox.requestLog.acceptedAt({ ...SENDS, recipient: to }).length;
+    // The service's pair limit under this test's interval: a send closer than 200 ms is refused.
+    f.sandbox.setLaneLimits({ perPair: { minInterval: 200 } });
+    try {
+      await worker.ready();
+      const ids = await queue.sendMany(
+        Array.from({ length: 10 }, (_, i) => ({
+          params: { sender_phone: TURNS_SENDER, to_phone: to, type: 'text' as const, content: `turn ${i}` },
+          id: `turn-${i}`,
+        })),
+      );
+      const deadline = Date.now() + 15_000;
+      while ((await queue.counts()).sent < ids.length && Date.now() < deadline)
+        await new Promise((resolve) => setTimeout(resolve, 50));
+      expect((await queue.counts()).sent).toBe(ids.length);
+      const arrivals = f.sandbox.requestLog.acceptedAt({ ...SENDS, recipient: to }).slice(before);
+      expect(arrivals).toHaveLength(10);
+      expect(f.sandbox.requestLog.minGap({ ...SENDS, recipient: to })).toBeGreaterThanOrEqual(interval);
+      expect(Math.max(...arrivals) - Math.min(...arrivals)).toBeLessThan(9 * interval * 1.15 + 100);
+      // Each waiting send is taken by a worker about three times (at first, at its turn, then at
+      // the exact end of the place before it), not once every interval for as long as it waits
+      // (more than six times each, measured without turns).
+      let starts = 0;
+      for (const id of ids) starts += (await raw.getJob(id))?.attemptsStarted ?? 0;
+      expect(starts).toBeLessThanOrEqual(ids.length * 4);
+    } finally {
+      f.sandbox.setLaneLimits({ perSender: { perSecond: PER_SENDER }, perPair: { minInterval: MIN_INTERVAL } });
+      await worker.close();
+      await queue.close();
+      await raw.close();
+    }
   });
 
   it.runIf(available)(
@@ -108,6 +155,7 @@ describe.each(BACKENDS)('lanes across a fleet of worker processes on %s', (backe
       const workers = await Promise.all([startWorker(f, name), startWorker(f, name), startWorker(f, name)]);
       try {
         const items = workload();
+        const before = f.sandbox.counters.requests['POST /messages'] ?? 0;
         await queue.sendMany(items);
         const deadline = Date.now() + 30_000;
         while ((await queue.counts()).sent < items.length && Date.now() < deadline)
@@ -117,13 +165,14 @@ describe.each(BACKENDS)('lanes across a fleet of worker processes on %s', (backe
         const log = f.sandbox.requestLog;
         // Each stored once, and no lane of the service ever refused one (a 429 is never accepted).
         expect(f.sandbox.messages('acme').filter((m) => m.content?.startsWith('lanes '))).toHaveLength(items.length);
-        expect(log.acceptedAt(SENDS)).toHaveLength(items.length);
-        expect(f.sandbox.counters.requests['POST /messages']).toBe(items.length);
+        expect(f.sandbox.counters.requests['POST /messages']).toBe(before + items.length);
         // The lanes where the service counts them.
         expect(log.maxInWindow(1000, { ...SENDS, sender: BUSY_SENDER })).toBeLessThanOrEqual(PER_SENDER);
         expect(log.minGap({ ...SENDS, recipient: BUSY_RECIPIENT })).toBeGreaterThanOrEqual(MIN_INTERVAL);
         // The others did not wait behind the busy lanes: all 8 in before the busy sender's second round.
-        const start = Math.min(...log.acceptedAt(SENDS));
+        const start = Math.min(
+          ...[BUSY_SENDER, SHARED_SENDER].flatMap((sender) => log.acceptedAt({ ...SENDS, sender })),
+        );
         const quiet = QUIET_SENDERS.flatMap((sender) => log.acceptedAt({ ...SENDS, sender }));
         expect(quiet).toHaveLength(8);
         expect(Math.max(...quiet) - start).toBeLessThan(1_000);

@@ -86,6 +86,23 @@ for (const [backend, available] of BACKENDS) {
       expect(await other.admit('c', 1, 60_000)).toBe(0);
     });
 
+    it("places: reserve gives a lane's worth of sends each turn, turns a window apart, on the datastore clock", async () => {
+      const lane = storeFor(fixtures.get(backend) as BackendFixture).places('s:phone:+15550001009');
+      const turns = [];
+      for (let i = 0; i < 7; i++) turns.push(await lane.reserve(1_000, 500, 3));
+      // Three at 1000 ms, three at 1500, one at 2000 (less the time between the calls).
+      const expected = [1_000, 1_000, 1_000, 1_500, 1_500, 1_500, 2_000];
+      for (const [i, turn] of turns.entries()) {
+        expect(turn).toBeGreaterThan((expected[i] as number) - 200);
+        expect(turn).toBeLessThanOrEqual(expected[i] as number);
+      }
+      // A lane whose turn has passed starts again from the estimate.
+      const other = storeFor(fixtures.get(backend) as BackendFixture).places('r:+15557654323');
+      expect(await other.reserve(5, 5, 1)).toBeLessThanOrEqual(5);
+      await new Promise((resolve) => setTimeout(resolve, 30));
+      expect(await other.reserve(300, 5, 1)).toBeGreaterThan(250);
+    });
+
     it('updates: read in the order published, from now, from the start or after an id; close() ends a reader', async () => {
       const store = storeFor(fixtures.get(backend) as BackendFixture);
       const log = store.updates();

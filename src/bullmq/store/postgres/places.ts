@@ -20,9 +20,20 @@ export function postgresPlaces(pool: PgPoolLike, ready: SchemaReady, key: string
         [key, member, windowMs],
       );
     },
+    reserve: async (estimateMs, windowMs, limit) => {
+      await ready();
+      const { rows } = await pool.query('SELECT tenant_messaging_fleet_reserve($1, $2, $3, $4) AS wait', [
+        key,
+        estimateMs,
+        windowMs,
+        limit,
+      ]);
+      return Number(rows[0]?.['wait']);
+    },
     sweep: async () => {
       await ready();
       await pool.query('DELETE FROM tenant_messaging_fleet_place WHERE ends_at <= clock_timestamp()');
+      await pool.query('DELETE FROM tenant_messaging_fleet_turn WHERE turn <= clock_timestamp()');
     },
   };
 }

@@ -35,6 +35,40 @@ BEGIN
 END
 $$;
 
+-- A lane's turn (fleet/lanes.ts): for sends that found every place of the lane open, up to the
+-- lane's limit of them share a turn, turns a window apart. UNLOGGED, as the places: a turn lost
+-- in a crash only makes some sends ask again sooner.
+CREATE UNLOGGED TABLE IF NOT EXISTS tenant_messaging_fleet_turn (
+  key text PRIMARY KEY,
+  turn timestamptz NOT NULL,
+  taken integer NOT NULL
+);
+
+-- One turn given: the lane's current one while it has room, else the next (a window later); a
+-- turn that has passed starts again p_estimate_ms from now. The ms until the turn (>= 1).
+CREATE OR REPLACE FUNCTION tenant_messaging_fleet_reserve(p_key text, p_estimate_ms double precision, p_window_ms double precision, p_limit integer)
+RETURNS bigint LANGUAGE plpgsql AS $$
+DECLARE
+  v_now timestamptz;
+  v_turn timestamptz;
+  v_taken integer;
+BEGIN
+  PERFORM pg_advisory_xact_lock(hashtextextended('tenant-messaging:turn:' || p_key, 0));
+  v_now := clock_timestamp();
+  SELECT turn, taken INTO v_turn, v_taken FROM tenant_messaging_fleet_turn WHERE key = p_key;
+  IF v_turn IS NULL OR v_turn < v_now THEN
+    v_turn := v_now + p_estimate_ms * interval '1 millisecond';
+    v_taken := 0;
+  ELSIF v_taken >= p_limit THEN
+    v_turn := v_turn + p_window_ms * interval '1 millisecond';
+    v_taken := 0;
+  END IF;
+  INSERT INTO tenant_messaging_fleet_turn VALUES (p_key, v_turn, v_taken + 1)
+    ON CONFLICT (key) DO UPDATE SET turn = excluded.turn, taken = excluded.taken;
+  RETURN greatest(1, ceil(extract(epoch FROM (v_turn - v_now)) * 1000))::bigint;
+END
+$$;
+
 -- Each queue's updates (sent, failed, unknown, delivered, read, delivery-timeout), read in id order
 -- with a settle window (store/postgres/update-log.ts says why BullMQ's event table is not used).
 CREATE TABLE IF NOT EXISTS tenant_messaging_update (

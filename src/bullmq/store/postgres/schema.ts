@@ -15,11 +15,13 @@ export function poolOf(queue: { getBackend(): unknown }): PgPoolLike {
   return (queue.getBackend() as { connection: { pool: PgPoolLike } }).connection.pool;
 }
 
-/** Whether every table and the function of schema.sql exist, asked without any DDL. */
+/** Whether every table and function of schema.sql exist, asked without any DDL. */
 const PRESENT = `SELECT to_regclass('tenant_messaging_fleet_place') IS NOT NULL
   AND to_regclass('tenant_messaging_update') IS NOT NULL
   AND to_regclass('tenant_messaging_webhook_state') IS NOT NULL
-  AND to_regprocedure('tenant_messaging_fleet_admit(text,integer,bigint,text)') IS NOT NULL AS present`;
+  AND to_regclass('tenant_messaging_fleet_turn') IS NOT NULL
+  AND to_regprocedure('tenant_messaging_fleet_admit(text,integer,bigint,text)') IS NOT NULL
+  AND to_regprocedure('tenant_messaging_fleet_reserve(text,double precision,double precision,integer)') IS NOT NULL AS present`;
 
 /** The advisory lock that keeps processes starting together from racing on the catalog. */
 const LOCK = "SELECT pg_advisory_xact_lock(hashtextextended('tenant-messaging:schema', 0))";

@@ -1,10 +1,12 @@
 import type { RedisClient } from 'bullmq';
 import type { PlaceStore } from '../types.js';
 import ADMIT from './fleet-admit.lua';
+import RESERVE from './fleet-reserve.lua';
 import SETTLE from './fleet-settle.lua';
 
 const ADMIT_COMMAND = 'tenantMessagingFleetAdmit';
 const SETTLE_COMMAND = 'tenantMessagingFleetSettle';
+const RESERVE_COMMAND = 'tenantMessagingFleetReserve';
 
 /**
  * The fleet gate's places in one Redis sorted set (member → when its place ends), each step one
@@ -15,6 +17,7 @@ export function redisPlaces(client: Promise<RedisClient>, key: string): PlaceSto
   const redis = client.then((c) => {
     c.defineCommand(ADMIT_COMMAND, { numberOfKeys: 1, lua: ADMIT });
     c.defineCommand(SETTLE_COMMAND, { numberOfKeys: 1, lua: SETTLE });
+    c.defineCommand(RESERVE_COMMAND, { numberOfKeys: 1, lua: RESERVE });
     return c;
   });
   redis.catch(() => undefined); // each use reports a failed connection; one never used must not leave it unhandled
@@ -24,6 +27,9 @@ export function redisPlaces(client: Promise<RedisClient>, key: string): PlaceSto
     settle: async (member, windowMs) => {
       await (await redis).runCommand(SETTLE_COMMAND, [key, windowMs, member]);
     },
+    // Beside the places, in the same hash slot (the key's own hash tag): the lane's next turn.
+    reserve: async (estimateMs, windowMs, limit) =>
+      Number(await (await redis).runCommand(RESERVE_COMMAND, [`${key}:turn`, estimateMs, windowMs, limit])),
     // Each key expires a lease after its last admission (fleet-admit.lua): nothing to sweep.
     sweep: async () => undefined,
   };
