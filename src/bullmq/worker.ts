@@ -232,9 +232,13 @@ function checkWorkerOptions(options: MessagingWorkerOptions): void {
     issues.push({ path: 'rateLimit.requestsPerSecond', message: `must be a number >= 1, got ${String(rps)}` });
   }
   const { perSender, perRecipient } = options.rateLimit ?? {};
-  if (perSender !== undefined)
-    positive('rateLimit.perSender.requestsPerSecond', perSender?.requestsPerSecond ?? 0, false);
-  if (perRecipient !== undefined) positive('rateLimit.perRecipient.minInterval', perRecipient?.minInterval ?? 0, true);
+  const lane = (given: object | undefined, path: string, value: unknown, integer: boolean) => {
+    if (given === undefined) return;
+    if (value === undefined) issues.push({ path, message: `is required, e.g. ${integer ? '1000' : '10'}` });
+    else positive(path, value, integer);
+  };
+  lane(perSender, 'rateLimit.perSender.requestsPerSecond', perSender?.requestsPerSecond, false);
+  lane(perRecipient, 'rateLimit.perRecipient.minInterval', perRecipient?.minInterval, true);
   const track: TrackDeliveryOptions | undefined = options.trackDelivery;
   if (track !== undefined) {
     if (track.until !== undefined && track.until !== 'delivered' && track.until !== 'read') {

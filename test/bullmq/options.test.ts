@@ -69,6 +69,34 @@ describe('options of tenant-messaging/bullmq', () => {
     );
   });
 
+  it('the worker lanes: a rate or an interval that is not a number > 0 (a whole one for the interval), or missing, is refused', () => {
+    const issuesOf = (rateLimit: unknown) =>
+      refusal(() => new MessagingWorker({ connection, name: 'sms', client, rateLimit } as never)).issues;
+    fc.assert(
+      fc.property(
+        fc.oneof(fc.integer({ max: 0 }), fc.constantFrom(Number.NaN, Number.POSITIVE_INFINITY, '10', null, true)),
+        (value) => {
+          expect(issuesOf({ requestsPerSecond: 50, perSender: { requestsPerSecond: value } })).toEqual([
+            { path: 'rateLimit.perSender.requestsPerSecond', message: expect.stringMatching(/must be a number > 0/) },
+          ]);
+          expect(issuesOf({ requestsPerSecond: 50, perRecipient: { minInterval: value } })).toEqual([
+            {
+              path: 'rateLimit.perRecipient.minInterval',
+              message: expect.stringMatching(/must be a whole number > 0/),
+            },
+          ]);
+        },
+      ),
+      { numRuns: 50 },
+    );
+    expect(issuesOf({ requestsPerSecond: 50, perRecipient: { minInterval: 1.5 } })[0]?.path).toBe(
+      'rateLimit.perRecipient.minInterval',
+    );
+    expect(issuesOf({ requestsPerSecond: 50, perSender: {} })).toEqual([
+      { path: 'rateLimit.perSender.requestsPerSecond', message: 'is required, e.g. 10' },
+    ]);
+  });
+
   it('any key that is not an option is refused, whatever it is; every real option is accepted', () => {
     fc.assert(
       fc.property(
