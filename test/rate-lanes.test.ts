@@ -1,3 +1,4 @@
+import { subscribe, unsubscribe } from 'node:diagnostics_channel';
 import fc from 'fast-check';
 import { MessagingClient, type SendMessageParams, ValidationError } from 'tenant-messaging';
 import { afterEach, describe, expect, it } from 'vitest';
@@ -173,8 +174,17 @@ describe('rateLimit.perSender and perRecipient: lanes where the service counts',
     await Promise.all([tm.messages.get(1), tm.messages.get(1), tm.messages.list()]);
     expect(performance.now() - started).toBeLessThan(500);
     // The recipient's lane is held for a minute: an aborted wait rejects with the signal's reason.
+    // The wait is published on the rate-limited channel, with its lane and how long it expects.
+    const seen: unknown[] = [];
+    const listener = (message: unknown) => seen.push(message);
+    subscribe('tenant-messaging:rate-limited', listener);
     const controller = new AbortController();
     const waiting = tm.messages.send(text('+15550000002', '+15557654321'), { signal: controller.signal });
+    unsubscribe('tenant-messaging:rate-limited', listener);
+    expect(seen).toEqual([
+      expect.objectContaining({ endpoint: 'sendMessage', source: 'per-recipient', waitMs: expect.any(Number) }),
+    ]);
+    expect((seen[0] as { waitMs: number }).waitMs).toBeGreaterThan(59_000);
     setTimeout(() => controller.abort(new Error('gave up')), 20);
     await expect(waiting).rejects.toThrow('gave up');
     expect(arrivals).toHaveLength(1);

@@ -78,7 +78,8 @@ export interface RetryMessage {
 /**
  * `tenant-messaging:rate-limited`: a request waits because of a rate limit: the service's 429
  * (published by the retry, or by the client's rate gate, which then holds every request), the
- * gate's pacing from `X-RateLimit-Limit`/`-Remaining`, or the `rateLimit.requestsPerSecond` cap.
+ * gate's pacing from `X-RateLimit-Limit`/`-Remaining`, the `rateLimit.requestsPerSecond` cap, or
+ * a send's sender or recipient lane.
  */
 export interface RateLimitedMessage {
   readonly endpoint: string;
@@ -87,9 +88,17 @@ export interface RateLimitedMessage {
   readonly waitMs: number;
   /**
    * Where the wait came from: `Retry-After`, `X-RateLimit-Reset`, the SDK's backoff when a 429
-   * said neither, the gate's `pacing` from the rate limit headers, or the `fixed-rate` cap.
+   * said neither, the gate's `pacing` from the rate limit headers, the `fixed-rate` cap, or a
+   * send's lane (`rateLimit.perSender`, `rateLimit.perRecipient`).
    */
-  readonly source: 'retry-after' | 'x-ratelimit-reset' | 'backoff' | 'pacing' | 'fixed-rate';
+  readonly source:
+    | 'retry-after'
+    | 'x-ratelimit-reset'
+    | 'backoff'
+    | 'pacing'
+    | 'fixed-rate'
+    | 'per-sender'
+    | 'per-recipient';
 }
 
 /** `tenant-messaging:outcome-unknown`: a request that changes something may or may not have been processed. */

@@ -11,7 +11,7 @@ import type { RequestTrace } from '../../types/diagnostics.js';
 import type { RequestOptions, SendOptions } from '../../types/options.js';
 import type { ListQuery } from '../../types/query.js';
 import type { APIPromise } from '../../types/response.js';
-import { channels, publishRetry, requestChannel, requestTraced } from '../channels.js';
+import { channels, publishRateLimited, publishRetry, requestChannel, requestTraced } from '../channels.js';
 import type { LaneKeys, Lanes, LaneTicket } from '../rate/lanes.js';
 import type { RateGate } from '../rate/rate-gate.js';
 import type { Transport } from '../transport/transport.js';
@@ -267,8 +267,11 @@ export class Executor {
   }
 
   /** Waits for the send's lanes (sender and recipient), and tells `onPassed` once through. */
-  async #passLanes(lanes: SendLanes, signal: AbortSignal | undefined): Promise<LaneTicket> {
-    const pending = (this.#config.lanes as Lanes).admit(lanes.keys, signal);
+  async #passLanes(lanes: SendLanes, route: Route, signal: AbortSignal | undefined): Promise<LaneTicket> {
+    const onWait = channels.rateLimited.hasSubscribers
+      ? (waitMs: number, lane: 'per-sender' | 'per-recipient') => publishRateLimited(route, waitMs, lane)
+      : undefined;
+    const pending = (this.#config.lanes as Lanes).admit(lanes.keys, signal, onWait);
     const ticket = pending instanceof Promise ? await pending : pending;
     lanes.onPassed?.();
     return ticket;
@@ -279,7 +282,7 @@ export class Executor {
     const { log, transport } = this.#config;
     const { route, path, record } = x;
     // lanes, then the rate gate: wait for this attempt's turn (no await on the fast path); `timeout` starts after.
-    const ticket = x.lanes && (await this.#passLanes(x.lanes, x.signal));
+    const ticket = x.lanes && (await this.#passLanes(x.lanes, route, x.signal));
     const { rateGate } = this.#config;
     const turn = rateGate.admit(x.signal, route);
     if (turn) {

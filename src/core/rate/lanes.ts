@@ -105,7 +105,11 @@ export class Lanes {
    * else a promise of it, rejected with the signal's reason if the signal aborts first (the places
    * it took on the way are given back).
    */
-  admit(keys: LaneKeys, signal: AbortSignal | undefined): LaneTicket | Promise<LaneTicket> {
+  admit(
+    keys: LaneKeys,
+    signal: AbortSignal | undefined,
+    onWait?: (waitMs: number, lane: 'per-sender' | 'per-recipient') => void,
+  ): LaneTicket | Promise<LaneTicket> {
     const route: Lane[] = [];
     const { perRecipient, perSender } = this.#settings;
     if (perRecipient !== undefined && keys.recipient !== undefined)
@@ -123,6 +127,15 @@ export class Lanes {
       held.push(lane);
     }
     if (route.length === 0) return this.#ticket(held);
+    if (onWait) {
+      // The expected wait: until the lane has room (a window when every place is open), plus a
+      // window's share for each send ahead in its line.
+      const lane = route[0] as Lane;
+      const room = this.#nextRoom(lane, now);
+      const ahead = (lane.waiters.size * lane.windowMs) / lane.limit;
+      const wait = (room === Number.POSITIVE_INFINITY ? lane.windowMs : room - now) + ahead;
+      onWait(wait, lane.key.startsWith('r:') ? 'per-recipient' : 'per-sender');
+    }
     return new Promise<LaneTicket>((resolve, reject) => {
       const waiter: Waiter = {
         route,
