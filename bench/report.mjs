@@ -197,6 +197,7 @@ export function formatTable(r, checks = checkTargets(r)) {
     ...outboxRows(r.outbox),
     ...replicaRows(r.replicas),
     ...sendManyMemoryRows(r.sendManyMemory, verdict),
+    ...lanesRows(r.lanes),
   ];
   return table(rows);
 }
@@ -218,6 +219,54 @@ export function sendManyMemoryRows(memory, verdict) {
       : '',
     run === largest ? verdict('send-many peak RSS, largest file (MB)') : 'info',
   ]);
+}
+
+/**
+ * @typedef {{ run: 'fleet' | 'sendMany', workers: number, concurrency: number, messages: number,
+ *   accepted: number, allowedMs: number, actualMs: number, share: number | null, queueOrderShare: number | null,
+ *   busiestSenderSecond: number, perSenderLimit: number, minRecipientGapMs: number | null,
+ *   minInterval: number, rejected429: number, duplicates: number, failed: number }} LanesRun
+ * @typedef {{ messages: number, senders: number, perSender: number, minInterval: number,
+ *   allowedMs: number, queueOrderMs: number, binding: string, sendsBySender: Record<string, number>,
+ *   repeatedRecipients: Record<string, number> }} LanesWorkload
+ */
+
+/**
+ * Section 14 (reported, not a target): the workload and what the lanes allow it, then each run's
+ * duration against that (share 1.0: as fast as the lanes allow), with the lanes as the service saw them.
+ * @param {{ workload: LanesWorkload, runs: LanesRun[], fleetSkipped?: string } | undefined} lanes
+ */
+export function lanesRows(lanes) {
+  if (!lanes) return [['14', 'lanes', 'skipped', 'not run', '', 'info']];
+  const w = lanes.workload;
+  const sends = Object.values(w.sendsBySender);
+  const repeated = Object.values(w.repeatedRecipients);
+  const rows = [
+    [
+      '14',
+      `lanes workload: ${w.messages} sends from ${sends.length} of ${w.senders} senders (${Math.max(...sends)} to ${Math.min(...sends)} each), ${repeated.length} recipient(s) getting ${Math.min(...repeated)}-${Math.max(...repeated)}, the rest 1; lanes ${w.perSender}/s per sender, ${w.minInterval} ms per recipient`,
+      `${w.allowedMs} ms allowed`,
+      `set by ${w.binding}; in queue order (FIFO lanes, instant answers) ${w.queueOrderMs} ms`,
+      '',
+      'info',
+    ],
+  ];
+  if (lanes.fleetSkipped) rows.push(['14', 'lanes, fleet on Redis', 'skipped', lanes.fleetSkipped, '', 'info']);
+  for (const run of lanes.runs) {
+    const who =
+      run.run === 'fleet'
+        ? `fleet on Redis, ${run.workers} worker process${run.workers === 1 ? '' : 'es'} (c=${run.concurrency} each)`
+        : `one process, sendMany (c=${run.concurrency})`;
+    rows.push([
+      '14',
+      `lanes, ${who}: first to last send, ms (sandbox clock); share = allowed / actual (queue order / actual)`,
+      run.actualMs,
+      `busiest sender 1 s ${run.busiestSenderSecond} (lane ${run.perSenderLimit}), smallest recipient gap ${run.minRecipientGapMs} ms (${run.minInterval}), ${run.rejected429} x 429, ${run.accepted}/${run.messages} stored, ${run.duplicates} twice`,
+      `${run.share} (${run.queueOrderShare})`,
+      'reported',
+    ]);
+  }
+  return rows;
 }
 
 /**

@@ -2,11 +2,12 @@
  * `npm run bench`: measures the built package (../dist, as users get it) against hand-written
  * undici in one run, prints a table and writes bench/results.json.
  *
- *   node bench/run.mjs            the full run (about 5 minutes, the fleet section about 75 s of it)
- *   node bench/run.mjs --quick    small counts (< 40 s); its figures are too noisy for targets
+ *   node bench/run.mjs            the full run (about 6 minutes: the fleet section about 75 s of it, the lanes section 45 s)
+ *   node bench/run.mjs --quick    small counts (about 45 s); its figures are too noisy for targets
  *   node bench/run.mjs --smoke    the least that runs every section (the suite's bench test)
  *   node bench/run.mjs --out FILE write the results elsewhere than bench/results.json
  *   node bench/send-many-memory.mjs [--quick|--smoke]   section 13 alone, its rows printed
+ *   node bench/lanes.mjs [--quick|--smoke] [--offsets]    section 14 alone, its rows printed
  */
 import { cpus } from 'node:os';
 import { fileURLToPath } from 'node:url';
@@ -14,6 +15,7 @@ import { parseArgs } from 'node:util';
 import { benchColdStart } from './cold-start.mjs';
 import { FULL, QUICK, SMOKE, TARGETS } from './config.mjs';
 import { benchFleet } from './fleet.mjs';
+import { benchLanes } from './lanes.mjs';
 import { benchSendManyHeap, benchSendManyRate, benchTrackDeliveries } from './many.mjs';
 import { benchOutbox } from './outbox.mjs';
 import { benchPolling } from './polling.mjs';
@@ -59,6 +61,8 @@ log('waitForReplicas (section 12: a primary with one replica, reported only)');
 const replicas = await benchReplicas(config.replicas);
 log("send-many memory (section 13: the bin's peak RSS against file size)");
 const sendManyMemory = await benchSendManyMemory(config.sendManyMemory);
+log('lanes (section 14: a mixed workload against what the lanes allow, reported only)');
+const lanes = await benchLanes(config.lanes);
 
 const results = {
   date: new Date().toISOString(),
@@ -78,6 +82,7 @@ const results = {
   outbox,
   replicas,
   sendManyMemory,
+  lanes,
   connections: {
     sdkConnections: throughput.get.sdkConnections + throughput.send.sdkConnections,
     rawConnections: throughput.get.rawConnections + throughput.send.rawConnections,

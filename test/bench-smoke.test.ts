@@ -80,6 +80,23 @@ describe('npm run bench --smoke', () => {
     expect(memory.peakRssMBLargest).toSatisfy(numeric);
     expect(memory.growthMBSmallestToLargest).toSatisfy(numeric);
     expect(stdout).toMatch(/send-many peak RSS, MB: 5,000 rows/);
+    // Section 14, lanes: the one-process run always (the fleet runs need redis-server); each send
+    // stored once, and no lane broken where the sandbox counts them (it enforces the same lanes).
+    const lanes = results.lanes;
+    expect(lanes.workload.allowedMs).toSatisfy(numeric);
+    expect(lanes.workload.queueOrderMs).toSatisfy(numeric);
+    expect(lanes.runs.map((run: { run: string }) => run.run)).toContain('sendMany');
+    for (const run of lanes.runs) {
+      const name = `lanes ${run.run} x${run.workers}`;
+      expect(run.accepted, name).toBe(run.messages);
+      expect(run.duplicates, name).toBe(0);
+      expect(run.rejected429, name).toBe(0);
+      expect(run.busiestSenderSecond, name).toBeLessThanOrEqual(run.perSenderLimit);
+      expect(run.minRecipientGapMs, name).toBeGreaterThanOrEqual(run.minInterval);
+      for (const key of ['actualMs', 'share', 'queueOrderShare'])
+        expect(run[key], `${name}: ${key}`).toSatisfy(numeric);
+    }
+    expect(stdout).toMatch(/lanes, one process, sendMany/);
     expect(results.connections.sdkConnections).toSatisfy(numeric);
     expect(results.checks).toHaveLength(results.targets.length);
   }, 90_000);
