@@ -45,6 +45,22 @@ function workload(): EnqueueItem[] {
 
 const children = new Set<ChildProcess>();
 
+/**
+ * How long an answer takes to be recorded on this machine now: a request to the sandbox and a
+ * call to the datastore, the median of five. What the lanes allow includes it: a place ends a
+ * window after its answer is recorded, and a loaded machine (CI) makes that longer.
+ */
+async function answerTime(f: BackendFixture, queue: MessagingQueue): Promise<number> {
+  const samples: number[] = [];
+  for (let i = 0; i < 5; i++) {
+    const started = performance.now();
+    await f.client.senderNumbers.list();
+    await queue.cancel('no-such-send');
+    samples.push(performance.now() - started);
+  }
+  return samples.sort((a, b) => a - b)[2] as number;
+}
+
 async function startWorker(f: BackendFixture, name: string): Promise<ChildProcess> {
   const { baseUrl, keys } = f.sandbox.tenants['acme'] as (typeof f.sandbox.tenants)[string];
   const connection = f.connection as { postgres?: { connectionString: string }; port?: number };
@@ -119,6 +135,7 @@ describe.each(BACKENDS)('lanes across a fleet of worker processes on %s', (backe
     f.sandbox.setLaneLimits({ perPair: { minInterval: 200 } });
     try {
       await worker.ready();
+      const answerMs = await answerTime(f, queue);
       const ids = await queue.sendMany(
         Array.from({ length: 10 }, (_, i) => ({
           params: { sender_phone: TURNS_SENDER, to_phone: to, type: 'text' as const, content: `turn ${i}` },
@@ -132,7 +149,7 @@ describe.each(BACKENDS)('lanes across a fleet of worker processes on %s', (backe
       const arrivals = f.sandbox.requestLog.acceptedAt({ ...SENDS, recipient: to }).slice(before);
       expect(arrivals).toHaveLength(10);
       expect(f.sandbox.requestLog.minGap({ ...SENDS, recipient: to })).toBeGreaterThanOrEqual(interval);
-      expect(Math.max(...arrivals) - Math.min(...arrivals)).toBeLessThan(9 * interval * 1.15 + 100);
+      expect(Math.max(...arrivals) - Math.min(...arrivals)).toBeLessThan(9 * (interval + answerMs) * 1.15);
       // Each waiting send is taken by a worker about three times (at first, at its turn, then at
       // the exact end of the place before it), not once every interval for as long as it waits
       // (more than six times each, measured without turns).
@@ -154,6 +171,7 @@ describe.each(BACKENDS)('lanes across a fleet of worker processes on %s', (backe
       const queue = new MessagingQueue({ connection: f.connection, name });
       const workers = await Promise.all([startWorker(f, name), startWorker(f, name), startWorker(f, name)]);
       try {
+        const answerMs = await answerTime(f, queue);
         const items = workload();
         const before = f.sandbox.counters.requests['POST /messages'] ?? 0;
         await queue.sendMany(items);
@@ -176,13 +194,14 @@ describe.each(BACKENDS)('lanes across a fleet of worker processes on %s', (backe
         const quiet = QUIET_SENDERS.flatMap((sender) => log.acceptedAt({ ...SENDS, sender }));
         expect(quiet).toHaveLength(8);
         expect(Math.max(...quiet) - start).toBeLessThan(1_000);
-        // The busy sender took as long as its lane makes it, within 15%: 16 sends at 4 a second
-        // (each place held until a second after its answer) are 3 seconds past the first round.
+        // The busy sender took as long as its lane makes it, within 15%: 16 sends at 4 a second are
+        // 3 rounds past the first, each a second past the answers of the one before (places are
+        // held until a second after the answer, which the worker then records in the datastore).
         const busy = log.acceptedAt({ ...SENDS, sender: BUSY_SENDER });
         expect(Math.max(...busy) - Math.min(...busy)).toBeGreaterThanOrEqual(3_000);
-        expect(Math.max(...busy) - Math.min(...busy)).toBeLessThan(3_000 * 1.15);
+        expect(Math.max(...busy) - Math.min(...busy)).toBeLessThan(3 * (1_000 + answerMs) * 1.15);
         const shared = log.acceptedAt({ ...SENDS, recipient: BUSY_RECIPIENT });
-        expect(Math.max(...shared) - Math.min(...shared)).toBeLessThan(3 * MIN_INTERVAL * 1.15);
+        expect(Math.max(...shared) - Math.min(...shared)).toBeLessThan(3 * (MIN_INTERVAL + answerMs) * 1.15);
       } finally {
         await Promise.all(
           workers.map(
