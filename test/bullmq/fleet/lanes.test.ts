@@ -152,10 +152,10 @@ describe.each(BACKENDS)('lanes across a fleet of worker processes on %s', (backe
       expect(Math.max(...arrivals) - Math.min(...arrivals)).toBeLessThan(9 * (interval + answerMs) * 1.15);
       // Each waiting send is taken by a worker about three times (at first, at its turn, then at
       // the exact end of the place before it), not once every interval for as long as it waits
-      // (more than six times each, measured without turns).
+      // (the k-th about k times: 64 to 69 starts for these 10, measured without turns).
       let starts = 0;
       for (const id of ids) starts += (await raw.getJob(id))?.attemptsStarted ?? 0;
-      expect(starts).toBeLessThanOrEqual(ids.length * 4);
+      expect(starts).toBeLessThanOrEqual(ids.length * 5);
     } finally {
       f.sandbox.setLaneLimits({ perSender: { perSecond: PER_SENDER }, perPair: { minInterval: MIN_INTERVAL } });
       await worker.close();
