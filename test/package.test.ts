@@ -161,20 +161,28 @@ describe('the published package', () => {
     });
   });
 
-  it("the CLI's libraries stay out of the SDK: importing or requiring it, and every entry, never loads commander, cli-progress or csv-parse", async () => {
+  it("the CLI's libraries stay out of the SDK: importing or requiring it, and every entry, never loads commander, cli-progress, csv-parse or @modelcontextprotocol/sdk", async () => {
     const script = `import { registerHooks, createRequire } from 'node:module';
+      import { Readable } from 'node:stream';
       const seen = [];
-      registerHooks({ resolve(specifier, context, next) { if (/^(commander|cli-progress|csv-parse)(\\/|$)/.test(specifier)) seen.push(specifier); return next(specifier, context) } });
-      await import('tenant-messaging'); await import('tenant-messaging/sandbox'); await import('tenant-messaging/testing');
-      createRequire(import.meta.url)('tenant-messaging');
+      registerHooks({ resolve(specifier, context, next) { const lib = /^(@modelcontextprotocol\\/sdk|commander|cli-progress|csv-parse)(\\/|$)/.exec(specifier)?.[1]; if (lib) seen.push(lib); return next(specifier, context) } });
+      // bullmq's entry refuses to load without bullmq installed: what it loads before that counts too.
+      for (const entry of ['', '/sandbox', '/testing', '/webhooks', '/otel', '/bullmq']) {
+        await import('tenant-messaging' + entry).catch(() => {});
+        try { createRequire(import.meta.url)('tenant-messaging' + entry) } catch {}
+      }
       const before = seen.length;
-      // The control, in the same process: the bin itself does load it (here asked for its help).
-      process.argv = [process.argv[0], 'tenant-messaging', '--help'];
-      await import('./node_modules/tenant-messaging/dist/cli/main.js');
-      console.error('SEEN', before, [...new Set(seen)].sort().join(','))`;
+      // The control, in the same process: the bin itself loads them all when it serves MCP (over a
+      // stdin that ends at once, so that the server stops by itself, with exit code 0).
+      Object.defineProperty(process, 'stdin', { value: Readable.from([]), configurable: true });
+      Object.assign(process.env, { TENANT_MESSAGING_BASE_URL: 'https://a.example.com', TENANT_MESSAGING_API_KEY: 'k', TENANT_MESSAGING_LOG: 'info' });
+      process.argv = [process.argv[0], 'tenant-messaging', 'mcp'];
+      process.on('exit', (code) => console.error('SEEN', before, [...new Set(seen)].sort().join(','), code));
+      await import('./node_modules/tenant-messaging/dist/cli/main.js');`;
     const { stderr, stdout } = await run(node, ['--input-type=module', '-e', script], { cwd: project });
-    expect(stderr).toMatch(/SEEN 0 cli-progress,commander,csv-parse$/m);
-    expect(stdout).toMatch(/^Usage: tenant-messaging/);
+    expect(stderr).toMatch(/^SEEN 0 @modelcontextprotocol\/sdk,cli-progress,commander,csv-parse 0$/m);
+    expect(stderr).toContain('mcp: serving over stdio (read-only)');
+    expect(stdout).toBe('');
   });
 
   it('`tenant-messaging demo` tells the whole story from the install, against a sandbox it starts itself', async () => {
@@ -289,8 +297,10 @@ describe('the published package', () => {
     const pkg = JSON.parse(await readFile(join(project, 'node_modules', 'tenant-messaging', 'package.json'), 'utf8'));
     expect(pkg.engines.node).toBe('>=22.19');
     // zod/mini is bundled (tree-shaken) into the lazily loaded schema chunk: no runtime zod install.
-    // commander, cli-progress and csv-parse are the `tenant-messaging` bin's alone: no SDK entry loads them (tested above).
+    // commander, cli-progress, csv-parse and @modelcontextprotocol/sdk (`tenant-messaging mcp`) are the
+    // `tenant-messaging` bin's alone: no SDK entry loads them (tested above).
     expect(Object.keys(pkg.dependencies).sort()).toEqual([
+      '@modelcontextprotocol/sdk',
       'cli-progress',
       'commander',
       'csv-parse',

@@ -2,6 +2,7 @@ import { Command, Option } from 'commander';
 import { lookup, read, request, senders } from './commands/account.js';
 import { type DemoFlags, demo } from './commands/demo.js';
 import { type ListenFlags, listen } from './commands/listen.js';
+import { MCP_HELP, type McpFlags, mcp } from './commands/mcp.js';
 import { type Context, follow, get, list, logIdOf, send } from './commands/messages.js';
 import { SEND_MANY_HELP, type SendManyFlags, sendMany } from './commands/send-many.js';
 import { type TailFlags, tail } from './commands/tail.js';
@@ -261,6 +262,18 @@ export function program(signal: AbortSignal, sandbox: (args: readonly string[]) 
       withContext((method: string, path: string, flags: { data?: string }, _cmd: Command, ctx: Context) =>
         request(method, path, flags, ctx),
       ),
+    );
+
+  root
+    .command('mcp')
+    .description('serve the API to AI assistants as MCP tools (read-only unless --allow-send)')
+    .option('--http <host:port>', 'serve Streamable HTTP on loopback, not stdio (needs TENANT_MESSAGING_MCP_TOKEN)')
+    .option('--allow-send', 'serve prepare_send and send_message: send only what a person approved')
+    .option('--max-sends <n>', 'sends this server may make in its life')
+    .option('--allow-recipients <patterns>', 'the only recipients, comma-separated, * for any digits (e.g. +1555*)')
+    .addHelpText('after', MCP_HELP)
+    .action((flags: McpFlags, command: Command) =>
+      guarded(command, () => mcp(flags, root.opts<GlobalFlags>(), signal)),
     );
 
   root

@@ -25,6 +25,7 @@ import { afterAll, beforeAll, beforeEach, describe, expect, it, vi } from 'vites
 import { errorFromResponse } from '../../src/api-error.js';
 import { exitCodeOf } from '../../src/cli/exit-codes.js';
 import { located } from '../../src/cli/hints.js';
+import { TOKEN_ENV } from '../../src/cli/mcp/options.js';
 import { program } from '../../src/cli/program.js';
 import { report } from '../../src/cli/report.js';
 import { SECRET_ENV } from '../../src/cli/webhook-secret.js';
@@ -54,7 +55,7 @@ const flagsOf = (command: Command | undefined): Set<string> =>
   new Set(['--help', ...[...definition.options, ...(command?.options ?? [])].flatMap((option) => option.long ?? [])]);
 
 /** The environment variables the bin reads. */
-const VARIABLES = new Set([ENV.baseUrl, ENV.apiKey, SECRET_ENV]);
+const VARIABLES = new Set([ENV.baseUrl, ENV.apiKey, ENV.logLevel, SECRET_ENV, TOKEN_ENV]);
 
 /**
  * What in `text` a person at the shell cannot act on: a placeholder, a flag `command` does not
@@ -250,6 +251,16 @@ describe('usage errors, for every command of the program', () => {
         ['request', 'POST', '/messages', '--data', '{'],
       ],
       demo: [['demo', '--json'], ['demo'], ['demo', '--to', ' ']],
+      mcp: [
+        withEnv({ [TOKEN_ENV]: undefined }, 'mcp', '--http', '127.0.0.1:8808'),
+        withEnv({ [TOKEN_ENV]: 'short' }, 'mcp', '--http', '127.0.0.1:8808'),
+        withEnv({ [TOKEN_ENV]: 'a-token-long-enough-to-pass' }, 'mcp', '--http', '0.0.0.0:8808'),
+        ['mcp', '--http', 'localhost'],
+        ['mcp', '--max-sends', '3'],
+        ['mcp', '--allow-send', '--max-sends', '0'],
+        ['mcp', '--allow-send', '--allow-recipients', '+1555*,bob'],
+        withEnv({ [ENV.logLevel]: 'loud' }, 'mcp'),
+      ],
     };
     expect(Object.keys(cases).sort()).toEqual(COMMANDS.map((command) => command.name()).sort());
     for (const [name, list] of Object.entries(cases)) {

@@ -1,0 +1,150 @@
+/**
+ * `--http`: MCP over Streamable HTTP at `/mcp`, on loopback only, behind the bearer token. Each
+ * client session (`Mcp-Session-Id`) has its own transport and MCP server session; they all share
+ * one toolbox, so approvals, `--max-sends` and the allow-list are the process's, whatever the session.
+ */
+import { randomUUID } from 'node:crypto';
+import { createServer, type IncomingMessage, type ServerResponse } from 'node:http';
+import type { AddressInfo } from 'node:net';
+import { StreamableHTTPServerTransport } from '@modelcontextprotocol/sdk/server/streamableHttp.js';
+import { isInitializeRequest } from '@modelcontextprotocol/sdk/types.js';
+import type { Log } from '../../internal/log.js';
+import { bearerCheck, fromLoopback } from './auth.js';
+import type { HttpAddress } from './options.js';
+import { TOKEN_ENV } from './options.js';
+import { createMcpServer } from './server.js';
+import type { Toolbox } from './toolbox.js';
+
+/** The endpoint's path, as MCP clients expect it. */
+export const MCP_PATH = '/mcp';
+
+/** Sessions open at once: a client that opens session after session cannot exhaust the process. */
+const MAX_SESSIONS = 64;
+
+/** The largest request body read: MCP requests are small JSON-RPC messages. */
+const MAX_BODY_BYTES = 1_000_000;
+
+/** A running HTTP server. */
+export interface HttpServing {
+  /** Where it listens, e.g. `http://127.0.0.1:8808/mcp`. */
+  readonly url: string;
+  /** Closes every session and the listening socket. */
+  close(): Promise<void>;
+}
+
+interface Session {
+  readonly transport: StreamableHTTPServerTransport;
+  close(): Promise<void>;
+}
+
+/**
+ * Serves `toolbox` over Streamable HTTP on `address` (loopback, checked by options.ts).
+ *
+ * @example
+ * ```ts
+ * const serving = await serveHttp({ host: '127.0.0.1', port: 8808 }, token, toolbox, log)
+ * ```
+ */
+export async function serveHttp(address: HttpAddress, token: string, toolbox: Toolbox, log: Log): Promise<HttpServing> {
+  const allowed = bearerCheck(token);
+  const sessions = new Map<string, Session>();
+
+  const handle = async (req: IncomingMessage, res: ServerResponse) => {
+    if (!allowed(req.headers.authorization)) {
+      log.warn?.(`mcp: refused a request without a valid bearer token (${req.method} ${req.url})`);
+      return reply(res, 401, `Unauthorized: send "Authorization: Bearer" with the token of ${TOKEN_ENV}`, {
+        'www-authenticate': 'Bearer realm="tenant-messaging mcp"',
+      });
+    }
+    if (!fromLoopback(req)) return reply(res, 403, 'Forbidden: only loopback hosts and origins may call this server');
+    if (new URL(req.url ?? '/', 'http://localhost').pathname !== MCP_PATH) {
+      return reply(res, 404, `Not found: the MCP endpoint is ${MCP_PATH}`);
+    }
+    let body: unknown;
+    if (req.method === 'POST') {
+      const read = await readJson(req);
+      if (!read.ok) return reply(res, read.status, read.message, {}, read.code);
+      body = read.value;
+    }
+    const id = req.headers['mcp-session-id'];
+    if (typeof id === 'string') {
+      const session = sessions.get(id);
+      if (!session) return reply(res, 404, 'Session not found: initialize a new one');
+      return session.transport.handleRequest(req, res, body);
+    }
+    if (req.method !== 'POST' || !isInitializeRequest(body)) {
+      return reply(res, 400, 'Bad request: no Mcp-Session-Id; send an initialize request first');
+    }
+    if (sessions.size >= MAX_SESSIONS) return reply(res, 503, `Too many sessions open (${MAX_SESSIONS}): close one`);
+    const server = createMcpServer(toolbox);
+    const transport = new StreamableHTTPServerTransport({
+      sessionIdGenerator: randomUUID,
+      onsessioninitialized: (sessionId) => {
+        sessions.set(sessionId, { transport, close: () => server.close() });
+        log.debug?.('mcp: session opened', { sessions: sessions.size });
+      },
+    });
+    transport.onclose = () => {
+      if (transport.sessionId !== undefined) sessions.delete(transport.sessionId);
+    };
+    await server.connect(transport);
+    return transport.handleRequest(req, res, body);
+  };
+
+  const http = createServer((req, res) => {
+    handle(req, res).catch((error: unknown) => {
+      log.error?.('mcp: an HTTP request failed', { error: String(error) });
+      if (!res.headersSent) reply(res, 500, 'Internal error');
+      else res.destroy();
+    });
+  });
+  await new Promise<void>((resolve, reject) => {
+    http.once('error', reject);
+    http.listen(address.port, address.host.replace(/^\[|\]$/g, ''), () => {
+      http.off('error', reject);
+      resolve();
+    });
+  });
+  const { port } = http.address() as AddressInfo;
+  return {
+    url: `http://${address.host}:${port}${MCP_PATH}`,
+    async close() {
+      await Promise.allSettled([...sessions.values()].map((session) => session.close()));
+      sessions.clear();
+      await new Promise<void>((resolve) => {
+        http.close(() => resolve());
+        http.closeAllConnections();
+      });
+    },
+  };
+}
+
+/** A JSON-RPC error answer (MCP clients read the message), with `status`. */
+function reply(
+  res: ServerResponse,
+  status: number,
+  message: string,
+  headers: Record<string, string> = {},
+  code = -32_000,
+): void {
+  res.writeHead(status, { 'content-type': 'application/json', ...headers });
+  res.end(JSON.stringify({ jsonrpc: '2.0', error: { code, message }, id: null }));
+}
+
+type Read = { ok: true; value: unknown } | { ok: false; status: number; message: string; code: number };
+
+/** The request's body as JSON, up to {@link MAX_BODY_BYTES}. */
+async function readJson(req: IncomingMessage): Promise<Read> {
+  const chunks: Buffer[] = [];
+  let size = 0;
+  for await (const chunk of req) {
+    size += (chunk as Buffer).length;
+    if (size > MAX_BODY_BYTES) return { ok: false, status: 413, message: 'Request body too large', code: -32_600 };
+    chunks.push(chunk as Buffer);
+  }
+  try {
+    return { ok: true, value: JSON.parse(Buffer.concat(chunks).toString('utf8')) };
+  } catch {
+    return { ok: false, status: 400, message: 'Parse error: the body is not JSON', code: -32_700 };
+  }
+}

@@ -1,0 +1,78 @@
+/**
+ * The server's log: one line per event on stderr (stdout carries MCP messages only), at the level
+ * of `TENANT_MESSAGING_LOG`, with the API key and the bearer token never shown. The SDK never puts
+ * the key in a message; the redaction here also covers what this server did not write itself (a
+ * library's error text quoting a header, say).
+ */
+import { createLog, type Log } from '../../internal/log.js';
+import type { Logger, LogLevel } from '../../types/logger.js';
+
+/** What a secret is replaced with wherever it would appear. */
+export const REDACTED = '[redacted]';
+
+/**
+ * `text` with every occurrence of each secret replaced by `[redacted]`.
+ *
+ * @example
+ * ```ts
+ * redact('key tm_live_x refused', ['tm_live_x']) // 'key [redacted] refused'
+ * ```
+ */
+export function redact(text: string, secrets: readonly string[]): string {
+  let shown = text;
+  for (const secret of secrets) if (secret !== '' && shown.includes(secret)) shown = shown.replaceAll(secret, REDACTED);
+  return shown;
+}
+
+/**
+ * A Logger that writes `[level] message {fields as JSON}` lines through `write`, secrets redacted
+ * (in the fields too: they are redacted after they are turned into JSON).
+ *
+ * @example
+ * ```ts
+ * const logger = redactingLogger([apiKey], (line) => process.stderr.write(line))
+ * ```
+ */
+export function redactingLogger(secrets: readonly string[], write: (line: string) => void): Logger {
+  const at =
+    (level: string) =>
+    (message: string, fields?: Record<string, unknown>): void => {
+      let tail = '';
+      if (fields !== undefined) {
+        try {
+          tail = ` ${JSON.stringify(fields)}`;
+        } catch {
+          tail = ' (fields that cannot be shown)';
+        }
+      }
+      write(`${redact(`[${level}] ${message}${tail}`, secrets)}\n`);
+    };
+  return { debug: at('debug'), info: at('info'), warn: at('warn'), error: at('error') };
+}
+
+/** The server's own log and the logger the client is given, at one level. */
+export interface ServerLog {
+  /** The enabled levels of the server's own lines (`log.info?.(...)`). */
+  readonly log: Log;
+  /** For the client's `logger` option: the SDK's lines go the same way. */
+  readonly logger: Logger;
+  readonly level: LogLevel;
+}
+
+/**
+ * The log of one server process on stderr.
+ *
+ * @example
+ * ```ts
+ * const { log, logger } = serverLog('info', [apiKey, token])
+ * log.info?.('mcp: serving over stdio')
+ * ```
+ */
+export function serverLog(
+  level: LogLevel,
+  secrets: readonly string[],
+  write: (line: string) => void = (line) => process.stderr.write(line),
+): ServerLog {
+  const logger = redactingLogger(secrets, write);
+  return { log: createLog(logger, level), logger, level };
+}

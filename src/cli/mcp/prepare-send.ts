@@ -1,0 +1,104 @@
+/**
+ * `prepare_send`: checks a text message as `messages.send` does (the same schema, the same
+ * messages), applies the operator's limits, and hands back a preview and an approval, without
+ * sending anything. The message is kept here under the approval: `send_message` sends that copy.
+ */
+import type { MessagingClient } from '../../client.js';
+import { issuesFromZod, ValidationError } from '../../errors.js';
+import { readFields } from '../../internal/input.js';
+import { loadSchemas } from '../../schemas/load.js';
+import { MEDIA_TYPES, type SendTextParams } from '../../types/send.js';
+import { type Approvals, TooManyApprovalsError } from './approvals.js';
+import type { SendBudget } from './limits.js';
+import type { RecipientList } from './recipients.js';
+import { Refusal, success, type ToolResult } from './results.js';
+import { type RateWatch, sendTiming } from './timing.js';
+
+/** What the send tools work with: one of each per server process. */
+export interface SendDeps {
+  readonly client: MessagingClient;
+  readonly approvals: Approvals;
+  readonly budget: SendBudget;
+  /** `--allow-recipients`, or undefined for any recipient. */
+  readonly recipients: RecipientList | undefined;
+  readonly watch: RateWatch;
+}
+
+/**
+ * The words `messages.send` starts its ValidationError with (src/resources/messages.ts): a refused
+ * preparation reads as a refused send would (test/cli/mcp.test.ts compares the two).
+ */
+export const SEND_PARAMS = 'Invalid send parameters';
+
+/**
+ * The text message of `args`, checked by the SDK's own send schema; a ValidationError otherwise.
+ *
+ * @example
+ * ```ts
+ * const params = await checkedTextSend({ sender_phone: '+15550001001', to_phone: '+15557654321', type: 'text', content: 'Hi' })
+ * ```
+ */
+export async function checkedTextSend(args: unknown): Promise<SendTextParams> {
+  const fields = readFields(args, SEND_PARAMS, '{ sender_phone, to_phone, type, content }');
+  if ((MEDIA_TYPES as readonly unknown[]).includes(fields['type'])) {
+    throw new ValidationError(SEND_PARAMS, [
+      { path: 'type', message: "must be 'text': this server prepares text messages only (no media)" },
+    ]);
+  }
+  const { sendMessageParamsSchema } = await loadSchemas();
+  const checked = sendMessageParamsSchema.safeParse(fields);
+  if (!checked.success) throw new ValidationError(SEND_PARAMS, issuesFromZod(checked.error));
+  return checked.data as SendTextParams;
+}
+
+/** `prepare_send`: a preview and an approval; nothing is sent. */
+export async function prepareSend(args: unknown, deps: SendDeps): Promise<ToolResult> {
+  const params = await checkedTextSend(args);
+  if (deps.recipients && !deps.recipients.allows(params.to_phone)) {
+    throw new Refusal(
+      `${params.to_phone} is not among the recipients this server may write to (--allow-recipients ${deps.recipients.patterns.join(',')}). Nothing was prepared. Only the person running the server can change the list.`,
+    );
+  }
+  if (deps.budget.left === 0) throw new Refusal(capReached(deps.budget));
+  const timing = await sendTiming(deps.client, deps.watch);
+  let approval: ReturnType<Approvals['issue']>;
+  try {
+    approval = deps.approvals.issue(params);
+  } catch (error) {
+    if (error instanceof TooManyApprovalsError) throw new Refusal(error.message);
+    throw error;
+  }
+  const expiresAt = new Date(approval.expiresAt).toISOString();
+  const minutes = Math.round(deps.approvals.ttlMs / 60_000);
+  const preview = {
+    ...(params.sender_phone === undefined ? {} : { sender_phone: params.sender_phone }),
+    ...(params.sender_number_id === undefined ? {} : { sender_number_id: params.sender_number_id }),
+    to_phone: params.to_phone,
+    type: 'text' as const,
+    content: params.content,
+    when: timing.when,
+    not_before: timing.not_before,
+    sends_left: deps.budget.left ?? null,
+  };
+  const text = [
+    'Prepared, NOT sent. Show the person this message and send it only if they approve it as it is:',
+    `  From: ${params.sender_phone ?? `sender number ${params.sender_number_id}`}`,
+    `  To: ${params.to_phone}`,
+    `  Text: ${JSON.stringify(params.content)}`,
+    `  When: ${timing.when}`,
+    `Once approved, call send_message with {"approval": "${approval.token}"}. The approval expires at ${expiresAt} (in ${minutes} minutes) and sends exactly this message, once. To change anything, call prepare_send again.`,
+  ].join('\n');
+  return success(text, { approval: approval.token, expires_at: expiresAt, preview });
+}
+
+/**
+ * The refusal once `--max-sends` is used up.
+ *
+ * @example
+ * ```ts
+ * throw new Refusal(capReached(budget))
+ * ```
+ */
+export function capReached(budget: SendBudget): string {
+  return `This server may send ${budget.max} messages in its life (--max-sends ${budget.max}) and has used them: nothing more can be sent until the person running it restarts it.`;
+}

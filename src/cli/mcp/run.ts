@@ -1,0 +1,97 @@
+/**
+ * `tenant-messaging mcp` once its settings are checked and its client made: serves the tools over
+ * stdio (the default) or Streamable HTTP (`--http`) until the client goes away (stdin ends) or a
+ * stop signal comes, then closes every session and returns. Loaded by the command's action only
+ * (a dynamic import): the MCP SDK is never loaded by another command, nor by any SDK entry.
+ */
+import { readFile } from 'node:fs/promises';
+import { StdioServerTransport } from '@modelcontextprotocol/sdk/server/stdio.js';
+import type { MessagingClient } from '../../client.js';
+import type { Log } from '../../internal/log.js';
+import { ENV } from '../../options.js';
+import type { CredentialOptions } from '../credentials.js';
+import { serveHttp } from './http.js';
+import { serverLog } from './log.js';
+import type { McpSettings } from './options.js';
+import { createMcpServer } from './server.js';
+import { createToolbox, type Toolbox } from './toolbox.js';
+
+/**
+ * Serves until stdin ends or `signal` aborts. `client` is the command's, made from the
+ * credentials; its log is routed to stderr at the server's level here.
+ *
+ * @example
+ * ```ts
+ * await runMcp(mcpSettings(flags, process.env, false), client, globals, signal)
+ * ```
+ */
+export async function runMcp(
+  settings: McpSettings,
+  given: MessagingClient,
+  globals: CredentialOptions,
+  signal: AbortSignal,
+): Promise<void> {
+  const secrets = await secretsOf(globals, settings.token);
+  const { log, logger, level } = serverLog(settings.logLevel, secrets);
+  const client = given.withOptions({ logger, logLevel: level });
+  const toolbox = createToolbox({
+    client,
+    allowSend: settings.allowSend,
+    maxSends: settings.maxSends,
+    allowRecipients: settings.allowRecipients,
+    log,
+    secrets,
+  });
+  const mode = settings.allowSend
+    ? `sending allowed${settings.maxSends === undefined ? '' : `, at most ${settings.maxSends}`}${settings.allowRecipients ? ` to ${settings.allowRecipients.patterns.join(',')}` : ''}`
+    : 'read-only';
+  try {
+    if (settings.http === undefined) await serveStdio(toolbox, log, mode, signal);
+    else {
+      const serving = await serveHttp(settings.http, settings.token ?? '', toolbox, log);
+      log.info?.(`mcp: serving Streamable HTTP at ${serving.url} (${mode}; bearer token required)`);
+      await stopped(signal);
+      await serving.close();
+    }
+    log.info?.('mcp: stopped');
+  } finally {
+    toolbox.close();
+  }
+}
+
+/** Serves one session over stdin and stdout until stdin ends or `signal` aborts. */
+async function serveStdio(toolbox: Toolbox, log: Log, mode: string, signal: AbortSignal): Promise<void> {
+  const server = createMcpServer(toolbox);
+  const transport = new StdioServerTransport();
+  let ended: () => void = () => {};
+  const inputEnded = new Promise<void>((resolve) => {
+    ended = resolve;
+  });
+  process.stdin.once('end', ended);
+  process.stdin.once('close', ended);
+  server.onclose = ended;
+  try {
+    await server.connect(transport);
+    log.info?.(`mcp: serving over stdio (${mode})`);
+    await Promise.race([inputEnded, stopped(signal)]);
+  } finally {
+    process.stdin.off('end', ended);
+    process.stdin.off('close', ended);
+    await server.close();
+  }
+}
+
+/** Resolves once `signal` aborts (a stop signal: main.ts sets the exit code). */
+function stopped(signal: AbortSignal): Promise<void> {
+  return new Promise((resolve) => {
+    if (signal.aborted) resolve();
+    else signal.addEventListener('abort', () => resolve(), { once: true });
+  });
+}
+
+/** What no output may show: the API key (from the environment or `--api-key-file`) and the bearer token. */
+async function secretsOf(globals: CredentialOptions, token: string | undefined): Promise<string[]> {
+  const fromFile =
+    globals.apiKeyFile === undefined ? undefined : (await readFile(globals.apiKeyFile, 'utf8').catch(() => '')).trim();
+  return [process.env[ENV.apiKey]?.trim(), fromFile, token].filter((secret): secret is string => !!secret);
+}

@@ -1,0 +1,186 @@
+/**
+ * The tools of one server process and their state: the approvals, the send budget and what the
+ * server learnt of the rate limit are shared by every session (stdio has one; `--http` may have
+ * several). `call` never throws: every failure, hostile arguments included, is a tool error.
+ */
+import type { MessagingClient } from '../../client.js';
+import { issuesFromZod, ValidationError } from '../../errors.js';
+import type { Log } from '../../internal/log.js';
+import { loadSchemas } from '../../schemas/load.js';
+import { watchFailedCalls } from '../hints.js';
+import { Approvals } from './approvals.js';
+import { SendBudget } from './limits.js';
+import { redact } from './log.js';
+import type { SendDeps } from './prepare-send.js';
+import { type RecipientList, recipientList } from './recipients.js';
+import { errorResult, failure, type ToolResult } from './results.js';
+import type { Confirm } from './send-message.js';
+import { RateWatch } from './timing.js';
+import { type JsonSchema, readApiDocument, toolSchemas } from './tool-schemas.js';
+import { TOOLS, type ToolDefinition, type ToolHints } from './tools.js';
+
+/** Options of {@link createToolbox}: what the command's flags set. */
+export interface ToolboxOptions {
+  /** The client every tool calls through (its credentials, retries and rate gate). */
+  readonly client: MessagingClient;
+  /**
+   * Serve `prepare_send` and `send_message` (`--allow-send`).
+   * @default false
+   */
+  readonly allowSend?: boolean | undefined;
+  /**
+   * Sends this process may make (`--max-sends`).
+   * @default undefined (no cap)
+   */
+  readonly maxSends?: number | undefined;
+  /**
+   * The only recipients `prepare_send` accepts (`--allow-recipients`): a list as the flag takes it, or a checked one.
+   * @default undefined (any recipient)
+   * @example '+1555*,+447911123456'
+   */
+  readonly allowRecipients?: string | RecipientList | undefined;
+  /**
+   * How long an unused approval stays usable, in ms.
+   * @default 900_000 (15 minutes)
+   */
+  readonly approvalTtlMs?: number | undefined;
+  /**
+   * The clock of the approvals and the rate watch.
+   * @default Date.now
+   */
+  readonly now?: (() => number) | undefined;
+  /**
+   * The server's log (`serverLog(...).log`).
+   * @default undefined (nothing logged)
+   */
+  readonly log?: Log | undefined;
+  /**
+   * Texts never shown in a result: the API key, the bearer token.
+   * @default []
+   */
+  readonly secrets?: readonly string[] | undefined;
+  /**
+   * The OpenAPI document the tools' JSON Schemas are taken from.
+   * @default the package's own `tenant-messaging/openapi.json`, read on the first `tools/list`
+   */
+  readonly apiDocument?: unknown;
+}
+
+/** A tool as `tools/list` shows it. */
+export interface ListedTool {
+  name: string;
+  title: string;
+  description: string;
+  inputSchema: JsonSchema;
+  outputSchema: JsonSchema;
+  annotations: ToolHints & { title: string };
+}
+
+/** What a call is handed by the session it came from. */
+export interface CallOptions {
+  /** Aborted when the client cancels the call or the session closes. */
+  readonly signal: AbortSignal;
+  /** Asks the person, when the client supports elicitation. */
+  readonly confirm?: Confirm | undefined;
+}
+
+/** The tools of one server process. */
+export interface Toolbox {
+  /** Whether the send tools are served. */
+  readonly allowSend: boolean;
+  /** The tools served, for `tools/list`. */
+  list(): Promise<ListedTool[]>;
+  /** Runs one tool; always a result, an error being one with `isError: true`. */
+  call(name: string, args: unknown, options: CallOptions): Promise<ToolResult>;
+  /** Stops watching the SDK's failed calls (for the 403 hint). */
+  close(): void;
+}
+
+/**
+ * The tools of one server process, over `options.client`.
+ *
+ * @example
+ * ```ts
+ * const toolbox = createToolbox({ client, allowSend: true, maxSends: 5, allowRecipients: '+1555*' })
+ * const server = createMcpServer(toolbox)
+ * ```
+ */
+export function createToolbox(options: ToolboxOptions): Toolbox {
+  const { client, log, secrets = [] } = options;
+  const allowSend = options.allowSend === true;
+  const given = options.allowRecipients;
+  const send: SendDeps = {
+    client,
+    approvals: new Approvals({ ttlMs: options.approvalTtlMs, now: options.now }),
+    budget: new SendBudget(options.maxSends),
+    recipients: typeof given === 'string' ? recipientList(given) : given,
+    watch: new RateWatch(options.now),
+  };
+  const served = TOOLS.filter((tool) => allowSend || !tool.sends);
+  let listed: Promise<ListedTool[]> | undefined;
+  // A 403's hint names the scope of the endpoint that refused (hints.ts reads it from the SDK's channel).
+  const stopWatching = watchFailedCalls();
+
+  const run = async (tool: ToolDefinition, args: unknown, call: CallOptions): Promise<ToolResult> => {
+    await loadSchemas(); // the SDK's English messages for Zod's issues
+    let parsed: unknown = args ?? {};
+    if (tool.input) {
+      const checked = tool.input.safeParse(parsed);
+      if (!checked.success)
+        throw new ValidationError(`Invalid arguments for ${tool.name}`, issuesFromZod(checked.error));
+      parsed = checked.data;
+    }
+    return tool.run(parsed, { client, signal: call.signal, send, confirm: call.confirm });
+  };
+
+  return {
+    allowSend,
+    list: () => {
+      listed ??= (async () => {
+        const schemas = toolSchemas(options.apiDocument ?? (await readApiDocument()));
+        return served.map((tool) => {
+          const { input, output } = schemas[tool.name] ?? { input: { type: 'object' }, output: { type: 'object' } };
+          return {
+            name: tool.name,
+            title: tool.title,
+            description: tool.description,
+            inputSchema: input,
+            outputSchema: output,
+            annotations: { title: tool.title, ...tool.annotations },
+          };
+        });
+      })();
+      return listed;
+    },
+    async call(name, args, call) {
+      const tool = TOOLS.find((candidate) => candidate.name === name);
+      let result: ToolResult;
+      if (tool === undefined) {
+        result = failure(
+          `There is no tool named ${JSON.stringify(name)}. Tools: ${served.map((t) => t.name).join(', ')}.`,
+        );
+      } else if (tool.sends && !allowSend) {
+        result = failure(
+          `Sending is off: this server is read-only (started without --allow-send). ${name} is not available; nothing was sent.`,
+        );
+      } else {
+        try {
+          result = await run(tool, args, call);
+        } catch (error) {
+          send.watch.observe(error);
+          if (!(error instanceof ValidationError)) log?.warn?.(`mcp: ${name} failed`, { error: String(error) });
+          result = errorResult(error);
+        }
+      }
+      log?.debug?.(`mcp: ${String(name)} ${result.isError ? 'answered an error' : 'answered'}`);
+      return shown(result, secrets);
+    },
+    close: stopWatching,
+  };
+}
+
+/** `result` with every secret redacted from its text. */
+function shown(result: ToolResult, secrets: readonly string[]): ToolResult {
+  if (secrets.length === 0) return result;
+  return { ...result, content: result.content.map((part) => ({ ...part, text: redact(part.text, secrets) })) };
+}

@@ -1,0 +1,196 @@
+/**
+ * `tenant-messaging mcp` as users run it: the built bin as a subprocess, driven by the MCP SDK's own
+ * Client, over stdio and over Streamable HTTP, against the sandbox on loopback. Stdout carries MCP
+ * messages only; the key and the token are never printed; without TENANT_MESSAGING_MCP_TOKEN
+ * `--http` refuses to start (exit 2); a missing or wrong token is a 401; a stop signal closes the
+ * server (143 for SIGTERM), and the end of stdin too (0). Needs `npm run build` first (`npm test` does).
+ */
+import { type ChildProcess, spawn } from 'node:child_process';
+import { existsSync } from 'node:fs';
+import { mkdtemp, rm, writeFile } from 'node:fs/promises';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { Client } from '@modelcontextprotocol/sdk/client/index.js';
+import { StreamableHTTPClientTransport } from '@modelcontextprotocol/sdk/client/streamableHttp.js';
+import type { Transport } from '@modelcontextprotocol/sdk/shared/transport.js';
+import { type CallToolResult, ElicitRequestSchema, type JSONRPCMessage } from '@modelcontextprotocol/sdk/types.js';
+import { type RunningSandbox, SANDBOX_PHONES, startSandbox } from 'tenant-messaging/sandbox';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+
+const bin = join(import.meta.dirname, '../../dist/cli/main.js');
+const SENDER = '+15550001001';
+const TOKEN = 'mcp-test-token-0123456789abcdef';
+
+let sandbox: RunningSandbox;
+let tenant: RunningSandbox['tenants'][string];
+let dir: string;
+
+beforeAll(async () => {
+  if (!existsSync(bin)) throw new Error('run `npm run build` first (npm test does)');
+  sandbox = await startSandbox({ delivery: { deliveredAfterMs: 20, readAfterMs: 40 } });
+  tenant = sandbox.tenants['acme'] as RunningSandbox['tenants'][string];
+  dir = await mkdtemp(join(tmpdir(), 'tm-mcp-'));
+});
+afterAll(async () => {
+  await sandbox?.close();
+  if (dir) await rm(dir, { recursive: true, force: true });
+});
+
+interface Child {
+  readonly child: ChildProcess;
+  readonly stdout: () => string;
+  readonly stderr: () => string;
+  readonly exit: Promise<number | null>;
+}
+
+function start(args: string[], env: Record<string, string | undefined>): Child {
+  const child = spawn(process.execPath, [bin, ...args], {
+    env: { ...process.env, TENANT_MESSAGING_API_KEY: undefined, TENANT_MESSAGING_BASE_URL: tenant.baseUrl, ...env },
+    stdio: ['pipe', 'pipe', 'pipe'],
+  });
+  let stdout = '';
+  let stderr = '';
+  child.stdout?.on('data', (chunk: Buffer) => (stdout += chunk));
+  child.stderr?.on('data', (chunk: Buffer) => (stderr += chunk));
+  const timer = setTimeout(() => child.kill('SIGKILL'), 30_000);
+  const exit = new Promise<number | null>((resolve) =>
+    child.once('close', (code) => {
+      clearTimeout(timer);
+      resolve(code);
+    }),
+  );
+  return { child, stdout: () => stdout, stderr: () => stderr, exit };
+}
+
+/** An MCP client transport over a child's stdin and stdout, one JSON-RPC message a line. */
+function childTransport(child: ChildProcess): Transport {
+  let buffer = '';
+  const transport: Transport = {
+    async start() {
+      child.stdout?.on('data', (chunk: Buffer) => {
+        buffer += chunk;
+        for (let end = buffer.indexOf('\n'); end !== -1; end = buffer.indexOf('\n')) {
+          const line = buffer.slice(0, end);
+          buffer = buffer.slice(end + 1);
+          transport.onmessage?.(JSON.parse(line) as JSONRPCMessage);
+        }
+      });
+    },
+    async send(message) {
+      child.stdin?.write(`${JSON.stringify(message)}\n`);
+    },
+    async close() {
+      child.stdin?.end();
+      transport.onclose?.();
+    },
+  };
+  return transport;
+}
+
+/** Waits until `read()` matches `pattern`, and returns the match. */
+async function waitFor(read: () => string, pattern: RegExp): Promise<RegExpMatchArray> {
+  for (let i = 0; i < 300; i++) {
+    const match = read().match(pattern);
+    if (match) return match;
+    await new Promise((resolve) => setTimeout(resolve, 20));
+  }
+  throw new Error(`never matched ${pattern}: ${read()}`);
+}
+
+const posts = () => sandbox.counters.requests['POST /messages'] ?? 0;
+const first = (result: unknown) => (result as CallToolResult).content[0];
+
+describe('tenant-messaging mcp (the bin)', () => {
+  it('over stdio, with the key from --api-key-file: tools, one send, stdout MCP only, no key shown; stdin closed exits 0', async () => {
+    const keyFile = join(dir, 'key');
+    await writeFile(keyFile, `${tenant.keys.full}\n`);
+    const run = start(['--api-key-file', keyFile, 'mcp', '--allow-send', '--max-sends', '5'], {});
+    const client = new Client({ name: 'stdio-test', version: '1.0.0' });
+    await client.connect(childTransport(run.child));
+    const { tools } = await client.listTools();
+    expect(tools.map((tool) => tool.name)).toContain('send_message');
+    const before = posts();
+    const prepared = await client.callTool({
+      name: 'prepare_send',
+      arguments: { sender_phone: SENDER, to_phone: SANDBOX_PHONES.reads, type: 'text', content: 'From the bin' },
+    });
+    const approval = (prepared.structuredContent as { approval: string }).approval;
+    const sent = await client.callTool({ name: 'send_message', arguments: { approval } });
+    await client.callTool({ name: 'send_message', arguments: { approval } });
+    expect(sent.structuredContent).toMatchObject({ content: 'From the bin', delivery_status: 'sent' });
+    expect(posts()).toBe(before + 1);
+    await client.close();
+    expect(await run.exit).toBe(0);
+    for (const line of run.stdout().trim().split('\n')) expect(JSON.parse(line)).toMatchObject({ jsonrpc: '2.0' });
+    expect(run.stderr()).toContain('mcp: serving over stdio (sending allowed, at most 5)');
+    expect(run.stdout() + run.stderr()).not.toContain(tenant.keys.full);
+  });
+
+  it('over HTTP: 401 without the token or with a wrong one; with it, tools and a confirmed send; SIGTERM exits 143', async () => {
+    const run = start(['mcp', '--http', '127.0.0.1:0', '--allow-send'], {
+      TENANT_MESSAGING_API_KEY: tenant.keys.full,
+      TENANT_MESSAGING_MCP_TOKEN: TOKEN,
+    });
+    const [, url = ''] = await waitFor(run.stderr, /serving Streamable HTTP at (http:\/\/127\.0\.0\.1:\d+\/mcp)/);
+    const initialize = {
+      method: 'POST',
+      headers: { 'content-type': 'application/json', accept: 'application/json, text/event-stream' },
+      body: JSON.stringify({
+        jsonrpc: '2.0',
+        id: 1,
+        method: 'initialize',
+        params: { protocolVersion: '2025-06-18', capabilities: {}, clientInfo: { name: 'x', version: '1' } },
+      }),
+    };
+    const missing = await fetch(url, initialize);
+    expect(missing.status).toBe(401);
+    expect(missing.headers.get('www-authenticate')).toMatch(/^Bearer/);
+    const wrong = await fetch(url, {
+      ...initialize,
+      headers: { ...initialize.headers, authorization: `Bearer ${TOKEN}x` },
+    });
+    expect(wrong.status).toBe(401);
+    expect(await wrong.text()).not.toContain(TOKEN);
+
+    const client = new Client({ name: 'http-test', version: '1.0.0' }, { capabilities: { elicitation: { form: {} } } });
+    const asked: string[] = [];
+    client.setRequestHandler(ElicitRequestSchema, (request) => {
+      asked.push(request.params.message);
+      return { action: 'accept', content: { confirm: true } };
+    });
+    const transport = new StreamableHTTPClientTransport(new URL(url), {
+      requestInit: { headers: { Authorization: `Bearer ${TOKEN}` } },
+    });
+    await client.connect(transport);
+    expect((await client.listTools()).tools).toHaveLength(8);
+    expect(first(await client.callTool({ name: 'get_usage', arguments: {} }))).toMatchObject({ type: 'text' });
+    const before = posts();
+    const prepared = await client.callTool({
+      name: 'prepare_send',
+      arguments: { sender_phone: SENDER, to_phone: SANDBOX_PHONES.reads, type: 'text', content: 'Over HTTP' },
+    });
+    const approval = (prepared.structuredContent as { approval: string }).approval;
+    const sent = await client.callTool({ name: 'send_message', arguments: { approval } });
+    expect(sent.structuredContent).toMatchObject({ content: 'Over HTTP' });
+    expect(asked).toEqual([expect.stringContaining(SANDBOX_PHONES.reads)]);
+    expect(posts()).toBe(before + 1);
+
+    run.child.kill('SIGTERM');
+    expect(await run.exit).toBe(143);
+    await client.close().catch(() => {});
+    expect(run.stdout()).toBe('');
+    expect(run.stderr()).toContain('refused a request without a valid bearer token');
+    for (const secret of [tenant.keys.full, TOKEN]) expect(run.stderr()).not.toContain(secret);
+  });
+
+  it('--http without TENANT_MESSAGING_MCP_TOKEN refuses to start: exit 2, naming the variable', async () => {
+    const run = start(['mcp', '--http', '127.0.0.1:0'], {
+      TENANT_MESSAGING_API_KEY: tenant.keys.full,
+      TENANT_MESSAGING_MCP_TOKEN: undefined,
+    });
+    expect(await run.exit).toBe(2);
+    expect(run.stderr()).toMatch(/^UsageError: --http needs TENANT_MESSAGING_MCP_TOKEN/);
+    expect(run.stderr()).toContain('See `tenant-messaging mcp --help`.');
+    expect(run.stdout()).toBe('');
+  });
+});
