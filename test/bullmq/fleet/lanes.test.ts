@@ -118,51 +118,54 @@ describe.each(BACKENDS)('lanes across a fleet of worker processes on %s', (backe
     await f?.close();
   });
 
-  it.runIf(available)('sends waiting for one busy recipient come back one a turn, not all at once', async () => {
-    const name = uniqueName();
-    const raw = f.raw(name);
-    const queue = new MessagingQueue({ connection: f.connection, name });
-    const interval = 250;
-    const worker = new MessagingWorker(
-      fastWorker(f, name, {
-        concurrency: 8,
-        rateLimit: { requestsPerSecond: 200, perRecipient: { minInterval: interval } },
-      }),
-    );
-    const to = '+15557654399';
-    const before = f.sandbox.requestLog.acceptedAt({ ...SENDS, recipient: to }).length;
-    // The service's pair limit under this test's interval: a send closer than 200 ms is refused.
-    f.sandbox.setLaneLimits({ perPair: { minInterval: 200 } });
-    try {
-      await worker.ready();
-      const answerMs = await answerTime(f, queue);
-      const ids = await queue.sendMany(
-        Array.from({ length: 10 }, (_, i) => ({
-          params: { sender_phone: TURNS_SENDER, to_phone: to, type: 'text' as const, content: `turn ${i}` },
-          id: `turn-${i}`,
-        })),
+  // On Redis only: the turns' store calls are held to the same promises on PostgreSQL by the store
+  // conformance suite (test/bullmq/store/conformance.test.ts).
+  if (backend === 'redis')
+    it.runIf(available)('sends waiting for one busy recipient come back one a turn, not all at once', async () => {
+      const name = uniqueName();
+      const raw = f.raw(name);
+      const queue = new MessagingQueue({ connection: f.connection, name });
+      const interval = 250;
+      const worker = new MessagingWorker(
+        fastWorker(f, name, {
+          concurrency: 8,
+          rateLimit: { requestsPerSecond: 200, perRecipient: { minInterval: interval } },
+        }),
       );
-      const deadline = Date.now() + 15_000;
-      while ((await queue.counts()).sent < ids.length && Date.now() < deadline)
-        await new Promise((resolve) => setTimeout(resolve, 50));
-      expect((await queue.counts()).sent).toBe(ids.length);
-      const arrivals = f.sandbox.requestLog.acceptedAt({ ...SENDS, recipient: to }).slice(before);
-      expect(arrivals).toHaveLength(10);
-      expect(f.sandbox.requestLog.minGap({ ...SENDS, recipient: to })).toBeGreaterThanOrEqual(interval);
-      expect(Math.max(...arrivals) - Math.min(...arrivals)).toBeLessThan(9 * (interval + answerMs) * 1.15);
-      // Each waiting send is taken by a worker about three times (at first, at its turn, then at
-      // the exact end of the place before it), not once every interval for as long as it waits
-      // (the k-th about k times: 64 to 69 starts for these 10, measured without turns).
-      let starts = 0;
-      for (const id of ids) starts += (await raw.getJob(id))?.attemptsStarted ?? 0;
-      expect(starts).toBeLessThanOrEqual(ids.length * 5);
-    } finally {
-      f.sandbox.setLaneLimits({ perSender: { perSecond: PER_SENDER }, perPair: { minInterval: MIN_INTERVAL } });
-      await worker.close();
-      await queue.close();
-      await raw.close();
-    }
-  });
+      const to = '+15557654399';
+      const before = f.sandbox.requestLog.acceptedAt({ ...SENDS, recipient: to }).length;
+      // The service's pair limit under this test's interval: a send closer than 200 ms is refused.
+      f.sandbox.setLaneLimits({ perPair: { minInterval: 200 } });
+      try {
+        await worker.ready();
+        const answerMs = await answerTime(f, queue);
+        const ids = await queue.sendMany(
+          Array.from({ length: 10 }, (_, i) => ({
+            params: { sender_phone: TURNS_SENDER, to_phone: to, type: 'text' as const, content: `turn ${i}` },
+            id: `turn-${i}`,
+          })),
+        );
+        const deadline = Date.now() + 15_000;
+        while ((await queue.counts()).sent < ids.length && Date.now() < deadline)
+          await new Promise((resolve) => setTimeout(resolve, 50));
+        expect((await queue.counts()).sent).toBe(ids.length);
+        const arrivals = f.sandbox.requestLog.acceptedAt({ ...SENDS, recipient: to }).slice(before);
+        expect(arrivals).toHaveLength(10);
+        expect(f.sandbox.requestLog.minGap({ ...SENDS, recipient: to })).toBeGreaterThanOrEqual(interval);
+        expect(Math.max(...arrivals) - Math.min(...arrivals)).toBeLessThan(9 * (interval + answerMs) * 1.15);
+        // Each waiting send is taken by a worker about three times (at first, at its turn, then at
+        // the exact end of the place before it), not once every interval for as long as it waits
+        // (the k-th about k times: 64 to 69 starts for these 10, measured without turns).
+        let starts = 0;
+        for (const id of ids) starts += (await raw.getJob(id))?.attemptsStarted ?? 0;
+        expect(starts).toBeLessThanOrEqual(ids.length * 5);
+      } finally {
+        f.sandbox.setLaneLimits({ perSender: { perSecond: PER_SENDER }, perPair: { minInterval: MIN_INTERVAL } });
+        await worker.close();
+        await queue.close();
+        await raw.close();
+      }
+    });
 
   it.runIf(available)(
     'no sender over its lane, no recipient under its gap, each send once, the others first, in the time the lanes allow',
