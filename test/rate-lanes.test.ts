@@ -1,4 +1,7 @@
+import { execFile } from 'node:child_process';
 import { subscribe, unsubscribe } from 'node:diagnostics_channel';
+import { fileURLToPath } from 'node:url';
+import { promisify } from 'node:util';
 import fc from 'fast-check';
 import { MessagingClient, type SendMessageParams, ValidationError } from 'tenant-messaging';
 import { afterEach, describe, expect, it } from 'vitest';
@@ -6,6 +9,8 @@ import { retainedHeap } from './helpers/heap.js';
 import { json, messageLog, startServer, type TestServer } from './helpers/server.js';
 
 const KEY = 'tm_test_rate_lanes_key';
+const run = promisify(execFile);
+const root = fileURLToPath(new URL('..', import.meta.url));
 let server: TestServer | undefined;
 const clients: MessagingClient[] = [];
 
@@ -218,6 +223,44 @@ describe('rateLimit.perSender and perRecipient: lanes where the service counts',
     const settled = await Promise.allSettled(waiting);
     expect(settled.every((r) => r.status === 'rejected' && String(r.reason).includes('done'))).toBe(true);
     expect(arrivals).toHaveLength(1);
+  });
+
+  it('a fresh process: sends reach their lanes in the order they were made, while the SDK still loads', async () => {
+    // In a process of its own (the schemas and libphonenumber-js not loaded yet), with the built
+    // package: twelve sends to one person through sendMany, from three senders.
+    const code = `
+      import { createServer } from 'node:http';
+      import { MessagingClient } from 'tenant-messaging';
+      const arrivals = [];
+      const server = createServer((req, res) => {
+        let body = '';
+        req.on('data', (chunk) => (body += chunk));
+        req.on('end', () => {
+          arrivals.push(JSON.parse(body).content);
+          res.writeHead(201, { 'content-type': 'application/json' });
+          res.end(process.env.ANSWER);
+        });
+      });
+      await new Promise((resolve) => server.listen(0, '127.0.0.1', resolve));
+      const client = new MessagingClient({
+        baseUrl: 'http://127.0.0.1:' + server.address().port, apiKey: 'tm_test_cold', logLevel: 'off',
+        rateLimit: { perRecipient: { minInterval: 20 } },
+      });
+      const items = Array.from({ length: 12 }, (_, i) => ({
+        sender_phone: '+1555000000' + (i % 3), to_phone: i % 2 ? '+15557654321' : '+1 (555) 765-4321',
+        type: 'text', content: String(i),
+      }));
+      for await (const result of client.messages.sendMany(items, { concurrency: 8 }))
+        if (result.status !== 'sent') throw result.error;
+      await client.close();
+      server.close();
+      console.log(JSON.stringify(arrivals));`;
+    const { stdout } = await run(process.execPath, ['--input-type=module', '-e', code], {
+      cwd: root,
+      env: { ...process.env, ANSWER: JSON.stringify({ data: messageLog() }) },
+      timeout: 30_000,
+    });
+    expect(JSON.parse(stdout)).toEqual(Array.from({ length: 12 }, (_, i) => String(i)));
   });
 
   it('refuses bad lane options before any request, saying what is accepted', async () => {

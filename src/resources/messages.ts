@@ -2,7 +2,7 @@ import { ReadStream } from 'node:fs';
 import { reconcileSend } from '../core/bulk/reconcile.js';
 import { sendMany } from '../core/bulk/send-many.js';
 import { mayHaveBeenProcessed } from '../core/call/classify.js';
-import type { ApiResult, RequestBody, SendLanes } from '../core/call/executor.js';
+import type { ApiResult, LaneHooks, RequestBody, SendLanes } from '../core/call/executor.js';
 import { openList, parseData } from '../core/call/parse.js';
 import { mediaLabel } from '../core/media/media-label.js';
 import { watchMediaSource } from '../core/media/media-source.js';
@@ -13,6 +13,7 @@ import { untilAborted } from '../internal/abortable.js';
 import { readFields } from '../internal/input.js';
 import { isPlainObject } from '../internal/is-plain-object.js';
 import { checkReconcile, checkSendManyOptions } from '../internal/many-options.js';
+import { loadedPhoneTools, loadPhoneTools } from '../internal/phone.js';
 import { loadedSchemas, loadSchemas } from '../schemas/load.js';
 import { emptyPayloadAsObject, isMessageLog } from '../schemas/message-log-check.js';
 import type { JsonObject } from '../types/json.js';
@@ -48,8 +49,8 @@ export class Messages extends APIResource {
     return this.#send(params, options, undefined);
   }
 
-  /** `send`; `onPassed` is told when the send has passed its lanes (sendMany's accounting). */
-  #send(params: SendMessageParams, options: SendOptions | undefined, onPassed: (() => void) | undefined) {
+  /** `send`; `hooks` are told when the send waits in a lane and when it has passed (sendMany's accounting). */
+  #send(params: SendMessageParams, options: SendOptions | undefined, hooks: LaneHooks | undefined) {
     let schemas: Schemas;
     let sent: { checked: SendMessageParams; startedAt: number } | undefined;
     const { lanes } = this.executor;
@@ -58,7 +59,7 @@ export class Messages extends APIResource {
       const checked = checkSendParams(fields, loaded.sendMessageParamsSchema);
       sent = { checked, startedAt };
       const request = requestOf(checked);
-      return lanes ? withLanes(request, sendLanesOf(checked, lanes, onPassed)) : request;
+      return lanes ? withLanes(request, sendLanesOf(checked, lanes, hooks)) : request;
     };
     // Synchronous for a text send once the schemas are loaded (the usual case): no promise to
     // wait for before the request goes out. The first send, and a media send, wait.
@@ -68,6 +69,12 @@ export class Messages extends APIResource {
       // Before any await: a caller's media stream that fails meanwhile must not end the process.
       if (fields['media'] !== undefined) watchMediaSource(fields);
       const ready = loadedSchemas();
+      if (lanes?.perRecipient && !(ready && loadedPhoneTools())) {
+        // Until both are loaded, every send waits on the same two loads, in one step: sends reach
+        // their lanes in the order they were made (a send made once the schemas were loaded would
+        // otherwise overtake the ones made before, and take their recipient's turn).
+        return Promise.all([loadSchemas(), loadPhoneTools()]).then(([loaded]) => build(loaded, fields, startedAt));
+      }
       return ready ? build(ready, fields, startedAt) : loadSchemas().then((loaded) => build(loaded, fields, startedAt));
     };
     const parse = (result: ApiResult) => parseData(schemas.messageLogSchema, result, 'sendMessage');
@@ -152,7 +159,7 @@ export class Messages extends APIResource {
       : undefined;
     const paced = this.executor.lanes !== undefined;
     return sendMany(source, settings, {
-      send: (params, onPassed) => this.#send(params, undefined, onPassed),
+      send: (params, hooks) => this.#send(params, undefined, hooks),
       reconcile,
       paced,
     });

@@ -1,4 +1,4 @@
-import type { SendLanes } from '../core/call/executor.js';
+import type { LaneHooks, SendLanes } from '../core/call/executor.js';
 import type { LaneKeys, Lanes } from '../core/rate/lanes.js';
 import { loadedPhoneTools, loadPhoneTools, type PhoneTools } from '../internal/phone.js';
 import type { SendMessageParams } from '../types/send.js';
@@ -11,14 +11,14 @@ import type { SendMessageParams } from '../types/send.js';
 export function sendLanesOf(
   params: SendMessageParams,
   lanes: Lanes,
-  onPassed: (() => void) | undefined,
+  hooks: LaneHooks | undefined,
 ): SendLanes | Promise<SendLanes> {
   const phone = (params as { sender_phone?: string }).sender_phone;
   const sender =
     phone !== undefined ? `phone:${phone}` : `id:${(params as { sender_number_id?: number }).sender_number_id}`;
   const of = (tools: PhoneTools | undefined): SendLanes => {
     const keys: LaneKeys = { sender, recipient: tools?.canonical(params.to_phone) };
-    return { keys, onPassed };
+    return { keys, hooks };
   };
   if (!lanes.perRecipient) return of(undefined);
   const tools = loadedPhoneTools();

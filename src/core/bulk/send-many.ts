@@ -5,11 +5,12 @@ import type { SendManySettings } from '../../internal/many-options.js';
 import type { ReconcileResult, SendResult } from '../../types/many.js';
 import type { MessageLog } from '../../types/message-log.js';
 import type { SendMessageParams, SentParams } from '../../types/send.js';
+import type { LaneHooks } from '../call/executor.js';
 
 /** What `sendMany` needs from the client. */
 export interface SendManyDeps {
-  /** Sends one item; `onPassed` is told once it has passed its lanes (when `paced`). */
-  readonly send: (params: SendMessageParams, onPassed: (() => void) | undefined) => Promise<MessageLog>;
+  /** Sends one item; with `paced`, `hooks` are told when it waits in a lane and when it has passed. */
+  readonly send: (params: SendMessageParams, hooks: LaneHooks | undefined) => Promise<MessageLog>;
   /** Whether sends wait in per-sender or per-recipient lanes (the client's `rateLimit`). */
   readonly paced?: boolean | undefined;
   /** Undefined when reconciling is off. `claimed`: log ids other results of this batch own. */
@@ -69,19 +70,28 @@ export async function* sendMany(
   };
   const reconcile = deps.reconcile;
   // With lanes, a send waiting for its sender's or recipient's turn takes no `concurrency` slot:
-  // the others go ahead (no head-of-line blocking), up to MAX_LANE_WAITING waiting at once.
+  // the others go ahead (no head-of-line blocking), up to MAX_LANE_WAITING waiting at once. A send
+  // counts as waiting only while it waits in a lane (not while the schemas load, say), so the
+  // source is never read further ahead than the lanes hold sends back.
   let laneWaiting = 0;
   const send = deps.paced
     ? (params: SendMessageParams) => {
-        laneWaiting++;
-        let waiting = true;
-        const passed = () => {
-          if (!waiting) return;
-          waiting = false;
-          laneWaiting--;
-          notify();
+        let waiting = false;
+        const hooks: LaneHooks = {
+          onBlocked: () => {
+            if (waiting) return;
+            waiting = true;
+            laneWaiting++;
+            notify();
+          },
+          onPassed: () => {
+            if (!waiting) return;
+            waiting = false;
+            laneWaiting--;
+            notify();
+          },
         };
-        return deps.send(params, passed).finally(passed);
+        return deps.send(params, hooks).finally(hooks.onPassed);
       }
     : (params: SendMessageParams) => deps.send(params, undefined);
   const slotFree = () => inFlight.size - laneWaiting < concurrency && laneWaiting < MAX_LANE_WAITING;

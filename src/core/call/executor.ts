@@ -46,10 +46,18 @@ export type CallRequest<Name extends EndpointName> = (PathParams<Name> extends u
   readonly lanes?: SendLanes | undefined;
 };
 
-/** The lanes a send passes, and who to tell once it has passed them (`sendMany`'s accounting). */
+/** Who to tell when a send waits in a lane and when it has passed them (`sendMany`'s accounting). */
+export interface LaneHooks {
+  /** The send waits in a lane (its sender's or recipient's turn has not come). */
+  readonly onBlocked: () => void;
+  /** The send has passed its lanes (it may still wait at the key-wide gate). */
+  readonly onPassed: () => void;
+}
+
+/** The lanes a send passes, and its hooks. */
 export interface SendLanes {
   readonly keys: LaneKeys;
-  readonly onPassed?: (() => void) | undefined;
+  readonly hooks?: LaneHooks | undefined;
 }
 
 /** What any route is called with: its path ids (checked by the route), query and body. */
@@ -266,15 +274,19 @@ export class Executor {
     return headers;
   }
 
-  /** Waits for the send's lanes (sender and recipient), and tells `onPassed` once through. */
+  /** Waits for the send's lanes (sender and recipient), telling its hooks when it waits and when it is through. */
   async #passLanes(lanes: SendLanes, route: Route, signal: AbortSignal | undefined): Promise<LaneTicket> {
     const onWait = channels.rateLimited.hasSubscribers
       ? (waitMs: number, lane: 'per-sender' | 'per-recipient') => publishRateLimited(route, waitMs, lane)
       : undefined;
     const pending = (this.#config.lanes as Lanes).admit(lanes.keys, signal, onWait);
-    const ticket = pending instanceof Promise ? await pending : pending;
-    lanes.onPassed?.();
-    return ticket;
+    if (!(pending instanceof Promise)) return pending;
+    lanes.hooks?.onBlocked();
+    try {
+      return await pending;
+    } finally {
+      lanes.hooks?.onPassed();
+    }
   }
 
   /** One attempt: the exchange through the transport, its failure classified, its answer read. */
