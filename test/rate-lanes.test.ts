@@ -3,7 +3,7 @@ import { subscribe, unsubscribe } from 'node:diagnostics_channel';
 import { fileURLToPath } from 'node:url';
 import { promisify } from 'node:util';
 import fc from 'fast-check';
-import { MessagingClient, type SendMessageParams, ValidationError } from 'tenant-messaging';
+import { MessagingClient, type SendMessageParams, type SendResult, ValidationError } from 'tenant-messaging';
 import { afterEach, describe, expect, it } from 'vitest';
 import { retainedHeap } from './helpers/heap.js';
 import { json, messageLog, startServer, type TestServer } from './helpers/server.js';
@@ -153,7 +153,10 @@ describe('rateLimit.perSender and perRecipient: lanes where the service counts',
   it("a busy sender never delays another sender's sends", async () => {
     const { url, arrivals } = await service(() => 5);
     const tm = client(url, { perSender: { requestsPerSecond: 4 } });
-    const busy = Array.from({ length: 12 }, (_, i) => text('+15550000001', `+1555765431${i % 10}`));
+    // The busy sender written two ways: one lane.
+    const busy = Array.from({ length: 12 }, (_, i) =>
+      text(i % 2 ? '+15550000001' : '+1 555 000 0001', `+1555765431${i % 10}`),
+    );
     const quiet = Array.from({ length: 4 }, (_, i) => text(`+1555000001${i}`, '+15557654321'));
     const started = performance.now();
     const done: number[] = [];
@@ -168,7 +171,8 @@ describe('rateLimit.perSender and perRecipient: lanes where the service counts',
     expect(total).toBeGreaterThanOrEqual(2000);
     expect(total).toBeLessThan(2000 * 1.15 + 100);
     expect(Math.max(...done.slice(busy.length))).toBeLessThan(300);
-    expect(busiest(by(arrivals, (a) => a.sender).get('+15550000001') as number[], 1000)).toBeLessThanOrEqual(4);
+    const sender = (a: Arrival) => a.sender.replace(/\D/g, '');
+    expect(busiest(by(arrivals, sender).get('15550000001') as number[], 1000)).toBeLessThanOrEqual(4);
   });
 
   it('reads never wait in a lane, and a send aborted while waiting gives its place to the next', async () => {
@@ -261,6 +265,62 @@ describe('rateLimit.perSender and perRecipient: lanes where the service counts',
       timeout: 30_000,
     });
     expect(JSON.parse(stdout)).toEqual(Array.from({ length: 12 }, (_, i) => String(i)));
+  });
+
+  it('many lanes: forgetting idle ones never drops a lane a send is about to hold', async () => {
+    const { url, arrivals } = await service();
+    const tm = client(url, { perSender: { requestsPerSecond: 100 }, perRecipient: { minInterval: 150 } });
+    // A fresh client forgets idle lanes once it knows 64. Make it know 63 (31 sends from new
+    // senders to new people, and one from a known sender to a new person), then send twice to a
+    // new person from two new senders: the 64th and 65th lanes come while these sends use them.
+    for (let i = 0; i < 31; i++)
+      await tm.messages.send(text(`+1666000${String(i).padStart(4, '0')}`, `+1555000${String(i).padStart(4, '0')}`));
+    await tm.messages.send(text('+16660000000', '+15559999999'));
+    await new Promise((resolve) => setTimeout(resolve, 200)); // every lane idle again
+    const to = '+15558888888';
+    await Promise.all([tm.messages.send(text('+16661111111', to)), tm.messages.send(text('+16662222222', to))]);
+    expect(arrivals).toHaveLength(34);
+    expect(smallestGap(by(arrivals, person).get(to.slice(1)) as number[])).toBeGreaterThanOrEqual(150);
+  });
+
+  it('an aborted wait leaves no timer behind, and a huge interval waits instead of spinning', async () => {
+    const { url } = await service();
+    const tm = client(url, { perRecipient: { minInterval: 2 ** 32 } });
+    await tm.messages.send(text('+15550000001', '+15557654321'));
+    const timers = () => process.getActiveResourcesInfo().filter((kind) => kind === 'Timeout').length;
+    const before = timers();
+    const controller = new AbortController();
+    const waiting = tm.messages.send(text('+15550000001', '+15557654321'), { signal: controller.signal });
+    waiting.catch(() => undefined);
+    await new Promise((resolve) => setTimeout(resolve, 50));
+    expect(timers()).toBeLessThanOrEqual(before + 1);
+    controller.abort(new Error('stop'));
+    await expect(waiting).rejects.toThrow('stop');
+    await new Promise((resolve) => setTimeout(resolve, 10));
+    expect(timers()).toBeLessThanOrEqual(before);
+  });
+
+  it('a sendMany that stops does not send what its lanes still hold', async () => {
+    const { url, arrivals } = await service();
+    const tm = client(url, { perRecipient: { minInterval: 400 } });
+    const items = Array.from({ length: 8 }, () => text('+15550000001', '+15557654321'));
+    const controller = new AbortController();
+    const results: SendResult[] = [];
+    const started = performance.now();
+    const run = (async () => {
+      for await (const result of tm.messages.sendMany(items, { concurrency: 2, signal: controller.signal })) {
+        results.push(result);
+        controller.abort(new Error('enough'));
+      }
+    })();
+    await expect(run).rejects.toThrow('enough');
+    // One send went; the ones its recipient's lane held back were never sent, and said so at once.
+    expect(arrivals).toHaveLength(1);
+    expect(performance.now() - started).toBeLessThan(300);
+    const failed = results.filter((r) => r.status === 'failed');
+    for (const r of failed) expect(r.status === 'failed' && r.error.message).toMatch(/^Not sent: the batch stopped/);
+    await new Promise((resolve) => setTimeout(resolve, 500));
+    expect(arrivals).toHaveLength(1);
   });
 
   it('refuses bad lane options before any request, saying what is accepted', async () => {

@@ -151,8 +151,6 @@ export class MessagingQueue {
     const job = await explaining(this.#queue.getJob(jobId));
     // Only a send that was never POSTed: `queued` (a retry after a refused connection is too).
     if (job?.data.phase !== 'queued') return false;
-    const state = await explaining(job.getState());
-    if (state !== 'waiting' && state !== 'delayed' && state !== 'prioritized') return false;
     try {
       await job.remove();
     } catch (error) {

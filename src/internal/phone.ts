@@ -15,8 +15,9 @@ export interface PhoneTools {
    */
   canonical(text: string): string;
   /**
-   * The ISO 3166 country of `text` (`US`), or undefined when the number does not say (a number
-   * without its country code, or one that calling code shares and no country's plan holds).
+   * The ISO 3166 country of `text` (`US`), or undefined when the number does not say: one not
+   * written in international form (`+` and its country code: `2025550123` could be a US number or
+   * an Egyptian one), or one that calling code shares and no country's plan holds.
    */
   country(text: string): string | undefined;
 }
@@ -36,7 +37,7 @@ export function loadPhoneTools(): Promise<PhoneTools> {
     };
     loaded = {
       canonical: (text) => parse(text)?.number ?? `+${text.replace(/\D+/g, '')}`,
-      country: (text) => parse(text)?.country,
+      country: (text) => (text.trim().startsWith('+') ? parse(text)?.country : undefined),
     };
     return loaded;
   });

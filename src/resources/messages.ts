@@ -70,9 +70,10 @@ export class Messages extends APIResource {
       if (fields['media'] !== undefined) watchMediaSource(fields);
       const ready = loadedSchemas();
       if (lanes?.perRecipient && !(ready && loadedPhoneTools())) {
-        // Until both are loaded, every send waits on the same two loads, in one step: sends reach
-        // their lanes in the order they were made (a send made once the schemas were loaded would
-        // otherwise overtake the ones made before, and take their recipient's turn).
+        // Until both are loaded, every send waits on the same two loads, in one step: text sends
+        // reach their lanes in the order they were made (a send made once the schemas were loaded
+        // would otherwise overtake the ones made before, and take their recipient's turn). A media
+        // send builds its body first, so it may reach them later than a text send made after it.
         return Promise.all([loadSchemas(), loadPhoneTools()]).then(([loaded]) => build(loaded, fields, startedAt));
       }
       return ready ? build(ready, fields, startedAt) : loadSchemas().then((loaded) => build(loaded, fields, startedAt));

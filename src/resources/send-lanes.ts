@@ -1,6 +1,7 @@
 import type { LaneHooks, SendLanes } from '../core/call/executor.js';
 import type { LaneKeys, Lanes } from '../core/rate/lanes.js';
 import { loadedPhoneTools, loadPhoneTools, type PhoneTools } from '../internal/phone.js';
+import { senderKey } from '../internal/sender-key.js';
 import type { SendMessageParams } from '../types/send.js';
 
 /**
@@ -13,9 +14,7 @@ export function sendLanesOf(
   lanes: Lanes,
   hooks: LaneHooks | undefined,
 ): SendLanes | Promise<SendLanes> {
-  const phone = (params as { sender_phone?: string }).sender_phone;
-  const sender =
-    phone !== undefined ? `phone:${phone}` : `id:${(params as { sender_number_id?: number }).sender_number_id}`;
+  const sender = senderKey(params);
   const of = (tools: PhoneTools | undefined): SendLanes => {
     const keys: LaneKeys = { sender, recipient: tools?.canonical(params.to_phone) };
     return { keys, hooks };

@@ -55,8 +55,10 @@ export function fleetEvent(update: FleetUpdate): OutgoingEvent {
     },
   };
   // encodeURIComponent: a business id may hold any character but `:`; a header may not.
-  // A message may wait twice for the same reason (quiet hours on two nights): its `until` tells them apart.
-  const until = update.until ? `_${Date.parse(update.until)}` : '';
+  // A message may wait twice for the same reason (quiet hours on two nights): its `until` tells them
+  // apart. A cancel frees its id, so a later send of that id may be cancelled too: its time does.
+  const when = update.until ?? (update.status === 'cancelled' ? update.at : undefined);
+  const until = when ? `_${Date.parse(when)}` : '';
   const webhookId = `msg_${encodeURIComponent(update.id)}_${update.log?.id ?? '-'}_${update.status}${until}`;
   return { webhookId, type: event.type, body: JSON.stringify(event) };
 }

@@ -304,23 +304,27 @@ describe('recipient zones', () => {
   });
 
   it('refuses a number that does not tell its country, saying to give the message a zone', async () => {
-    const error = await recipientZones('+15550000001').catch((caught: unknown) => caught);
-    expect(error).toBeInstanceOf(ValidationError);
-    expect((error as ValidationError).issues).toEqual([
-      {
-        path: 'quietHours.timeZone',
-        message:
-          "is 'recipient', but to_phone does not tell its country (a number without its country code, or one that " +
-          "no country's numbering plan holds); give this message a time zone of its own, e.g. " +
-          "queue.send(params, { id, quietHours: { …, timeZone: 'America/New_York' } })",
-      },
-      {
-        path: 'to_phone',
-        message:
-          "does not tell its country (a number without its country code, or one that no country's numbering plan " +
-          "holds), so 'recipient' cannot tell its time zone",
-      },
-    ]);
+    // A fictional number, and one not in international form (2025550123 is a US number as a
+    // national one, and an Egyptian one read with a + in front): neither is guessed.
+    for (const phone of ['+15550000001', '2025550123']) {
+      const error = await recipientZones(phone).catch((caught: unknown) => caught);
+      expect(error).toBeInstanceOf(ValidationError);
+      expect((error as ValidationError).issues).toEqual([
+        {
+          path: 'quietHours.timeZone',
+          message:
+            "is 'recipient', but to_phone does not tell its country (a number not in international form, with + " +
+            "and its country code, or one that no country's numbering plan holds); give this message a time zone " +
+            "of its own, e.g. queue.send(params, { id, quietHours: { …, timeZone: 'America/New_York' } })",
+        },
+        {
+          path: 'to_phone',
+          message:
+            'does not tell its country (a number not in international form, with + and its country code, or one ' +
+            "that no country's numbering plan holds), so 'recipient' cannot tell its time zone",
+        },
+      ]);
+    }
   });
 
   it('refuses a country for which the runtime has no zone data', async () => {

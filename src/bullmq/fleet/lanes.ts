@@ -1,5 +1,6 @@
 import { senderLane } from '../../core/rate/lanes.js';
 import { loadPhoneTools } from '../../internal/phone.js';
+import { senderKey } from '../../internal/sender-key.js';
 import type { StoredParams } from '../send/params.js';
 import type { PlaceStore } from '../store/types.js';
 
@@ -24,6 +25,11 @@ export interface LanesHeld {
 export interface FleetLanes {
   /** Takes a place in the send's recipient lane, then its sender's; or says how long to wait. */
   admit(params: StoredParams): Promise<{ readonly held: LanesHeld } | { readonly waitMs: number }>;
+  /**
+   * Right before the send goes (after its wait at the fleet gate): true when every place is still
+   * held, now for a whole lease again; false when one ended meanwhile (the send must not go).
+   */
+  renew(held: LanesHeld): Promise<boolean>;
   /** The send's answer came (or may have): each place ends its lane's window from now. */
   settle(held: LanesHeld): Promise<void>;
   /** The send never went out: its places end now. */
@@ -79,9 +85,7 @@ export function createFleetLanes(options: FleetLanesOptions): FleetLanes | undef
         lanes.push({ store: storeOf(`r:${phones.canonical(params.to_phone)}`), limit: 1, windowMs: perRecipient });
       }
       if (sender !== undefined) {
-        const key =
-          params.sender_phone === undefined ? `id:${params.sender_number_id}` : `phone:${params.sender_phone}`;
-        lanes.push({ store: storeOf(`s:${key}`), ...sender });
+        lanes.push({ store: storeOf(`s:${senderKey(params)}`), ...sender });
       }
       if (Date.now() - sweptAt > SWEEP_EVERY_MS) {
         sweptAt = Date.now();
@@ -103,6 +107,10 @@ export function createFleetLanes(options: FleetLanesOptions): FleetLanes | undef
         (held.places as LanesHeld['places'][number][]).push({ store: lane.store, windowMs: lane.windowMs });
       }
       return { held };
+    },
+    async renew(held) {
+      for (const { store } of held.places) if (!(await store.renew(held.member, lease))) return false;
+      return true;
     },
     settle: (held) => end(held, true),
     release: (held) => end(held, false),

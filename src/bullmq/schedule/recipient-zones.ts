@@ -65,7 +65,7 @@ export async function recipientZones(toPhone: string): Promise<readonly string[]
   if (zones.length > 0) return zones;
   const why =
     country === undefined
-      ? "does not tell its country (a number without its country code, or one that no country's numbering plan holds)"
+      ? "does not tell its country (a number not in international form, with + and its country code, or one that no country's numbering plan holds)"
       : `is in ${country}, for which this runtime has no time zone data`;
   throw new ValidationError(WHAT, [
     {

@@ -52,6 +52,11 @@ export interface ProcessDeps {
 
 type SendJob = Job<SendJobData, SendJobResult>;
 
+/** A lane place that ended while its send waited at the fleet gate: the send was not made. */
+class LaneLost extends Error {
+  override readonly name = 'LaneLost';
+}
+
 /** BullMQ's processor for send jobs: one step of the state table per run (see states.ts). */
 export function createProcessor(deps: ProcessDeps) {
   const { bull, client, queue, updates, gate } = deps;
@@ -129,16 +134,27 @@ export function createProcessor(deps: ProcessDeps) {
    */
   const post = async (job: SendJob, token: string | undefined, mark?: () => Promise<void>) => {
     const lanes = deps.lanes && (await deps.lanes.admit(job.data.params));
-    if (lanes && 'waitMs' in lanes) return delay(job, token, lanes.waitMs + Math.floor(random() * 10));
+    if (lanes && 'waitMs' in lanes) {
+      // A POST made again after its mark was given back (mark.ts) finds the job `in-flight`: it was
+      // certainly not sent, and must wait `queued`, or its next start would reconcile, not send.
+      if (job.data.phase === 'in-flight') await move(job, 'never-sent');
+      return delay(job, token, lanes.waitMs + Math.floor(random() * 10));
+    }
     let log: MessageLog;
     try {
       log = await gate.run(async () => {
+        // A wait at the gate may outlast a lane place's lease: renewed, or the send waits again.
+        if (lanes && !(await deps.lanes?.renew(lanes.held))) throw new LaneLost();
         await mark?.();
         return client.messages.send(sendParamsOf(job.data.params));
       });
     } catch (error) {
-      if (lanes)
-        await (error instanceof MarkNotConfirmed ? deps.lanes?.release(lanes.held) : deps.lanes?.settle(lanes.held));
+      const notSent = error instanceof MarkNotConfirmed || error instanceof LaneLost;
+      if (lanes) await (notSent ? deps.lanes?.release(lanes.held) : deps.lanes?.settle(lanes.held));
+      if (error instanceof LaneLost) {
+        if (job.data.phase === 'in-flight') await move(job, 'never-sent');
+        return delay(job, token, 1 + Math.floor(random() * 10));
+      }
       return sendFailed(job, token, error);
     }
     if (lanes) await deps.lanes?.settle(lanes.held);

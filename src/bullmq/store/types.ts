@@ -16,6 +16,11 @@ export interface PlaceStore {
   /** The member's place now ends `windowMs` from now (its answer came; 0: it never went out). */
   settle(member: string, windowMs: number): Promise<void>;
   /**
+   * The member's open place now ends `leaseMs` from now, for a send about to go after a wait (at
+   * the fleet gate). False when the place had ended or is gone: the send must not go on it.
+   */
+  renew(member: string, leaseMs: number): Promise<boolean>;
+  /**
    * A turn for a send that found every place open (their ends unknown): up to `limit` sends share
    * a turn, turns are `windowMs` apart, and a lane whose last turn has passed starts again
    * `estimateMs` from now. Resolves with the ms until the turn given (>= 1). Many sends waiting

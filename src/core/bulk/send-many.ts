@@ -74,10 +74,19 @@ export async function* sendMany(
   // counts as waiting only while it waits in a lane (not while the schemas load, say), so the
   // source is never read further ahead than the lanes hold sends back.
   let laneWaiting = 0;
+  // Once the batch stops (abort, stopOnError, break), what its lanes still hold is not sent.
+  const laneStop = deps.paced ? new AbortController() : undefined;
+  const stopLanes = () =>
+    laneStop?.abort(
+      new MessagingError(
+        'Not sent: the batch stopped (its signal, stopOnError, or a break) while this send waited for its sender or recipient lane.',
+      ),
+    );
   const send = deps.paced
     ? (params: SendMessageParams) => {
         let waiting = false;
         const hooks: LaneHooks = {
+          signal: laneStop?.signal,
           onBlocked: () => {
             if (waiting) return;
             waiting = true;
@@ -135,7 +144,10 @@ export async function* sendMany(
   const halted = () => signal?.aborted === true || (stopOnError && failure !== undefined);
   try {
     for (;;) {
-      if (halted()) reading = false;
+      if (halted()) {
+        reading = false;
+        stopLanes();
+      }
       if (pulled !== undefined) {
         const item = pulled;
         pulled = undefined;
@@ -182,6 +194,7 @@ export async function* sendMany(
     // on it (its pending `next()` may never settle), and let the sends in flight end (each within
     // its deadline), so that nothing is left running behind the caller.
     if (reading) Promise.resolve(iterator.return?.()).catch(() => undefined);
+    if (inFlight.size > 0) stopLanes();
     await Promise.allSettled(inFlight.values());
   }
 }

@@ -52,6 +52,11 @@ export interface LaneHooks {
   readonly onBlocked: () => void;
   /** The send has passed its lanes (it may still wait at the key-wide gate). */
   readonly onPassed: () => void;
+  /**
+   * Aborts the send while, and only while, it waits in a lane (it certainly has not gone out):
+   * a `sendMany` that stops does not send what its lanes still hold.
+   */
+  readonly signal?: AbortSignal | undefined;
 }
 
 /** The lanes a send passes, and its hooks. */
@@ -279,7 +284,9 @@ export class Executor {
     const onWait = channels.rateLimited.hasSubscribers
       ? (waitMs: number, lane: 'per-sender' | 'per-recipient') => publishRateLimited(route, waitMs, lane)
       : undefined;
-    const pending = (this.#config.lanes as Lanes).admit(lanes.keys, signal, onWait);
+    const stop = lanes.hooks?.signal;
+    const waiting = stop ? (signal ? AbortSignal.any([signal, stop]) : stop) : signal;
+    const pending = (this.#config.lanes as Lanes).admit(lanes.keys, waiting, onWait);
     if (!(pending instanceof Promise)) return pending;
     lanes.hooks?.onBlocked();
     try {

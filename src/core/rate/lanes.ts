@@ -1,3 +1,4 @@
+import { MAX_TIMER_MS } from '../../internal/checks.js';
 import { Fifo, type FifoNode } from '../../internal/fifo.js';
 import type { GateClock } from './rate-gate.js';
 import { WakeHeap } from './wake-heap.js';
@@ -33,6 +34,8 @@ interface Lane {
   readonly ends: number[];
   readonly waiters: Fifo<Waiter>;
   wakeAt: number;
+  /** Waiters whose route still leads through this lane: a lane they will reach is never swept. */
+  ahead: number;
 }
 
 interface Waiter extends FifoNode<Waiter> {
@@ -110,6 +113,8 @@ export class Lanes {
     signal: AbortSignal | undefined,
     onWait?: (waitMs: number, lane: 'per-sender' | 'per-recipient') => void,
   ): LaneTicket | Promise<LaneTicket> {
+    // Swept before this send's lanes are looked up: never between two of them.
+    if (this.#lanes.size >= this.#sweepAt) this.#sweep();
     const route: Lane[] = [];
     const { perRecipient, perSender } = this.#settings;
     if (perRecipient !== undefined && keys.recipient !== undefined)
@@ -147,9 +152,14 @@ export class Lanes {
         prev: undefined,
         next: undefined,
       };
+      for (const lane of route) lane.ahead++;
       if (signal) {
         waiter.onAbort = () => {
-          (waiter.route[0] as Lane).waiters.remove(waiter);
+          const lane = waiter.route[0] as Lane;
+          lane.waiters.remove(waiter);
+          for (const left of waiter.route) left.ahead--;
+          // Nobody left to wake for: its wake (and the timer, if it was the next) is dropped.
+          if (lane.waiters.head === undefined) lane.wakeAt = Number.POSITIVE_INFINITY;
           this.#give(waiter.held);
           reject(signal.reason);
         };
@@ -162,8 +172,15 @@ export class Lanes {
   #lane(key: string, limit: number, windowMs: number): Lane {
     let lane = this.#lanes.get(key);
     if (lane === undefined) {
-      if (this.#lanes.size >= this.#sweepAt) this.#sweep();
-      lane = { key, limit, windowMs, ends: [], waiters: new Fifo<Waiter>(), wakeAt: Number.POSITIVE_INFINITY };
+      lane = {
+        key,
+        limit,
+        windowMs,
+        ends: [],
+        waiters: new Fifo<Waiter>(),
+        wakeAt: Number.POSITIVE_INFINITY,
+        ahead: 0,
+      };
       this.#lanes.set(key, lane);
     }
     return lane;
@@ -266,6 +283,7 @@ export class Lanes {
       if (!this.#hasRoom(lane, now, false)) break;
       lane.waiters.remove(waiter);
       waiter.route.shift();
+      lane.ahead--;
       this.#take(lane);
       waiter.held.push(lane);
       const next = waiter.route[0];
@@ -285,6 +303,9 @@ export class Lanes {
   }
 
   #arm(now: number): void {
+    // Stale wakes (a lane scheduled sooner since, or left with nobody to wake) are dropped here.
+    for (let top = this.#wakes.peek(); top !== undefined && top.item.wakeAt !== top.at; top = this.#wakes.peek())
+      this.#wakes.pop();
     const at = this.#wakes.peek()?.at ?? Number.POSITIVE_INFINITY;
     if (at === this.#timerAt) return;
     if (this.#timer !== undefined) this.#clock.clearTimeout(this.#timer);
@@ -298,7 +319,8 @@ export class Lanes {
         this.#timerAt = Number.POSITIVE_INFINITY;
         this.#pump();
       },
-      Math.max(1, Math.ceil(at - now)),
+      // A longer delay than a timer holds would fire at once: the wake then re-arms for the rest.
+      Math.min(MAX_TIMER_MS, Math.max(1, Math.ceil(at - now))),
     );
   }
 
@@ -306,7 +328,7 @@ export class Lanes {
   #sweep(): void {
     const now = this.#clock.now();
     for (const [key, lane] of this.#lanes) {
-      if (lane.waiters.head === undefined && lane.ends.every((end) => end <= now)) this.#lanes.delete(key);
+      if (lane.ahead === 0 && lane.ends.every((end) => end <= now)) this.#lanes.delete(key);
     }
     this.#sweepAt = Math.max(64, this.#lanes.size * 2);
   }

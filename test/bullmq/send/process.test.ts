@@ -41,7 +41,18 @@ type Trace = ({ kind: 'write'; from: Phase; to: Phase; run: number } | { kind: '
 
 const legal = (from: Phase, to: Phase) => Object.values(TRANSITIONS[from]).includes(to);
 
-async function drive(answers: Answer[], fates: WriteFate[], attempts: number) {
+/** What the lanes answer a send (fleet/lanes.ts): go, wait (the job is delayed), or, when renewed, a place lost. */
+type LaneAnswer = 'go' | 'wait' | 'lost';
+/** What the replicas say of a mark (mark.ts): confirmed, or not yet (then asked again: late, or never). */
+type MarkAnswer = 'go' | 'late' | 'never';
+
+async function drive(
+  answers: Answer[],
+  fates: WriteFate[],
+  attempts: number,
+  lanes: LaneAnswer[] = [],
+  marks: MarkAnswer[] = [],
+) {
   const sandbox = createSandbox({ delivery: { deliveredAfterMs: 0, readAfterMs: 0 } });
   const { baseUrl, keys } = sandbox.tenants.acme;
   const trace: Trace = [];
@@ -90,6 +101,9 @@ async function drive(answers: Answer[], fates: WriteFate[], attempts: number) {
     rateLimit: { adaptive: false },
   });
 
+  let laneAsks = 0;
+  let markAsks = 0;
+  let markAnswer: MarkAnswer = 'go';
   let data: SendJobData = { v: 1, params: await storedParams(text()), phase: 'queued' };
   let writes = 0;
   const job = {
@@ -128,6 +142,27 @@ async function drive(answers: Answer[], fates: WriteFate[], attempts: number) {
     logger: undefined,
     requestsPerSecond: undefined,
     clockSkewMs: 60_000,
+    ...(lanes.length === 0
+      ? {}
+      : {
+          lanes: {
+            admit: async () => (lanes[laneAsks++ % lanes.length] === 'wait' ? { waitMs: 10 } : { held: HELD }),
+            renew: async () => lanes[laneAsks++ % lanes.length] !== 'lost',
+            settle: async () => undefined,
+            release: async () => undefined,
+          },
+        }),
+    ...(marks.length === 0
+      ? {}
+      : {
+          marks: {
+            confirm: async () => {
+              markAnswer = marks[markAsks++ % marks.length] ?? 'go';
+              return markAnswer === 'go' ? 'go' : 'unconfirmed';
+            },
+            settle: async () => markAnswer === 'late',
+          },
+        }),
   });
 
   let end: 'sent' | 'failed' | 'unknown' | 'gave-up-by-bullmq' | 'too-many-runs' = 'too-many-runs';
@@ -181,6 +216,7 @@ const answer = fc.constantFrom<Answer>(
   'crash-after-stored',
 );
 const fate = fc.constantFrom<WriteFate>('live', 'live', 'live', 'crash-after-write');
+const HELD = { places: [], member: 'm' };
 
 describe('the processor writes a job only through the state table', () => {
   it('under any answers and crashes: every write is a transition, in-flight always precedes a POST, nothing is sent twice', async () => {
@@ -189,15 +225,22 @@ describe('the processor writes a job only through the state table', () => {
         fc.array(answer, { minLength: 1, maxLength: 6 }),
         fc.array(fate, { minLength: 1, maxLength: 6 }),
         fc.integer({ min: 1, max: 3 }),
-        async (answers, fates, attempts) => {
-          const { trace, end, phase, stored } = await drive(answers, fates, attempts);
+        // Per-sender and per-recipient lanes that may make a send wait, and replicas that may not
+        // acknowledge its mark in time (then asked again: late, or never): none, or a mix.
+        fc.array(fc.constantFrom<LaneAnswer>('go', 'go', 'wait', 'lost'), { maxLength: 4 }),
+        fc.array(fc.constantFrom<MarkAnswer>('go', 'late', 'never'), { maxLength: 4 }),
+        async (answers, fates, attempts, lanes, marks) => {
+          const { trace, end, phase, stored } = await drive(answers, fates, attempts, lanes, marks);
           for (const step of trace) {
             if (step.kind === 'write') expect(legal(step.from, step.to), `${step.from} -> ${step.to}`).toBe(true);
           }
           trace.forEach((step, i) => {
             if (step.kind !== 'write' || step.from !== 'queued' || step.to !== 'in-flight') return;
             const after = trace.slice(i + 1).find((s) => s.run === step.run);
-            expect(after?.kind, 'in-flight is written only right before a POST').toMatch(/^(post|crash)$/);
+            // A mark the replicas did not confirm is given back (in-flight -> queued) without a POST.
+            const givenBack = after?.kind === 'write' && after.from === 'in-flight' && after.to === 'queued';
+            if (!givenBack)
+              expect(after?.kind, 'in-flight is written only right before a POST').toMatch(/^(post|crash)$/);
           });
           expect(stored, 'sent twice').toBeLessThanOrEqual(1);
           if (end === 'sent') expect(stored).toBe(1);

@@ -103,6 +103,19 @@ for (const [backend, available] of BACKENDS) {
       expect(await other.reserve(300, 5, 1)).toBeGreaterThan(250);
     });
 
+    it('places: renew keeps an open place for a new lease, and refuses one that ended or never was', async () => {
+      const lane = storeFor(fixtures.get(backend) as BackendFixture).places('r:+15557654324');
+      expect(await lane.admit('a', 1, 100)).toBe(0);
+      expect(await lane.renew('a', 60_000)).toBe(true);
+      await new Promise((resolve) => setTimeout(resolve, 150));
+      // Past its first lease, still held: the next waits.
+      expect(await lane.admit('b', 1, 60_000)).toBeGreaterThan(50_000);
+      await lane.settle('a', 0);
+      expect(await lane.renew('a', 60_000)).toBe(false);
+      expect(await lane.renew('never-admitted', 60_000)).toBe(false);
+      expect(await lane.admit('b', 1, 60_000)).toBe(0);
+    });
+
     it('updates: read in the order published, from now, from the start or after an id; close() ends a reader', async () => {
       const store = storeFor(fixtures.get(backend) as BackendFixture);
       const log = store.updates();

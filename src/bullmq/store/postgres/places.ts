@@ -20,6 +20,15 @@ export function postgresPlaces(pool: PgPoolLike, ready: SchemaReady, key: string
         [key, member, windowMs],
       );
     },
+    renew: async (member, leaseMs) => {
+      await ready();
+      const { rowCount } = await pool.query(
+        `UPDATE tenant_messaging_fleet_place SET ends_at = clock_timestamp() + $3 * interval '1 millisecond'
+          WHERE key = $1 AND member = $2 AND ends_at > clock_timestamp()`,
+        [key, member, leaseMs],
+      );
+      return rowCount === 1;
+    },
     reserve: async (estimateMs, windowMs, limit) => {
       await ready();
       const { rows } = await pool.query('SELECT tenant_messaging_fleet_reserve($1, $2, $3, $4) AS wait', [

@@ -3,7 +3,7 @@ import SCHEMA from './schema.sql';
 
 /** What the SDK needs of node-postgres: a pool (BullMQ's, so the queue's schema). */
 export interface PgPoolLike {
-  query(text: string, values?: unknown[]): Promise<{ rows: Record<string, unknown>[] }>;
+  query(text: string, values?: unknown[]): Promise<{ rows: Record<string, unknown>[]; rowCount?: number | null }>;
   connect(): Promise<{ query(text: string, values?: unknown[]): Promise<unknown>; release(): void }>;
 }
 

@@ -1,12 +1,14 @@
 import type { RedisClient } from 'bullmq';
 import type { PlaceStore } from '../types.js';
 import ADMIT from './fleet-admit.lua';
+import RENEW from './fleet-renew.lua';
 import RESERVE from './fleet-reserve.lua';
 import SETTLE from './fleet-settle.lua';
 
 const ADMIT_COMMAND = 'tenantMessagingFleetAdmit';
 const SETTLE_COMMAND = 'tenantMessagingFleetSettle';
 const RESERVE_COMMAND = 'tenantMessagingFleetReserve';
+const RENEW_COMMAND = 'tenantMessagingFleetRenew';
 
 /**
  * The fleet gate's places in one Redis sorted set (member → when its place ends), each step one
@@ -18,6 +20,7 @@ export function redisPlaces(client: Promise<RedisClient>, key: string): PlaceSto
     c.defineCommand(ADMIT_COMMAND, { numberOfKeys: 1, lua: ADMIT });
     c.defineCommand(SETTLE_COMMAND, { numberOfKeys: 1, lua: SETTLE });
     c.defineCommand(RESERVE_COMMAND, { numberOfKeys: 1, lua: RESERVE });
+    c.defineCommand(RENEW_COMMAND, { numberOfKeys: 1, lua: RENEW });
     return c;
   });
   redis.catch(() => undefined); // each use reports a failed connection; one never used must not leave it unhandled
@@ -27,6 +30,8 @@ export function redisPlaces(client: Promise<RedisClient>, key: string): PlaceSto
     settle: async (member, windowMs) => {
       await (await redis).runCommand(SETTLE_COMMAND, [key, windowMs, member]);
     },
+    renew: async (member, leaseMs) =>
+      Number(await (await redis).runCommand(RENEW_COMMAND, [key, leaseMs, member])) === 1,
     // Beside the places, in the same hash slot (the key's own hash tag): the lane's next turn.
     reserve: async (estimateMs, windowMs, limit) =>
       Number(await (await redis).runCommand(RESERVE_COMMAND, [`${key}:turn`, estimateMs, windowMs, limit])),
