@@ -135,9 +135,10 @@ export class MessagingQueue {
    * Takes back a send that has not gone yet (scheduled, held by quiet hours or a lane, or waiting
    * for a worker): resolves `true` when it was still waiting and now never will be sent, and
    * `updates()` reports `cancelled`. Resolves `false` when it is being sent or was sent, ended,
-   * or is not kept (unknown id). Atomic against the workers: a job a worker has taken cannot be
-   * removed, and a removed one cannot be taken. Its id is then free: the same id enqueued again
-   * is a new send.
+   * or is not kept (unknown id). A job a worker has taken cannot be removed, and a removed one
+   * cannot be taken; one narrow case is left: a worker that takes the job and sends it whole
+   * between this call's read of the job and its removal (two round trips). Its id is then free:
+   * the same id enqueued again is a new send.
    *
    * @example
    * ```ts
