@@ -6,17 +6,17 @@
  * tracked message hold (`INFO memory` used_memory, before and after).
  * Needs `redis-server` on the PATH; without it the section reports itself skipped.
  */
-import { fork } from 'node:child_process';
 import { setTimeout as sleep } from 'node:timers/promises';
 // Node runs the helper as it is (type stripping): the bench and the tests start Redis one way.
 import { postgresAvailable, startPostgresWithBullmq } from '../test/helpers/postgres.ts';
 import { hasRedis, startRedis as startTestRedis } from '../test/helpers/redis.ts';
 import { forkChild } from './ipc.mjs';
 import { round } from './stats.mjs';
+import { startWorkers, stopWorkers } from './workers.mjs';
 
-// Shared with the fleet test (test/bullmq/fleet.test.ts): the same worker and sandbox processes.
+// Shared with the fleet test (test/bullmq/fleet/fleet-run.ts): the same sandbox process (and the
+// same worker, bench/workers.mjs).
 const SANDBOX = new URL('../test/bullmq/fleet-sandbox.mjs', import.meta.url);
-const WORKER = new URL('../test/bullmq/crash-worker.mjs', import.meta.url);
 const SENDER = '+15550001001';
 const TO = '+15557654321';
 
@@ -43,37 +43,6 @@ async function startRedis() {
       await redis.stop();
     },
   };
-}
-
-/**
- * Worker processes (crash-worker.mjs), ready when each says so.
- * @param {number} count @param {Record<string, string>} env
- */
-async function startWorkers(count, env) {
-  return Promise.all(
-    Array.from({ length: count }, async () => {
-      const child = fork(WORKER, { env: { ...process.env, ...env }, stdio: ['ignore', 'ignore', 'inherit', 'ipc'] });
-      await new Promise((resolve, reject) => {
-        child.once('message', resolve);
-        child.once('exit', (code) => reject(new Error(`a fleet worker exited (${code}) before it was ready`)));
-      });
-      return child;
-    }),
-  );
-}
-
-/** @param {import('node:child_process').ChildProcess[]} workers */
-async function stopWorkers(workers) {
-  await Promise.all(
-    workers.map(async (child) => {
-      if (child.exitCode !== null || child.signalCode !== null) return;
-      const exited = new Promise((resolve) => child.once('exit', resolve));
-      const killer = setTimeout(() => child.kill('SIGKILL'), 5_000);
-      child.kill('SIGTERM');
-      await exited;
-      clearTimeout(killer);
-    }),
-  );
 }
 
 /**

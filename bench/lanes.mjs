@@ -22,15 +22,14 @@
  * lanes let through. PostgreSQL is not run here (section 10 compares the backends; the lanes test
  * runs both). Without `redis-server` the fleet runs report themselves skipped.
  */
-import { fork } from 'node:child_process';
 import { setTimeout as sleep } from 'node:timers/promises';
 import { fileURLToPath } from 'node:url';
 import { hasRedis, startRedis } from '../test/helpers/redis.ts';
 import { forkChild } from './ipc.mjs';
 import { round } from './stats.mjs';
+import { startWorkers, stopWorkers } from './workers.mjs';
 
 const CHILD = new URL('./lanes-child.mjs', import.meta.url);
-const WORKER = new URL('../test/bullmq/crash-worker.mjs', import.meta.url);
 
 /**
  * @typedef {{ messages: number, senders: number, perSender: number, minInterval: number,
@@ -260,45 +259,6 @@ const startLaneSandbox = (config, senders) =>
       minInterval: config.minInterval,
     }),
   ]);
-
-/**
- * Worker processes (crash-worker.mjs), ready when each says so.
- * @param {number} count @param {Record<string, string>} env
- */
-async function startWorkers(count, env) {
-  /** @type {import('node:child_process').ChildProcess[]} */
-  const started = [];
-  try {
-    await Promise.all(
-      Array.from({ length: count }, async () => {
-        const child = fork(WORKER, { env: { ...process.env, ...env }, stdio: ['ignore', 'ignore', 'inherit', 'ipc'] });
-        started.push(child);
-        await new Promise((resolve, reject) => {
-          child.once('message', resolve);
-          child.once('exit', (code) => reject(new Error(`a lanes worker exited (${code}) before it was ready`)));
-        });
-      }),
-    );
-  } catch (error) {
-    await stopWorkers(started);
-    throw error;
-  }
-  return started;
-}
-
-/** @param {import('node:child_process').ChildProcess[]} workers */
-async function stopWorkers(workers) {
-  await Promise.all(
-    workers.map(async (child) => {
-      if (child.exitCode !== null || child.signalCode !== null) return;
-      const exited = new Promise((resolve) => child.once('exit', resolve));
-      const killer = setTimeout(() => child.kill('SIGKILL'), 5_000);
-      child.kill('SIGTERM');
-      await exited;
-      clearTimeout(killer);
-    }),
-  );
-}
 
 /**
  * The fleet on Redis: `workers` processes (concurrency `config.concurrency` each) send `items`

@@ -5,7 +5,8 @@
 import { DEFAULT_RETRY_POLICY } from './core/call/retry.js';
 import type { PollScheduler } from './core/polling/poll-scheduler.js';
 import { Lanes } from './core/rate/lanes.js';
-import { RateGate, realClock } from './core/rate/rate-gate.js';
+import { RateGate } from './core/rate/rate-gate.js';
+import { realClock } from './core/rate/wake-timer.js';
 import { createDefaultTransport } from './core/transport/default-transport.js';
 import { FetchTransport } from './core/transport/fetch-transport.js';
 import type { Transport } from './core/transport/transport.js';

@@ -3,6 +3,7 @@ import { getEventListeners } from 'node:events';
 import fc from 'fast-check';
 import { MessagingClient, RateLimitError, ValidationError } from 'tenant-messaging';
 import { afterEach, describe, expect, it } from 'vitest';
+import { busiest } from './helpers/arrivals.js';
 import { json, messageLog, startServer, type TestServer } from './helpers/server.js';
 
 const KEY = 'tm_test_rate_gate_key';
@@ -19,17 +20,6 @@ function client(url: string, options: ConstructorParameters<typeof MessagingClie
   const made = new MessagingClient({ baseUrl: url, apiKey: KEY, logLevel: 'off', ...options });
   clients.push(made);
   return made;
-}
-
-/** The most request arrivals in any half-open window of `ms`. */
-function busiest(times: readonly number[], ms: number): number {
-  const sorted = [...times].sort((a, b) => a - b);
-  let most = 0;
-  for (let i = 0, j = 0; i < sorted.length; i++) {
-    while ((sorted[i] as number) - (sorted[j] as number) >= ms) j++;
-    most = Math.max(most, i - j + 1);
-  }
-  return most;
 }
 
 /** Collects `tenant-messaging:rate-limited` messages while `run` runs. */

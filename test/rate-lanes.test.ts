@@ -5,6 +5,7 @@ import { promisify } from 'node:util';
 import fc from 'fast-check';
 import { MessagingClient, type SendMessageParams, type SendResult, ValidationError } from 'tenant-messaging';
 import { afterEach, describe, expect, it } from 'vitest';
+import { busiest, smallestGap } from './helpers/arrivals.js';
 import { retainedHeap } from './helpers/heap.js';
 import { json, messageLog, startServer, type TestServer } from './helpers/server.js';
 
@@ -59,25 +60,6 @@ const text = (sender: string, to: string): SendMessageParams => ({
   type: 'text',
   content: 'hi',
 });
-
-/** The most arrivals in any half-open window of `ms`. */
-function busiest(times: readonly number[], ms: number): number {
-  const sorted = [...times].sort((a, b) => a - b);
-  let most = 0;
-  for (let i = 0, j = 0; i < sorted.length; i++) {
-    while ((sorted[i] as number) - (sorted[j] as number) >= ms) j++;
-    most = Math.max(most, i - j + 1);
-  }
-  return most;
-}
-
-/** The smallest gap between two arrivals, Infinity for fewer than two. */
-function smallestGap(times: readonly number[]): number {
-  const sorted = [...times].sort((a, b) => a - b);
-  let gap = Number.POSITIVE_INFINITY;
-  for (let i = 1; i < sorted.length; i++) gap = Math.min(gap, (sorted[i] as number) - (sorted[i - 1] as number));
-  return gap;
-}
 
 /** Arrival times grouped by `key`. */
 function by(arrivals: readonly Arrival[], key: (arrival: Arrival) => string): Map<string, number[]> {

@@ -127,19 +127,24 @@ export function createProcessor(deps: ProcessDeps) {
   };
 
   /**
+   * A send its lanes hold back, certainly not sent: back to the datastore for `ms` (jittered, so
+   * that waiting workers do not ask in the same instant). A POST made again after its mark was
+   * given back (mark.ts) finds the job `in-flight`: it waits `queued`, or its next start would
+   * reconcile, not send.
+   */
+  const waitForLane = async (job: SendJob, token: string | undefined, ms: number): Promise<never> => {
+    if (job.data.phase === 'in-flight') await move(job, 'never-sent');
+    return delay(job, token, ms + Math.floor(random() * 10));
+  };
+
+  /**
    * The POST, admitted by its lanes and then the gate; `mark` runs first, inside the gate
-   * (admitted before the mark). A send whose lane is full goes back to the datastore, delayed
-   * until a place ends (jittered, so that waiting workers do not ask in the same instant): it
-   * holds no worker slot meanwhile, and uses no attempt.
+   * (admitted before the mark). A send whose lane is full goes back to the datastore until a
+   * place ends: it holds no worker slot meanwhile, and uses no attempt.
    */
   const post = async (job: SendJob, token: string | undefined, mark?: () => Promise<void>) => {
     const lanes = deps.lanes && (await deps.lanes.admit(job.data.params));
-    if (lanes && 'waitMs' in lanes) {
-      // A POST made again after its mark was given back (mark.ts) finds the job `in-flight`: it was
-      // certainly not sent, and must wait `queued`, or its next start would reconcile, not send.
-      if (job.data.phase === 'in-flight') await move(job, 'never-sent');
-      return delay(job, token, lanes.waitMs + Math.floor(random() * 10));
-    }
+    if (lanes && 'waitMs' in lanes) return waitForLane(job, token, lanes.waitMs);
     let log: MessageLog;
     try {
       log = await gate.run(async () => {
@@ -151,10 +156,7 @@ export function createProcessor(deps: ProcessDeps) {
     } catch (error) {
       const notSent = error instanceof MarkNotConfirmed || error instanceof LaneLost;
       if (lanes) await (notSent ? deps.lanes?.release(lanes.held) : deps.lanes?.settle(lanes.held));
-      if (error instanceof LaneLost) {
-        if (job.data.phase === 'in-flight') await move(job, 'never-sent');
-        return delay(job, token, 1 + Math.floor(random() * 10));
-      }
+      if (error instanceof LaneLost) return waitForLane(job, token, 1);
       return sendFailed(job, token, error);
     }
     if (lanes) await deps.lanes?.settle(lanes.held);
@@ -162,12 +164,12 @@ export function createProcessor(deps: ProcessDeps) {
   };
 
   /** A send due inside its quiet hours waits in the datastore until they end, and says so. */
-  const quiet = async (job: SendJob, token: string | undefined): Promise<number | undefined> => {
+  const quiet = async (job: SendJob, token: string | undefined): Promise<void> => {
     const { quiet: hours } = job.data;
-    if (hours === undefined) return undefined;
+    if (hours === undefined) return;
     const now = Date.now();
     const until = quietUntil(now, hours, hours.zones);
-    if (until === undefined || until <= now) return undefined;
+    if (until === undefined || until <= now) return;
     await announce({ id: String(job.id), status: 'quiet-hours', until: new Date(until).toISOString() });
     return delay(job, token, until - now);
   };

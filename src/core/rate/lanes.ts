@@ -1,7 +1,6 @@
-import { MAX_TIMER_MS } from '../../internal/checks.js';
 import { Fifo, type FifoNode } from '../../internal/fifo.js';
-import type { GateClock } from './rate-gate.js';
 import { WakeHeap } from './wake-heap.js';
+import { type GateClock, WakeTimer } from './wake-timer.js';
 
 /** The checked lane options: each lane kind, or undefined when off. */
 export interface LaneSettings {
@@ -82,13 +81,13 @@ export class Lanes {
   readonly #clock: GateClock;
   readonly #lanes = new Map<string, Lane>();
   readonly #wakes = new WakeHeap<Lane>();
-  #timer: unknown;
-  #timerAt = Number.POSITIVE_INFINITY;
+  readonly #timer: WakeTimer;
   #sweepAt = 64;
 
   constructor(settings: LaneSettings, clock: GateClock) {
     this.#settings = settings;
     this.#clock = clock;
+    this.#timer = new WakeTimer(clock, () => this.#pump());
   }
 
   /** Whether sends are paced per recipient: their keys then need the canonical phone. */
@@ -306,22 +305,7 @@ export class Lanes {
     // Stale wakes (a lane scheduled sooner since, or left with nobody to wake) are dropped here.
     for (let top = this.#wakes.peek(); top !== undefined && top.item.wakeAt !== top.at; top = this.#wakes.peek())
       this.#wakes.pop();
-    const at = this.#wakes.peek()?.at ?? Number.POSITIVE_INFINITY;
-    if (at === this.#timerAt) return;
-    if (this.#timer !== undefined) this.#clock.clearTimeout(this.#timer);
-    this.#timer = undefined;
-    this.#timerAt = at;
-    if (at === Number.POSITIVE_INFINITY) return;
-    // A timer may fire a little early on the monotonic clock: `#pump` then checks again and re-arms.
-    this.#timer = this.#clock.setTimeout(
-      () => {
-        this.#timer = undefined;
-        this.#timerAt = Number.POSITIVE_INFINITY;
-        this.#pump();
-      },
-      // A longer delay than a timer holds would fire at once: the wake then re-arms for the rest.
-      Math.min(MAX_TIMER_MS, Math.max(1, Math.ceil(at - now))),
-    );
+    this.#timer.arm(this.#wakes.peek()?.at ?? Number.POSITIVE_INFINITY, now);
   }
 
   /** Forgets the lanes nobody waits in and whose places all ended. */

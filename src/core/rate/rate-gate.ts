@@ -12,24 +12,7 @@ import {
   type RateSettings,
   type RateState,
 } from './rate-policy.js';
-
-/** Time for the gate: injectable so its tests need no real waits. */
-export interface GateClock {
-  /** Monotonic ms (performance.now()). */
-  now(): number;
-  /** Wall-clock ms (Date.now()), for HTTP dates and Unix reset times. */
-  wall(): number;
-  setTimeout(run: () => void, ms: number): unknown;
-  clearTimeout(handle: unknown): void;
-}
-
-/** The process's clocks and timers. */
-export const realClock: GateClock = {
-  now: () => performance.now(),
-  wall: () => Date.now(),
-  setTimeout: (run, ms) => setTimeout(run, ms),
-  clearTimeout: (handle) => clearTimeout(handle as NodeJS.Timeout),
-};
+import { type GateClock, realClock, WakeTimer } from './wake-timer.js';
 
 /** A call waiting at the gate: a node of its FIFO. */
 interface Waiter extends FifoNode<Waiter> {
@@ -54,12 +37,12 @@ export class RateGate {
   readonly #clock: GateClock;
   readonly #waiters = new Fifo<Waiter>();
   #inFlight = 0;
-  #timer: unknown;
-  #timerAt = Number.POSITIVE_INFINITY;
+  readonly #timer: WakeTimer;
 
   constructor(settings: RateSettings, clock: GateClock = realClock) {
     this.#state = initialRateState(settings);
     this.#clock = clock;
+    this.#timer = new WakeTimer(clock, () => this.#pump());
     this.#free = isFree(this.#state, Number.NEGATIVE_INFINITY);
   }
 
@@ -158,20 +141,7 @@ export class RateGate {
       head.resolve();
       at = Number.POSITIVE_INFINITY;
     }
-    if (at === this.#timerAt) return;
-    if (this.#timer !== undefined) this.#clock.clearTimeout(this.#timer);
-    this.#timer = undefined;
-    this.#timerAt = at;
-    if (at === Number.POSITIVE_INFINITY) return;
-    // A timer may fire a little early on the monotonic clock: `#pump` then checks again and re-arms.
-    this.#timer = this.#clock.setTimeout(
-      () => {
-        this.#timer = undefined;
-        this.#timerAt = Number.POSITIVE_INFINITY;
-        this.#pump();
-      },
-      Math.max(1, Math.ceil(at - now)),
-    );
+    this.#timer.arm(at, now);
   }
 
   /** Takes a waiter out of the FIFO and drops its abort listener. */
