@@ -28,11 +28,17 @@ export function expectSandboxStory(stdout: string): void {
   expect(stdout).toContain('delivery_status read after');
   expect(stdout).toContain('PermissionDeniedError: The API key does not include the required scope.');
   // The pacing step: four sent, none refused by the sandbox's pair limit, the other person first.
-  const paced = [...stdout.matchAll(/^ {3}\+(\d+\.\d\d) s: +#\d+ to (\+\d+)$/gm)];
+  // Times are printed to hundredths: compare them as whole hundredths, never as floats
+  // (1.20 - 0.40 is 0.7999999999999999). Rounding is monotone, so a gap of 0.8 s or more
+  // between two sends still prints as 80 hundredths or more.
+  const paced = [...stdout.matchAll(/^ {3}\+(\d+)\.(\d\d) s: +#\d+ to (\+\d+)$/gm)].map((line) => ({
+    hundredths: Number(line[1]) * 100 + Number(line[2]),
+    to: line[3],
+  }));
   expect(paced).toHaveLength(4);
-  const busy = paced.filter((line) => line[2] === '+15557654321').map((line) => Number(line[1]));
+  const busy = paced.filter((line) => line.to === '+15557654321').map((line) => line.hundredths);
   expect(busy).toHaveLength(3);
-  expect((busy[2] as number) - (busy[0] as number)).toBeGreaterThanOrEqual(0.8);
-  expect(Number(paced.find((line) => line[2] !== '+15557654321')?.[1])).toBeLessThan(0.3);
+  expect((busy[2] as number) - (busy[0] as number)).toBeGreaterThanOrEqual(80);
+  expect(paced.find((line) => line.to !== '+15557654321')?.hundredths).toBeLessThan(30);
   expect(stdout).toMatch(/done in \d+\.\d s/);
 }
