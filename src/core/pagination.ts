@@ -2,8 +2,8 @@ import { issuesFromZod, ResponseValidationError, ValidationError } from '../erro
 import { isPlainObject } from '../internal/is-plain-object.js';
 import type { ListQuery, PageLinks, PageMeta } from '../types/query.js';
 import type { APIPromise, WithResponse } from '../types/response.js';
-import type { ApiResult } from './call/executor.js';
 import type { Schema } from './call/parse.js';
+import type { ApiResult } from './call/response.js';
 
 /**
  * One page of a list. Iterate it with `for await` to walk this page and every following one.

@@ -1,9 +1,10 @@
 import { ReadStream } from 'node:fs';
 import { reconcileSend } from '../core/bulk/reconcile.js';
 import { sendMany } from '../core/bulk/send-many.js';
+import type { LaneHooks, RequestBody, SendLanes } from '../core/call/call-spec.js';
 import { mayHaveBeenProcessed } from '../core/call/classify.js';
-import type { ApiResult, LaneHooks, RequestBody, SendLanes } from '../core/call/executor.js';
 import { openList, parseData } from '../core/call/parse.js';
+import type { ApiResult } from '../core/call/response.js';
 import { mediaLabel } from '../core/media/media-label.js';
 import { watchMediaSource } from '../core/media/media-source.js';
 import { type Page, PagePromise, pageFromResult } from '../core/pagination.js';

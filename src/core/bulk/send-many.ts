@@ -5,7 +5,7 @@ import type { SendManySettings } from '../../internal/many-options.js';
 import type { ReconcileResult, SendResult } from '../../types/many.js';
 import type { MessageLog } from '../../types/message-log.js';
 import type { SendMessageParams, SentParams } from '../../types/send.js';
-import type { LaneHooks } from '../call/executor.js';
+import type { LaneHooks } from '../call/call-spec.js';
 
 /** What `sendMany` needs from the client. */
 export interface SendManyDeps {

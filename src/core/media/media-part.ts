@@ -8,7 +8,7 @@ import { Readable } from 'node:stream';
 import { ValidationError } from '../../errors.js';
 import { type MediaInput, PathMedia } from '../../types/media.js';
 import type { SentParams } from '../../types/send.js';
-import type { RequestBody } from '../call/executor.js';
+import type { RequestBody } from '../call/call-spec.js';
 import { readFileChunks } from './file-chunks.js';
 import { guessContentType, mediaLabel, mediaLabelProblem } from './media-label.js';
 import { failureOf, readSource, watchStream, webStreamChunks } from './media-source.js';

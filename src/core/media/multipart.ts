@@ -1,7 +1,7 @@
 import { Readable } from 'node:stream';
 import { type FileLike, FormDataEncoder } from 'form-data-encoder';
 import { FormData } from 'formdata-node';
-import type { RequestBody } from '../call/executor.js';
+import type { RequestBody } from '../call/call-spec.js';
 
 /** A media part, ready to encode: checked label, known size, and a reader of its bytes. */
 export interface MediaPart {
