@@ -1,15 +1,12 @@
-import { ReadStream } from 'node:fs';
 import { reconcileSend } from '../core/bulk/reconcile.js';
 import { sendMany } from '../core/bulk/send-many.js';
-import type { LaneHooks, RequestBody, SendLanes } from '../core/call/call-spec.js';
-import { mayHaveBeenProcessed } from '../core/call/classify.js';
-import { openList, parseData } from '../core/call/parse.js';
+import type { LaneHooks } from '../core/call/call-spec.js';
+import { parseData } from '../core/call/parse.js';
 import type { ApiResult } from '../core/call/response.js';
-import { mediaLabel } from '../core/media/media-label.js';
 import { watchMediaSource } from '../core/media/media-source.js';
 import { type Page, PagePromise, pageFromResult } from '../core/pagination.js';
 import { endpointLabel } from '../endpoints.js';
-import { issuesFromZod, ResponseValidationError, SendOutcomeUnknownError, ValidationError } from '../errors.js';
+import { ResponseValidationError } from '../errors.js';
 import { untilAborted } from '../internal/abortable.js';
 import { readFields } from '../internal/input.js';
 import { isPlainObject } from '../internal/is-plain-object.js';
@@ -17,19 +14,23 @@ import { checkReconcile, checkSendManyOptions } from '../internal/many-options.j
 import { loadedPhoneTools, loadPhoneTools } from '../internal/phone.js';
 import { loadedSchemas, loadSchemas } from '../schemas/load.js';
 import { emptyPayloadAsObject, isMessageLog } from '../schemas/message-log-check.js';
-import type { JsonObject } from '../types/json.js';
 import type { ReconcileOptions, ReconcileResult, SendManyOptions, SendResult } from '../types/many.js';
-import { type MediaInput, PathMedia } from '../types/media.js';
 import type { MessageLog } from '../types/message-log.js';
 import type { RequestOptions, SendOptions } from '../types/options.js';
 import type { ListQuery } from '../types/query.js';
 import type { APIPromise } from '../types/response.js';
 import type { SendMessageParams, SentParams } from '../types/send.js';
 import { APIResource } from './resource.js';
+import { type SentRecord, sendFailure } from './send-failure.js';
 import { sendLanesOf } from './send-lanes.js';
+import { checkSendParams, requestOf, type Schemas, SEND_PARAMS, withLanes } from './send-request.js';
+import { SenderIds } from './sender-ids.js';
 
 /** `client.messages`: send messages and read their logs. */
 export class Messages extends APIResource {
+  /** Sender phones to ids, for `reconcile`: read once per client. */
+  readonly #senderIds = new SenderIds(this.executor);
+
   /**
    * Sends a text (JSON body) or media (streamed multipart body) message. Scope: `messages.send`.
    * Resolves with the new MessageLog; its `id` is what `get` and `waitForDelivery` take.
@@ -53,7 +54,7 @@ export class Messages extends APIResource {
   /** `send`; `hooks` are told when the send waits in a lane and when it has passed (sendMany's accounting). */
   #send(params: SendMessageParams, options: SendOptions | undefined, hooks: LaneHooks | undefined) {
     let schemas: Schemas;
-    let sent: { checked: SendMessageParams; startedAt: number } | undefined;
+    let sent: SentRecord | undefined;
     const { lanes } = this.executor;
     const build = (loaded: Schemas, fields: Record<string, unknown>, startedAt: number) => {
       schemas = loaded;
@@ -204,30 +205,11 @@ export class Messages extends APIResource {
     const { signal, maxPages } = given as ReconcileOptions;
     const deps = {
       listPage: (query: ListQuery) => this.list(query, signal ? { signal } : undefined).then((page) => page),
-      senderNumberId: async (phone: string) => (await untilAborted(this.#senderIdsOnce(), signal)).get(phone),
+      senderNumberId: async (phone: string) => (await untilAborted(this.#senderIds.once(), signal)).get(phone),
     };
     return reconcileSend({ ...search, maxPages: maxPages === undefined ? undefined : search.maxPages }, deps, claimed);
   }
-
-  /** Sender phones to ids, read once per client (the list is small and rarely changes). */
-  #senderIds: Promise<Map<string, number>> | undefined;
-
-  /**
-   * The shared read, made without any caller's signal (each caller races its own against it):
-   * one caller giving up must not fail the others waiting on the same read.
-   */
-  #senderIdsOnce(): Promise<Map<string, number>> {
-    this.#senderIds ??= this.executor
-      .run('listSenderNumbers', { request: {}, parse: (r) => senderIdsOf(openList(r, 'listSenderNumbers')) })
-      .catch((error: unknown) => {
-        this.#senderIds = undefined; // a failed read is not cached
-        throw error;
-      });
-    return this.#senderIds;
-  }
 }
-
-type Schemas = Awaited<ReturnType<typeof loadSchemas>>;
 
 /** A plain copy of an options object, read once; anything else (or one that cannot be read) as given, for the checks to refuse. */
 function copyOf(options: unknown): unknown {
@@ -242,83 +224,4 @@ function copyOf(options: unknown): unknown {
 function validLogOf(result: ApiResult, id: number): MessageLog | undefined {
   const data = isPlainObject(result.body) ? result.body['data'] : undefined;
   return isMessageLog(data) && data.id === id ? emptyPayloadAsObject(data) : undefined;
-}
-
-const SEND_PARAMS = 'Invalid send parameters';
-
-/**
- * The checked copy of a send's parameters, made once: the body of every attempt is built from
- * it, never from the caller's object again.
- */
-function checkSendParams(
-  fields: Record<string, unknown>,
-  schema: Schemas['sendMessageParamsSchema'],
-): SendMessageParams {
-  const checked = schema.safeParse(fields);
-  if (!checked.success) throw new ValidationError(SEND_PARAMS, issuesFromZod(checked.error));
-  return checked.data as SendMessageParams;
-}
-
-/** A text message is a JSON body; the multipart stack loads on the first media send only. */
-function requestOf(params: SendMessageParams): { body: RequestBody } | Promise<{ body: RequestBody }> {
-  if (params.type === 'text') return { body: { kind: 'json', text: JSON.stringify(params) } };
-  return import('../core/media/media-part.js').then(async ({ mediaSendBody }) => ({
-    body: await mediaSendBody(params),
-  }));
-}
-
-/** A send's request with its lanes, synchronous when both are. */
-function withLanes(
-  request: { body: RequestBody } | Promise<{ body: RequestBody }>,
-  lanes: SendLanes | Promise<SendLanes>,
-): { body: RequestBody; lanes: SendLanes } | Promise<{ body: RequestBody; lanes: SendLanes }> {
-  if (!(request instanceof Promise) && !(lanes instanceof Promise)) return { ...request, lanes };
-  return Promise.all([request, lanes]).then(([made, keys]) => ({ ...made, lanes: keys }));
-}
-
-/**
- * What a failed send tells its caller. A send that may have gone out is not a plain network or
- * server error: `SendOutcomeUnknownError`. A 2xx whose body cannot be read means the service
- * accepted the message: the error says so, so that nobody sends it again.
- */
-function sendFailure(error: unknown, sent: { checked: SendMessageParams; startedAt: number } | undefined): unknown {
-  if (mayHaveBeenProcessed(error)) {
-    // Described only now: a send that succeeds pays nothing for the record of one that did not.
-    const record = sent && { params: describeSend(sent.checked), startedAt: new Date(sent.startedAt) };
-    return new SendOutcomeUnknownError(error as Error, record);
-  }
-  if (error instanceof ResponseValidationError && error.status >= 200 && error.status < 300) {
-    error.message += `\nThe service accepted the message (HTTP ${error.status}): it was sent, do not send it again.`;
-  }
-  return error;
-}
-
-/** A send's checked parameters as its error records them: media described, never kept. */
-function describeSend(params: SendMessageParams): SentParams {
-  const { media, ...rest } = params as SendMessageParams & { media?: MediaInput };
-  const fields = rest as Omit<SentParams, 'media'>;
-  if (media === undefined) return fields;
-  const { filename, contentType } = mediaLabel(media);
-  const type = typeof contentType === 'string' ? contentType : '';
-  return { ...fields, media: { filename, contentType: type, size: mediaSize(media) } };
-}
-
-/** The size of a media input when it is known before sending. */
-function mediaSize(media: MediaInput): number | undefined {
-  if (media instanceof Blob) return media.size;
-  if (media instanceof PathMedia || media instanceof ReadStream) return undefined;
-  const { data, size } = media;
-  if (size !== undefined) return size;
-  if (data instanceof Uint8Array || data instanceof ArrayBuffer) return data.byteLength;
-  return data instanceof Blob ? data.size : undefined;
-}
-
-/** `{ phone -> id }` of the tenant's sender numbers, from the fields the sandbox and Laravel apps use. */
-function senderIdsOf(numbers: readonly JsonObject[]): Map<string, number> {
-  const ids = new Map<string, number>();
-  for (const number of numbers) {
-    const { id, phone } = number;
-    if (typeof id === 'number' && typeof phone === 'string') ids.set(phone, id);
-  }
-  return ids;
 }
