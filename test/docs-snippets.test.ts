@@ -12,13 +12,18 @@
  *   (the exemption ends by itself once it is installed).
  *
  * The block marked `<!-- docs-snippets: run -->` (the Quickstart) also runs, as pasted, against the
- * sandbox it starts. Needs `npm run build` first (`npm test` does).
+ * sandbox it starts, as the README says a user runs it: in a project made by `npm init -y` (npm 11
+ * writes `"type": "commonjs"`) with the packed package installed, as `quickstart.mjs`, then, after
+ * `npm pkg set type=module`, as `quickstart.ts` (Node runs TypeScript as is). Needs `npm run build`
+ * first (`npm test` does).
  */
 import { execFile } from 'node:child_process';
-import { existsSync, mkdirSync, readdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { existsSync, mkdirSync, mkdtempSync, readdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { promisify } from 'node:util';
 import { afterAll, describe, expect, it } from 'vitest';
+import { npm } from './helpers/npm.js';
 
 const run = promisify(execFile);
 const root = new URL('..', import.meta.url).pathname;
@@ -60,8 +65,12 @@ function blocks(file: string): Block[] {
 
 const all = DOCS.flatMap(blocks);
 const work = join(root, 'node_modules', '.docs-snippets');
+const user = mkdtempSync(join(tmpdir(), 'tm-quickstart-'));
 
-afterAll(() => rmSync(work, { recursive: true, force: true }));
+afterAll(() => {
+  rmSync(work, { recursive: true, force: true });
+  rmSync(user, { recursive: true, force: true });
+});
 
 /** Why a block is not type-checked, or undefined when it is; throws for a marker that does not hold. */
 function exemption(block: Block): string | undefined {
@@ -103,7 +112,14 @@ describe('the documentation code blocks', () => {
     }
     writeFileSync(
       join(work, 'tsconfig.json'),
-      JSON.stringify({ extends: '../../tsconfig.json', compilerOptions: { noEmit: true }, files: [...names.keys()] }),
+      // The snippets and what they import, with the ambient declarations of src/ (`*.lua`, `*.sql`),
+      // not every file of the repository (the `include` it extends).
+      JSON.stringify({
+        extends: '../../tsconfig.json',
+        compilerOptions: { noEmit: true },
+        files: [...names.keys()],
+        include: ['../../src/**/*.d.ts'],
+      }),
     );
     const tsc = join(root, 'node_modules', 'typescript', 'bin', 'tsc');
     const output = await run(process.execPath, [tsc, '-p', join(work, 'tsconfig.json'), '--pretty', 'false'], {
@@ -125,19 +141,33 @@ describe('the documentation code blocks', () => {
     expect(problems).toEqual([]);
   });
 
-  it('the Quickstart runs as pasted, against the sandbox it starts', { timeout: 60_000 }, async () => {
+  it('the Quickstart runs as pasted, as quickstart.mjs and as quickstart.ts, in a project made by `npm init -y`', {
+    timeout: 90_000,
+  }, async () => {
     const quickstart = all.filter((block) => block.marker === 'run');
     expect(quickstart.map((block) => block.file)).toEqual(['README.md']);
+    const code = `${quickstart[0]?.code ?? ''}\n`;
     if (!existsSync(join(root, 'dist', 'index.js'))) throw new Error('run `npm run build` first (npm test does)');
-    // Evaluated from the repository's root, the package's own name resolves to its build (dist/).
-    const { stdout } = await run(process.execPath, ['--input-type=module', '-e', quickstart[0]?.code ?? ''], {
-      cwd: root,
-      timeout: 30_000,
-    });
-    const lines = stdout.trim().split('\n');
-    expect(lines[0]).toMatch(/^sent: message log \d+, delivery_status sent$/);
-    expect(lines).toContain('now read');
-    expect(lines).toContain('confirmed: read');
-    expect(lines.at(-1)).toMatch(/^\d+ text read$/);
+    // The package as published (no build: dist is there), installed as a user installs it, from the cache.
+    const { stdout: packed } = await npm(['pack', '--ignore-scripts', '--json', '--pack-destination', user], root);
+    const tarball = join(user, (JSON.parse(packed) as { filename: string }[])[0]?.filename ?? '');
+    const project = join(user, 'project');
+    mkdirSync(project);
+    await npm(['init', '-y'], project);
+    await npm(['install', tarball, '--no-audit', '--no-fund', '--prefer-offline', '--ignore-scripts'], project);
+    const story = async (file: string) => {
+      writeFileSync(join(project, file), code);
+      const { stdout } = await run(process.execPath, [file], { cwd: project, timeout: 30_000 });
+      const lines = stdout.trim().split('\n');
+      expect(lines[0], file).toMatch(/^sent: message log \d+, delivery_status sent$/);
+      expect(lines, file).toContain('now read');
+      expect(lines, file).toContain('confirmed: read');
+      expect(lines.at(-1), file).toMatch(/^\d+ text read$/);
+    };
+    // `node quickstart.mjs` in the project as `npm init -y` left it ("type": "commonjs" with npm 11).
+    await story('quickstart.mjs');
+    // The README: `npm pkg set type=module` once, then `node quickstart.ts`.
+    await npm(['pkg', 'set', 'type=module'], project);
+    await story('quickstart.ts');
   });
 });
