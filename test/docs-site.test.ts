@@ -38,7 +38,6 @@ const GITHUB_ONLY_ANCHORS = new Set([
   'documents/docs_webhooks.html#verifying-verifywebhook',
   // The README's contents list (a link within the page, which TypeDoc does not check).
   'index.html#sending-at-scale-tenant-messagingbullmq',
-  'index.html#ai-assistants-tenant-messaging-mcp',
 ]);
 
 const TYPES: Record<string, string> = {
