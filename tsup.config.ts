@@ -39,22 +39,11 @@ const workerdBuild: Options = {
   ],
 };
 
-type EntryPoints = NonNullable<Parameters<NonNullable<Options['esbuildOptions']>>[0]['entryPoints']>;
-
-/** `entryPoints` without the entry named `name` (tsup passes them as `{ name: path }`). */
-function withoutEntry(entryPoints: EntryPoints, name: string): EntryPoints {
-  if (Array.isArray(entryPoints)) return entryPoints;
-  const { [name]: _dropped, ...rest } = entryPoints;
-  return rest;
-}
-
 export default defineConfig([
   {
     entry: {
       index: 'src/index.ts',
       'sandbox/index': 'src/sandbox/index.ts',
-      'sandbox/cli': 'src/sandbox/cli.ts',
-      'cli/main': 'src/cli/main.ts',
       'webhooks/index': 'src/webhooks/index.ts',
       testing: 'src/testing.ts',
       'otel/index': 'src/otel/index.ts',
@@ -78,10 +67,6 @@ export default defineConfig([
       // TENANT_MESSAGING_CJS: which build a module is in (src/internal/peer-require.ts), never guessed from the host's globals.
       options.define = { ...options.define, TENANT_MESSAGING_CJS: String(format === 'cjs') };
       if (format === 'cjs') options.define = { ...options.define, 'import.meta.url': 'undefined' };
-      // The `tenant-messaging` bin is an ES module (package.json's `bin`: dist/cli/main.js), and nothing
-      // requires it: a CommonJS twin of it and of the chunks only it loads (its commands, the MCP server)
-      // would ship unused. Same build, so the ES bin still shares the SDK's chunks.
-      if (format === 'cjs' && options.entryPoints) options.entryPoints = withoutEntry(options.entryPoints, 'cli/main');
     },
     // zod/mini is bundled into the lazily loaded schema chunk, tree-shaken to what the schemas use:
     // loading it is several times cheaper than importing zod from node_modules (README, Performance).

@@ -1,5 +1,5 @@
 /**
- * Section 13, "send-many memory against file size": the built bin (dist/cli/main.js, as users run
+ * Section 13, "send-many memory against file size": the built bin (packages/cli/dist/main.js, as users run
  * it) sends CSV files of growing size to a loopback server, and its peak RSS is read from the
  * kernel as it exits (peak-rss.mjs: `process.resourceUsage().maxRSS`, the high-water mark of its
  * resident memory, pass through the file, sends and written-back rows included). The server runs
@@ -26,7 +26,7 @@ import { API_KEY, SENDER_PHONE, TO_PHONE } from './fixtures.mjs';
 import { forkChild } from './ipc.mjs';
 import { round } from './stats.mjs';
 
-const BIN = fileURLToPath(new URL('../dist/cli/main.js', import.meta.url));
+const BIN = fileURLToPath(new URL('../packages/cli/dist/main.js', import.meta.url));
 const PEAK_RSS = fileURLToPath(new URL('./peak-rss.mjs', import.meta.url));
 
 /**

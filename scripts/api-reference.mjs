@@ -605,7 +605,7 @@ const app = await typedocApp({
 });
 const compilerOptions = app.options.getCompilerOptions(app.logger);
 app.options.setCompilerOptions(
-  app.options.getFileNames().filter((file) => !file.includes('/src/cli/')),
+  app.options.getFileNames().filter((file) => !file.includes('/packages/')),
   {
     ...compilerOptions,
     noResolve: true,

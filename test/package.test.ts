@@ -4,13 +4,11 @@
  * "are the types wrong" on the tarball. Needs `npm run build` first (`npm test` does it).
  */
 import { execFile } from 'node:child_process';
-import { existsSync } from 'node:fs';
 import { mkdir, mkdtemp, readFile, rm, stat, symlink } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { dirname, join } from 'node:path';
 import { promisify } from 'node:util';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { expectSandboxStory } from './helpers/demo-story.js';
 import { packAndInstall, root } from './helpers/npm.js';
 
 const run = promisify(execFile);
@@ -48,15 +46,13 @@ async function withLinked(names: string[], body: () => Promise<void>): Promise<v
 }
 
 describe('the published package', () => {
-  it('is small and ships only dist, README, CHANGELOG and package.json', async () => {
+  it('is small and ships only dist, its docs and examples, README, CHANGELOG and package.json', async () => {
     const { size } = await stat(tarball);
-    // About half is source maps (kept: stack traces map to src/*.ts), ~42 KB the Cloudflare
-    // Workers build (dist/workerd, no maps) and ~60 KB the command line (dist/cli); the
-    // PostgreSQL backend, the outbox and the webhook relay took it past 1.15 MB, the failover
-    // checks of Redis behind Sentinel to 1.34 MB, the command line's streamed files, signals and
-    // hints to 1.47 MB, the pacing lanes, scheduled sends and quiet hours (and the sandbox's lanes)
-    // to 1.57 MB. The bound catches accidental bundling (undici alone would add ~1.5 MB, and
-    // libphonenumber-js's metadata ~150 KB), not the growth of the SDK's own code.
+    // About half is source maps (kept: stack traces map to src/*.ts), ~40 KB the Cloudflare
+    // Workers build (dist/workerd, no maps), ~60 KB the guides and examples (docs/, examples/: the
+    // README's links resolve inside the package). 1.48 MB once the command line and the MCP server
+    // left for their own packages. The bound catches accidental bundling (undici alone would add
+    // ~1.5 MB, and libphonenumber-js's metadata ~150 KB), not the growth of the SDK's own code.
     expect(size).toBeLessThan(1_650_000);
     const { stdout } = await run('tar', ['-tzf', tarball]);
     const top = new Set(
@@ -65,7 +61,7 @@ describe('the published package', () => {
         .split('\n')
         .map((p) => p.split('/')[1]),
     );
-    expect([...top].sort()).toEqual(['CHANGELOG.md', 'README.md', 'dist', 'package.json']);
+    expect([...top].sort()).toEqual(['CHANGELOG.md', 'README.md', 'dist', 'docs', 'examples', 'package.json']);
   });
 
   it('works through import', async () => {
@@ -93,8 +89,6 @@ describe('the published package', () => {
     expect((await run(node, ['--input-type=module', '-e', esm], { cwd: project })).stdout.trim()).toBe('acme');
     const cjs = `const { createSandbox } = require('tenant-messaging/sandbox'); console.log(typeof createSandbox)`;
     expect((await run(node, ['-e', cjs], { cwd: project })).stdout.trim()).toBe('function');
-    const bin = join(project, 'node_modules', '.bin', 'tenant-messaging-sandbox');
-    expect(existsSync(bin)).toBe(true);
   });
 
   it("tenant-messaging/testing works without msw (the README's first example), through import and require", async () => {
@@ -112,10 +106,12 @@ describe('the published package', () => {
       try { sandboxHandlers(sandbox) } catch (e) { refused = e instanceof MessagingError && /npm install --save-dev msw/.test(e.message) }
       console.log(sandbox.messages('acme').length, refused);`;
     const esm = example(`import { MessagingClient, MessagingError } from 'tenant-messaging';
-      import { createSandbox, sandboxHandlers, SANDBOX_PHONES } from 'tenant-messaging/testing';`);
+      import { createSandbox, SANDBOX_PHONES } from 'tenant-messaging/sandbox';
+      import { sandboxHandlers } from 'tenant-messaging/testing';`);
     expect((await run(node, ['--input-type=module', '-e', esm], { cwd: project })).stdout.trim()).toBe('1 true');
     const cjs = `(async () => { ${example(`const { MessagingClient, MessagingError } = require('tenant-messaging');
-      const { createSandbox, sandboxHandlers, SANDBOX_PHONES } = require('tenant-messaging/testing');`)} })()`;
+      const { createSandbox, SANDBOX_PHONES } = require('tenant-messaging/sandbox');
+      const { sandboxHandlers } = require('tenant-messaging/testing');`)} })()`;
     expect((await run(node, ['-e', cjs], { cwd: project })).stdout.trim()).toBe('1 true');
   });
 
@@ -129,11 +125,13 @@ describe('the published package', () => {
         try { console.log((await client.me()).tenant.slug) } finally { server.close() }`;
       const esm = example(`import { setupServer } from 'msw/node';
         import { MessagingClient } from 'tenant-messaging';
-        import { createSandbox, sandboxHandlers } from 'tenant-messaging/testing';`);
+        import { createSandbox } from 'tenant-messaging/sandbox';
+        import { sandboxHandlers } from 'tenant-messaging/testing';`);
       expect((await run(node, ['--input-type=module', '-e', esm], { cwd: project })).stdout.trim()).toBe('acme');
       const cjs = `(async () => { ${example(`const { setupServer } = require('msw/node');
         const { MessagingClient } = require('tenant-messaging');
-        const { createSandbox, sandboxHandlers } = require('tenant-messaging/testing');`)} })()`;
+        const { createSandbox } = require('tenant-messaging/sandbox');
+        const { sandboxHandlers } = require('tenant-messaging/testing');`)} })()`;
       expect((await run(node, ['-e', cjs], { cwd: project })).stdout.trim()).toBe('acme');
     });
   });
@@ -159,41 +157,6 @@ describe('the published package', () => {
       const { stdout } = await run(node, ['--input-type=module', '-e', script], { cwd: project });
       expect(stdout.trim()).toBe('0 false true');
     });
-  });
-
-  it("the CLI's libraries stay out of the SDK: importing or requiring it, and every entry, never loads commander, cli-progress, csv-parse or @modelcontextprotocol/sdk", async () => {
-    const script = `import { registerHooks, createRequire } from 'node:module';
-      import { Readable } from 'node:stream';
-      const seen = [];
-      registerHooks({ resolve(specifier, context, next) { const lib = /^(@modelcontextprotocol\\/sdk|commander|cli-progress|csv-parse)(\\/|$)/.exec(specifier)?.[1]; if (lib) seen.push(lib); return next(specifier, context) } });
-      // bullmq's entry refuses to load without bullmq installed: what it loads before that counts too.
-      for (const entry of ['', '/sandbox', '/testing', '/webhooks', '/otel', '/bullmq']) {
-        await import('tenant-messaging' + entry).catch(() => {});
-        try { createRequire(import.meta.url)('tenant-messaging' + entry) } catch {}
-      }
-      const before = seen.length;
-      // The control, in the same process: the bin itself loads them all when it serves MCP (over a
-      // stdin that ends at once, so that the server stops by itself, with exit code 0).
-      Object.defineProperty(process, 'stdin', { value: Readable.from([]), configurable: true });
-      Object.assign(process.env, { TENANT_MESSAGING_BASE_URL: 'https://a.example.com', TENANT_MESSAGING_API_KEY: 'k', TENANT_MESSAGING_LOG: 'info' });
-      process.argv = [process.argv[0], 'tenant-messaging', 'mcp'];
-      process.on('exit', (code) => console.error('SEEN', before, [...new Set(seen)].sort().join(','), code));
-      await import('./node_modules/tenant-messaging/dist/cli/main.js');`;
-    const { stderr, stdout } = await run(node, ['--input-type=module', '-e', script], { cwd: project });
-    expect(stderr).toMatch(/^SEEN 0 @modelcontextprotocol\/sdk,cli-progress,commander,csv-parse 0$/m);
-    expect(stderr).toContain('mcp: serving over stdio (read-only)');
-    expect(stdout).toBe('');
-  });
-
-  it('`tenant-messaging demo` tells the whole story from the install, against a sandbox it starts itself', async () => {
-    // No credentials: the demo needs nothing but the installed package (no examples/, no image file).
-    // run() rejects on any exit code but 0.
-    const env = { ...process.env, TENANT_MESSAGING_BASE_URL: '', TENANT_MESSAGING_API_KEY: '', NO_COLOR: '1' };
-    const { stdout } = await run(node, [join('node_modules', '.bin', 'tenant-messaging'), 'demo'], {
-      cwd: project,
-      env,
-    });
-    expectSandboxStory(stdout);
   });
 
   it('tenant-messaging/otel without @opentelemetry/api: the entry loads, instrument() says what to install', async () => {
@@ -297,24 +260,15 @@ describe('the published package', () => {
     const pkg = JSON.parse(await readFile(join(project, 'node_modules', 'tenant-messaging', 'package.json'), 'utf8'));
     expect(pkg.engines.node).toBe('>=22.19');
     // zod/mini is bundled (tree-shaken) into the lazily loaded schema chunk: no runtime zod install.
-    // commander, cli-progress, csv-parse and @modelcontextprotocol/sdk (`tenant-messaging mcp`) are the
-    // `tenant-messaging` bin's alone: no SDK entry loads them (tested above).
-    expect(Object.keys(pkg.dependencies).sort()).toEqual([
-      '@modelcontextprotocol/sdk',
-      'cli-progress',
-      'commander',
-      'csv-parse',
-      'form-data-encoder',
-      'formdata-node',
-      'libphonenumber-js',
-      'p-retry',
-      'undici',
-    ]);
+    // The command line and the MCP server are packages of their own (test/install.test.ts).
+    expect(Object.keys(pkg.dependencies).sort()).toEqual(['form-data-encoder', 'formdata-node', 'p-retry', 'undici']);
+    expect(pkg.bin).toBeUndefined();
     // Optional peers: each is loaded only by the entry that needs it, and only when it is used.
     expect(pkg.peerDependenciesMeta).toEqual({
       '@opentelemetry/api': { optional: true },
       bullmq: { optional: true },
       ioredis: { optional: true },
+      'libphonenumber-js': { optional: true },
       msw: { optional: true },
       pg: { optional: true },
     });

@@ -1,0 +1,43 @@
+/** The longest delay a Node timer can hold; a longer one would fire at once. */
+const MAX_TIMER_MS = 2_147_483_647;
+
+import { UsageError } from './exit-codes.js';
+
+const HOUR = 3_600_000;
+const UNITS: Readonly<Record<string, number>> = { ms: 1, s: 1000, m: 60_000, h: HOUR };
+
+/**
+ * A duration as people write it on a command line: `1500ms`, `60s`, `5m`, `1h`, or a bare number of
+ * seconds, up to the longest timer Node keeps (about 596h: the SDK refuses more, in its own
+ * words, and a longer sleep would fire at once). Throws a `UsageError` naming the option otherwise.
+ *
+ * @example
+ * ```ts
+ * parseDuration('5m', '--timeout') // 300000
+ * ```
+ */
+export function parseDuration(text: string, option: string): number {
+  const match = /^(\d+(?:\.\d+)?)(ms|s|m|h)?$/.exec(text.trim());
+  // Whole milliseconds, at least one: '0.1ms' would be a timer of 0.
+  const ms = match ? Math.round(Number(match[1]) * (UNITS[match[2] ?? 's'] ?? 1000)) : Number.NaN;
+  if (!(ms >= 1)) throw new UsageError(`${option} must look like 1500ms, 60s, 5m or 1h, got '${text}'`);
+  if (ms > MAX_TIMER_MS) {
+    throw new UsageError(`${option} must be at most ${Math.floor(MAX_TIMER_MS / HOUR)}h, got '${text}'`);
+  }
+  return ms;
+}
+
+/**
+ * A positive whole number given to `option` (a flag, or an argument in words: `the log id`), and
+ * one a JavaScript number holds exactly.
+ *
+ * @example
+ * ```ts
+ * parseCount('50', '--limit') // 50
+ * ```
+ */
+export function parseCount(text: string, option: string): number {
+  const n = Number(text);
+  if (!Number.isSafeInteger(n) || n < 1) throw new UsageError(`${option} must be a whole number >= 1, got '${text}'`);
+  return n;
+}

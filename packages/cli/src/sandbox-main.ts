@@ -1,0 +1,125 @@
+/**
+ * `tenant-messaging sandbox [--port N] [--rate-limit N/s|N/min] [--sender-limit N] [--pair-interval MS]`
+ * starts the sandbox on 127.0.0.1, prints
+ * each tenant's base URL and API keys, and stops cleanly on Ctrl-C (SIGINT) or SIGTERM.
+ */
+import { parseArgs } from 'node:util';
+import { type LaneLimits, type RateLimit, SANDBOX_PHONES, startSandbox } from 'tenant-messaging/sandbox';
+
+const USAGE =
+  'Usage: tenant-messaging sandbox [--port N] [--rate-limit N/s | N/min] [--sender-limit N] [--pair-interval MS]\n' +
+  '  --port           port on 127.0.0.1 (default: a free port)\n' +
+  '  --rate-limit     requests per API key per second or minute before a 429 (default: off)\n' +
+  '  --sender-limit   sends per second per sender number before a 429 (default: off)\n' +
+  '  --pair-interval  ms between two sends of one sender number to one recipient, or a 429 (default: off)';
+
+/** `100/s` -> `{ perSecond: 100 }`, `60/min` or `60` -> `{ perMinute: 60 }`. */
+function parseRateLimit(text: string): RateLimit {
+  const match = /^(\d+)(?:\/(s|sec|second|m|min|minute))?$/.exec(text.trim());
+  const n = Number(match?.[1]);
+  if (!match || !(n >= 1)) throw new Error(`--rate-limit must look like 100/s or 60/min, got '${text}'`);
+  return match[2]?.startsWith('s') ? { perSecond: n } : { perMinute: n };
+}
+
+/** `1 send`, `2 sends`. */
+const sends = (n: number) => `${n} send${n === 1 ? '' : 's'}`;
+
+/** `--sender-limit 10` or `--pair-interval 1000`: a whole number >= 1. */
+function parseCount(flag: string, text: string): number {
+  const n = /^\d+$/.test(text.trim()) ? Number(text) : Number.NaN;
+  if (!(Number.isSafeInteger(n) && n >= 1)) throw new Error(`${flag} must be a whole number >= 1, got '${text}'`);
+  return n;
+}
+
+/**
+ * Runs the sandbox command with `args` (the words after the command's name).
+ *
+ * @example
+ * ```ts
+ * await sandboxMain(['--port', '8080', '--rate-limit', '50/s'])
+ * ```
+ */
+export async function sandboxMain(args: readonly string[]): Promise<void> {
+  let port = 0;
+  let rateLimit: RateLimit | null = null;
+  let perSender: LaneLimits['perSender'];
+  let perPair: LaneLimits['perPair'];
+  try {
+    const { values } = parseArgs({
+      args: [...args],
+      options: {
+        port: { type: 'string' },
+        'rate-limit': { type: 'string' },
+        'sender-limit': { type: 'string' },
+        'pair-interval': { type: 'string' },
+        help: { type: 'boolean', short: 'h' },
+      },
+    });
+    if (values.help) {
+      console.log(USAGE);
+      return;
+    }
+    if (values['rate-limit'] !== undefined) rateLimit = parseRateLimit(values['rate-limit']);
+    if (values['sender-limit'] !== undefined) {
+      perSender = { perSecond: parseCount('--sender-limit', values['sender-limit']) };
+    }
+    if (values['pair-interval'] !== undefined) {
+      perPair = { minInterval: parseCount('--pair-interval', values['pair-interval']) };
+    }
+    if (values.port !== undefined) {
+      port = Number(values.port);
+      if (!Number.isInteger(port) || port < 0 || port > 65_535)
+        throw new Error(`--port must be 0..65535, got '${values.port}'`);
+    }
+  } catch (error) {
+    console.error(`${(error as Error).message}\n${USAGE}`);
+    process.exitCode = 2;
+    return;
+  }
+
+  // Handlers first: a signal that arrives while the server starts must still stop it cleanly.
+  let stopSignal: string | undefined;
+  let sandbox: Awaited<ReturnType<typeof startSandbox>> | undefined;
+  const stop = (signal: string) => {
+    stopSignal = signal;
+    console.log(`\n${signal}: stopping the sandbox.`);
+    // No process.exit(): once closed, nothing is left to keep the process alive.
+    void sandbox?.close();
+  };
+  process.once('SIGINT', () => stop('SIGINT'));
+  process.once('SIGTERM', () => stop('SIGTERM'));
+
+  sandbox = await startSandbox({ port, rateLimit, laneLimits: { perSender, perPair } });
+  if (stopSignal) {
+    await sandbox.close();
+    return;
+  }
+  const limit =
+    rateLimit === null
+      ? 'off'
+      : 'perSecond' in rateLimit
+        ? `${rateLimit.perSecond} per second per key`
+        : `${rateLimit.perMinute} per minute per key`;
+  const lanes = [
+    perSender && `${sends(perSender.perSecond)} per second per sender number`,
+    perPair && `1 send per ${perPair.minInterval} ms per sender number and recipient`,
+  ].filter(Boolean);
+  const lines = [
+    `Tenant Messaging sandbox listening on ${sandbox.url}`,
+    `Rate limit: ${limit}`,
+    `Lanes: ${lanes.length > 0 ? lanes.join('; ') : 'off'}`,
+    '',
+  ];
+  for (const tenant of Object.values(sandbox.tenants)) {
+    lines.push(`${tenant.name} (${tenant.slug})`, `  TENANT_MESSAGING_BASE_URL=${tenant.baseUrl}`);
+    for (const [role, key] of Object.entries(tenant.keys)) lines.push(`  ${role.padEnd(9)} ${key}`);
+    for (const n of tenant.senderNumbers) lines.push(`  sender #${n.id} ${n.phone} (${n.status})`);
+    lines.push('');
+  }
+  lines.push(
+    `Recipients: ${SANDBOX_PHONES.reads} reads, ${SANDBOX_PHONES.neverReads} never reads, ` +
+      `${SANDBOX_PHONES.neverDelivered} never delivered, ${SANDBOX_PHONES.unreachable} unreachable.`,
+    'Press Ctrl-C to stop.',
+  );
+  console.log(lines.join('\n'));
+}
