@@ -1,0 +1,101 @@
+import type { DelayedError as DelayedErrorType } from 'bullmq';
+import type { RateLimitError } from '../../api-error.js';
+import type { MessageLog } from '../../types/message-log.js';
+import type { Unpublished } from '../store/update-log.js';
+import type { UpdateError } from '../types.js';
+import type { SendJobData, SendJobResult } from './job-data.js';
+import type { ProcessDeps, SendJob } from './process-deps.js';
+import { next, type SendEvent } from './states.js';
+
+/** How a step writes its job (only by the state table) and how it ends its start. */
+export interface JobControl {
+  /**
+   * The one way a job's data is written: the phase moves by the table (states.ts) on `event`, with
+   * `patch` applied and the `drop`ped fields removed, in one write, awaited before the step it announces.
+   */
+  move(
+    job: SendJob,
+    event: SendEvent,
+    patch?: Partial<SendJobData>,
+    drop?: readonly (keyof SendJobData)[],
+  ): Promise<SendJobData>;
+  /** Publishes an update for `updates()` readers. */
+  announce(update: Unpublished): Promise<void>;
+  /** A 429: the whole queue waits out Retry-After; BullMQ puts the job back, not counted as a failure. */
+  pauseQueue(error: RateLimitError): Promise<never>;
+  /** `failed` or `unknown`: terminal, published, kept in BullMQ's failed set, never retried. */
+  end(job: SendJob, event: SendEvent, error: UpdateError, log?: MessageLog): Promise<never>;
+  isLastAttempt(job: SendJob): boolean;
+  /**
+   * Back to the FRONT of the queue (BullMQ's moveToWait pushes where the next start takes from):
+   * the job's next request is made in a later start, which the fleet's limiter counts. The front,
+   * because a reconcile walk whose pages waited behind the whole queue would be pushed further
+   * back by the sends stored meanwhile, and would report late.
+   */
+  again(job: SendJob, token: string | undefined): Promise<never>;
+  /** Back to the datastore for `ms`. */
+  delay(job: SendJob, token: string | undefined, ms: number): Promise<never>;
+  /** The service has the send (accepted, or found by the walk): recorded, announced `sent`, then tracked. */
+  accepted(job: SendJob, token: string | undefined, event: SendEvent, log: MessageLog): Promise<SendJobResult>;
+  /** Delivery tracking begins (a poll after `track.interval`), or the job ends `sent` when none is asked. */
+  startTracking(job: SendJob, token: string | undefined, logId: number): Promise<SendJobResult>;
+}
+
+/** The job control of one processor, over its dependencies. */
+export function jobControl(deps: ProcessDeps): JobControl {
+  const { bull, queue, updates } = deps;
+
+  const move = async (
+    job: SendJob,
+    event: SendEvent,
+    patch: Partial<SendJobData> = {},
+    drop: readonly (keyof SendJobData)[] = [],
+  ): Promise<SendJobData> => {
+    const data: SendJobData = { ...job.data, ...patch, phase: next(job.data.phase, event) };
+    for (const key of drop) delete data[key];
+    await job.updateData(data);
+    return data;
+  };
+  const announce = (update: Unpublished) => updates.publish(update);
+
+  const pauseQueue = async (error: RateLimitError): Promise<never> => {
+    await queue.rateLimit(Math.max(1, error.retryAfter ?? 1000));
+    throw bull.Worker.RateLimitError();
+  };
+
+  const end = async (job: SendJob, event: SendEvent, error: UpdateError, log?: MessageLog): Promise<never> => {
+    const data = await move(job, event, { error });
+    const status = data.phase as 'failed' | 'unknown';
+    if (status === 'unknown') deps.logger?.warn('queued send ended unknown', { id: job.id, error: error.message });
+    await announce({ id: String(job.id), status, error, ...(log ? { log } : {}) });
+    throw new bull.UnrecoverableError(`${status}: ${error.message}`);
+  };
+
+  const isLastAttempt = (job: SendJob) => job.attemptsMade + 1 >= (job.opts.attempts ?? 1);
+
+  const again = async (job: SendJob, token: string | undefined): Promise<never> => {
+    await job.moveToWait(token);
+    throw new bull.WaitingError();
+  };
+
+  const delay = async (job: SendJob, token: string | undefined, ms: number): Promise<never> => {
+    await job.moveToDelayed(Date.now() + ms, token);
+    throw new bull.DelayedError() as DelayedErrorType;
+  };
+
+  const accepted = async (job: SendJob, token: string | undefined, event: SendEvent, log: MessageLog) => {
+    // The walk's progress (it holds the matched log) is not kept once it has ended.
+    await move(job, event, { logId: log.id }, ['reconcile']);
+    await announce({ id: String(job.id), status: 'sent', log });
+    return startTracking(job, token, log.id);
+  };
+
+  const startTracking = async (job: SendJob, token: string | undefined, logId: number): Promise<SendJobResult> => {
+    const { track } = deps;
+    if (!track) return { status: 'sent', logId };
+    await move(job, 'track', { track: { deadline: Date.now() + track.timeout, unchanged: 0, polls: 0 } });
+    return delay(job, token, track.interval);
+  };
+
+  return { move, announce, pauseQueue, end, isLastAttempt, again, delay, accepted, startTracking };
+}

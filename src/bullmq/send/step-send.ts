@@ -1,0 +1,122 @@
+import { APIError, RateLimitError } from '../../api-error.js';
+import { APIConnectionError, SendOutcomeUnknownError, ValidationError } from '../../errors.js';
+import type { MessageLog } from '../../types/message-log.js';
+import { quietUntil } from '../schedule/quiet-hours.js';
+import { errorFields } from './error-fields.js';
+import type { JobControl } from './job-control.js';
+import type { SendJobResult } from './job-data.js';
+import { MarkNotConfirmed, UNCONFIRMED_RETRY_MS } from './mark.js';
+import { sendParamsOf } from './params.js';
+import type { ProcessDeps, SendJob, Step } from './process-deps.js';
+import { startWalk } from './walk.js';
+
+/** A lane place that ended while its send waited at the fleet gate: the send was not made. */
+class LaneLost extends Error {
+  override readonly name = 'LaneLost';
+}
+
+/**
+ * The `send` step: quiet hours waited out, the `in-flight` mark written (and confirmed) inside the
+ * gate, the POST, and what its answer or failure makes of the job.
+ */
+export function sendStep(deps: ProcessDeps, control: JobControl): Step {
+  const { client, gate } = deps;
+  const { move, announce, pauseQueue, end, isLastAttempt, again, delay, accepted } = control;
+  const random = deps.random ?? Math.random;
+
+  /**
+   * A send its lanes hold back, certainly not sent: back to the datastore for `ms` (jittered, so
+   * that waiting workers do not ask in the same instant). A POST made again after its mark was
+   * given back (mark.ts) finds the job `in-flight`: it waits `queued`, or its next start would
+   * reconcile, not send.
+   */
+  const waitForLane = async (job: SendJob, token: string | undefined, ms: number): Promise<never> => {
+    if (job.data.phase === 'in-flight') await move(job, 'never-sent');
+    return delay(job, token, ms + Math.floor(random() * 10));
+  };
+
+  /**
+   * The POST, admitted by its lanes and then the gate; `mark` runs first, inside the gate
+   * (admitted before the mark). A send whose lane is full goes back to the datastore until a
+   * place ends: it holds no worker slot meanwhile, and uses no attempt.
+   */
+  const post = async (job: SendJob, token: string | undefined, mark?: () => Promise<void>) => {
+    const lanes = deps.lanes && (await deps.lanes.admit(job.data.params));
+    if (lanes && 'waitMs' in lanes) return waitForLane(job, token, lanes.waitMs);
+    let log: MessageLog;
+    try {
+      log = await gate.run(async () => {
+        // A wait at the gate may outlast a lane place's lease: renewed, or the send waits again.
+        if (lanes && !(await deps.lanes?.renew(lanes.held))) throw new LaneLost();
+        await mark?.();
+        return client.messages.send(sendParamsOf(job.data.params));
+      });
+    } catch (error) {
+      const notSent = error instanceof MarkNotConfirmed || error instanceof LaneLost;
+      if (lanes) await (notSent ? deps.lanes?.release(lanes.held) : deps.lanes?.settle(lanes.held));
+      if (error instanceof LaneLost) return waitForLane(job, token, 1);
+      return sendFailed(job, token, error);
+    }
+    if (lanes) await deps.lanes?.settle(lanes.held);
+    return accepted(job, token, 'accepted', log);
+  };
+
+  /** A send due inside its quiet hours waits in the datastore until they end, and says so. */
+  const quiet = async (job: SendJob, token: string | undefined): Promise<void> => {
+    const { quiet: hours } = job.data;
+    if (hours === undefined) return;
+    const now = Date.now();
+    const until = quietUntil(now, hours, hours.zones);
+    if (until === undefined || until <= now) return;
+    await announce({ id: String(job.id), status: 'quiet-hours', until: new Date(until).toISOString() });
+    return delay(job, token, until - now);
+  };
+
+  const send = async (job: SendJob, token: string | undefined): Promise<SendJobResult> => {
+    await quiet(job, token);
+    const startedAt = Date.now();
+    // The mark is in the datastore before the POST starts: a crash from here on leaves `in-flight`.
+    // A walk left from before a `queue.resend(id)` belongs to the previous POST: not this one's.
+    // A mark a failover could roll back would let a re-run POST blindly: confirmed first (mark.ts).
+    return post(job, token, async () => {
+      await move(job, 'start', { startedAt }, ['reconcile']);
+      const answer = (await deps.marks?.confirm(String(job.id), startedAt)) ?? 'go';
+      if (answer !== 'go') throw new MarkNotConfirmed(answer);
+    });
+  };
+
+  const sendFailed = async (job: SendJob, token: string | undefined, error: unknown): Promise<SendJobResult> => {
+    if (error instanceof MarkNotConfirmed) {
+      // Not POSTed. Asked again outside the gate; a mark still unconfirmed is given back (certainly
+      // not sent), delayed, without using an attempt.
+      const { startedAt } = job.data;
+      if (error.answer === 'unconfirmed' && startedAt && (await deps.marks?.settle(String(job.id), startedAt)))
+        return post(job, token);
+      await move(job, 'never-sent');
+      return delay(job, token, UNCONFIRMED_RETRY_MS);
+    }
+    if (error instanceof RateLimitError) {
+      await move(job, 'rate-limited');
+      return pauseQueue(error);
+    }
+    if (error instanceof APIConnectionError && error.neverSent) {
+      // Out of attempts: refused by the network, and certainly not sent.
+      if (isLastAttempt(job)) return end(job, 'gave-up', errorFields(error));
+      await move(job, 'never-sent');
+      throw error; // BullMQ retries it with backoff
+    }
+    if (error instanceof SendOutcomeUnknownError) {
+      // This start's request was the POST: the walk's first page is read in the next start.
+      await move(job, 'outcome-unknown', {
+        reconcile: startWalk(job.data.startedAt ?? job.timestamp, deps.clockSkewMs),
+      });
+      return again(job, token);
+    }
+    if (error instanceof ValidationError || (error instanceof APIError && error.status < 500)) {
+      return end(job, 'refused', errorFields(error));
+    }
+    throw error; // anything else: still `in-flight`, so the next attempt reconciles
+  };
+
+  return send;
+}
