@@ -19,6 +19,21 @@ declare const TENANT_MESSAGING_CJS: boolean | undefined;
  * @example const msw = requirePeer('msw') as typeof import('msw')
  */
 export function requirePeer(name: string): unknown {
+  return peerRequire()(name);
+}
+
+/**
+ * Where `require(name)` would find an optional peer, without loading it: a constructor checks that
+ * a peer its options need is installed (and throws our error at once if not), while the module
+ * itself is loaded later, on first use. Throws as `require` does when it is not installed.
+ *
+ * @example resolvePeer('libphonenumber-js/min') // '/app/node_modules/libphonenumber-js/min/index.cjs'
+ */
+export function resolvePeer(name: string): string {
+  return peerRequire().resolve(name);
+}
+
+function peerRequire(): NodeJS.Require {
   const cjs = typeof TENANT_MESSAGING_CJS === 'boolean' && TENANT_MESSAGING_CJS;
-  return createRequire(cjs ? __filename : (import.meta.url as string))(name);
+  return createRequire(cjs ? __filename : (import.meta.url as string));
 }

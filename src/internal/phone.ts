@@ -1,10 +1,19 @@
 /**
  * Recipients as the service's channels see them: one person written two ways (`+1 (555) 123-0001`
- * and `+15551230001`) is one recipient. libphonenumber-js is loaded on first use only: a client
- * that paces no recipient, and the first request of any client, never load it.
+ * and `+15551230001`) is one recipient. libphonenumber-js is an optional peer dependency, loaded
+ * on first use only: a client that paces no recipient, and the first request of any client, never
+ * load it, and a bundle of the main entry holds it only where it is installed (a Worker's bundler
+ * leaves an import it cannot resolve inside a `try` to fail at run time, where we explain it).
  */
+import { MessagingError } from '../errors.js';
+
 let loading: Promise<PhoneTools> | undefined;
 let loaded: PhoneTools | undefined;
+
+/** The optional peer dependency, as a user installs it (package.json's `peerDependencies`). */
+export const PHONE_PEER = 'libphonenumber-js';
+/** The module of it we load: its smallest metadata, which tells countries and the E.164 form. */
+export const PHONE_MODULE = 'libphonenumber-js/min';
 
 /** What the SDK asks of a phone number. */
 export interface PhoneTools {
@@ -22,25 +31,62 @@ export interface PhoneTools {
   country(text: string): string | undefined;
 }
 
-/** Loads libphonenumber-js (once) and resolves with the tools built on it. */
-export function loadPhoneTools(): Promise<PhoneTools> {
-  loading ??= import('libphonenumber-js/min').then((lib) => {
-    const parse = (text: string) => {
-      const trimmed = text.trim();
-      // The spec's phones are E.164-like; one given without its `+` is read as if it had it.
-      const international = trimmed.startsWith('+') ? trimmed : `+${trimmed}`;
-      try {
-        return lib.parsePhoneNumberFromString(international);
-      } catch {
-        return undefined;
-      }
-    };
-    loaded = {
-      canonical: (text) => parse(text)?.number ?? `+${text.replace(/\D+/g, '')}`,
-      country: (text) => (text.trim().startsWith('+') ? parse(text)?.country : undefined),
-    };
-    return loaded;
-  });
+/**
+ * The error for `feature` used without libphonenumber-js installed: what needs it and how to
+ * install it, as the other optional peers say (`cause`: the runtime's own "cannot find").
+ *
+ * @example throw phonePeerMissing('rateLimit.perRecipient', error)
+ */
+export function phonePeerMissing(feature: string, cause?: unknown): MessagingError {
+  return new MessagingError(
+    `${feature} needs ${PHONE_PEER} (^1.13), an optional peer dependency that is not installed: run \`npm install ${PHONE_PEER}\` (it tells the country of a number, and one number written two ways).`,
+    { cause },
+  );
+}
+
+/**
+ * Whether `error` says the module is not there: Node's codes, or the specifier in the message
+ * (workerd's "No such module", Deno's and Bun's own words). Anything else (a broken install) is
+ * thrown as it is.
+ */
+function isMissing(error: unknown): boolean {
+  const { code, message } = (error ?? {}) as { code?: unknown; message?: unknown };
+  if (code === 'MODULE_NOT_FOUND' || code === 'ERR_MODULE_NOT_FOUND') return true;
+  return typeof message === 'string' && message.includes(PHONE_MODULE);
+}
+
+async function load(feature: string): Promise<PhoneTools> {
+  let lib: typeof import('libphonenumber-js/min');
+  try {
+    // Inside `try`: esbuild (and so wrangler) bundles this import when the package is there, and
+    // leaves it to fail here when it is not, instead of failing the user's build.
+    lib = await import('libphonenumber-js/min');
+  } catch (error) {
+    throw isMissing(error) ? phonePeerMissing(feature, error) : error;
+  }
+  const parse = (text: string) => {
+    const trimmed = text.trim();
+    // The spec's phones are E.164-like; one given without its `+` is read as if it had it.
+    const international = trimmed.startsWith('+') ? trimmed : `+${trimmed}`;
+    try {
+      return lib.parsePhoneNumberFromString(international);
+    } catch {
+      return undefined;
+    }
+  };
+  loaded = {
+    canonical: (text) => parse(text)?.number ?? `+${text.replace(/\D+/g, '')}`,
+    country: (text) => (text.trim().startsWith('+') ? parse(text)?.country : undefined),
+  };
+  return loaded;
+}
+
+/**
+ * Loads libphonenumber-js (once) and resolves with the tools built on it; rejects with
+ * `phonePeerMissing(feature)` when it is not installed (every later call too, at once).
+ */
+export function loadPhoneTools(feature = 'rateLimit.perRecipient'): Promise<PhoneTools> {
+  loading ??= load(feature);
   return loading;
 }
 

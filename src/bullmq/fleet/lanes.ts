@@ -1,6 +1,7 @@
 import { senderLane } from '../../core/rate/lanes.js';
 import { loadPhoneTools } from '../../internal/phone.js';
 import { senderKey } from '../../internal/sender-key.js';
+import { requirePhonePeer } from '../schedule/phone-peer.js';
 import type { StoredParams } from '../send/params.js';
 import type { PlaceStore } from '../store/types.js';
 
@@ -48,9 +49,23 @@ export interface FleetLanesOptions {
   readonly onSettleError?: (error: unknown) => void;
 }
 
+/** The option that needs libphonenumber-js here, as the missing-peer error names it. */
+const PER_RECIPIENT = "MessagingWorker's rateLimit.perRecipient";
+
+/**
+ * Refuses per-recipient lanes when libphonenumber-js, an optional peer dependency, is not
+ * installed. The worker calls it before it opens any connection: a connection opened by a
+ * constructor that then throws would keep the process alive.
+ */
+export function checkFleetLanesPeer(perRecipient: number | undefined): void {
+  if (perRecipient !== undefined) requirePhonePeer(PER_RECIPIENT);
+}
+
+/** The worker's lanes, or undefined when it has none (per-recipient ones checked as above too). */
 export function createFleetLanes(options: FleetLanesOptions): FleetLanes | undefined {
   const { perSender, perRecipient, requestTimeout } = options;
   if (perSender === undefined && perRecipient === undefined) return undefined;
+  checkFleetLanesPeer(perRecipient);
   const sender = perSender === undefined ? undefined : senderLane(perSender);
   const lease = requestTimeout + 2 * Math.max(sender?.windowMs ?? 0, perRecipient ?? 0);
   const prefix = `${process.pid}:${Date.now().toString(36)}:${Math.random().toString(36).slice(2, 8)}`;
@@ -81,7 +96,7 @@ export function createFleetLanes(options: FleetLanesOptions): FleetLanes | undef
     async admit(params) {
       const lanes: { store: PlaceStore; limit: number; windowMs: number }[] = [];
       if (perRecipient !== undefined) {
-        const phones = await loadPhoneTools();
+        const phones = await loadPhoneTools(PER_RECIPIENT);
         lanes.push({ store: storeOf(`r:${phones.canonical(params.to_phone)}`), limit: 1, windowMs: perRecipient });
       }
       if (sender !== undefined) {

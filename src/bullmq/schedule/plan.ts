@@ -2,8 +2,9 @@ import { type Issue, ValidationError } from '../../errors.js';
 import { loadPhoneTools } from '../../internal/phone.js';
 import type { StoredParams } from '../send/params.js';
 import type { EnqueueOptions, QuietHoursOptions } from '../types.js';
+import { requirePhonePeer } from './phone-peer.js';
 import { checkQuietHours, quietUntil, quietWindow } from './quiet-hours.js';
-import { noCommonMoment, recipientZones } from './recipient-zones.js';
+import { noCommonMoment, RECIPIENT_ZONES, recipientZones } from './recipient-zones.js';
 import type { QuietWindow } from './types.js';
 
 const WHAT = 'Invalid enqueue options';
@@ -30,17 +31,23 @@ export interface Plan {
   readonly announce: { readonly status: 'scheduled' | 'quiet-hours'; readonly until: number } | undefined;
 }
 
-/** Checks a queue's `quietHours` option. */
+/**
+ * Checks a queue's `quietHours` option; `'recipient'` needs libphonenumber-js, an optional peer
+ * dependency, so the queue is refused at once when it is not installed.
+ */
 export function checkQueueQuietHours(value: unknown): QuietHoursOptions | undefined {
   if (value === undefined) return undefined;
   const issues = checkQuietHours(value, 'quietHours');
   if (issues.length > 0) throw new ValidationError('Invalid MessagingQueue options', issues);
-  return value as QuietHoursOptions;
+  const checked = value as QuietHoursOptions;
+  if (checked.timeZone === 'recipient') requirePhonePeer(RECIPIENT_ZONES);
+  return checked;
 }
 
 /**
  * Checks `sendAt` and `quietHours` of one send (before any I/O); the queue's quiet hours apply
- * unless the send gives its own or `null`.
+ * unless the send gives its own or `null`. `'recipient'` without libphonenumber-js installed is
+ * refused here too, before anything is stored.
  */
 export function checkTiming(options: EnqueueOptions, queueQuiet: QuietHoursOptions | undefined, path = ''): Timing {
   const issues: Issue[] = [];
@@ -53,10 +60,9 @@ export function checkTiming(options: EnqueueOptions, queueQuiet: QuietHoursOptio
   }
   if (quietHours !== undefined && quietHours !== null) issues.push(...checkQuietHours(quietHours, `${path}quietHours`));
   if (issues.length > 0) throw new ValidationError(WHAT, issues);
-  return {
-    sendAt: sendAt?.getTime(),
-    quietHours: quietHours === null ? undefined : (quietHours ?? queueQuiet),
-  };
+  const applied = quietHours === null ? undefined : (quietHours ?? queueQuiet);
+  if (applied?.timeZone === 'recipient') requirePhonePeer(RECIPIENT_ZONES);
+  return { sendAt: sendAt?.getTime(), quietHours: applied };
 }
 
 /**
@@ -79,7 +85,7 @@ export async function planSend(params: StoredParams, timing: Timing, now: number
   const zones = hours.timeZone === 'recipient' ? await recipientZones(params.to_phone) : [hours.timeZone];
   const until = quietUntil(due, window, zones);
   if (until === undefined) {
-    const country = (await loadPhoneTools()).country(params.to_phone) ?? 'its country';
+    const country = (await loadPhoneTools(RECIPIENT_ZONES)).country(params.to_phone) ?? 'its country';
     throw noCommonMoment(country, zones, window);
   }
   const quiet: StoredQuiet = { ...window, zones };

@@ -10,6 +10,9 @@ import { isTimeZone } from './zone-offset.js';
 
 const WHAT = 'Cannot apply quiet hours to this message';
 
+/** The option that needs libphonenumber-js here, as the missing-peer error names it. */
+export const RECIPIENT_ZONES = "quietHours: { timeZone: 'recipient' }";
+
 /** What `Intl.Locale` offers about zones: a method in newer runtimes, a getter in older ones. */
 interface LocaleZones {
   getTimeZones?(): string[] | undefined;
@@ -60,7 +63,7 @@ export function zonesOfCountry(country: string): readonly string[] {
  * ```
  */
 export async function recipientZones(toPhone: string): Promise<readonly string[]> {
-  const country = (await loadPhoneTools()).country(toPhone);
+  const country = (await loadPhoneTools(RECIPIENT_ZONES)).country(toPhone);
   const zones = country === undefined ? [] : zonesOfCountry(country);
   if (zones.length > 0) return zones;
   const why =
