@@ -1,63 +1,22 @@
-import { Fifo, type FifoNode } from '../../internal/fifo.js';
+import {
+  endPlace,
+  hasRoom,
+  type Lane,
+  type LaneKeys,
+  type LaneSettings,
+  type LaneTicket,
+  newLane,
+  nextRoom,
+  senderLane,
+  takePlace,
+  type Waiter,
+} from './lane.js';
 import { WakeHeap } from './wake-heap.js';
 import { type GateClock, WakeTimer } from './wake-timer.js';
 
-/** The checked lane options: each lane kind, or undefined when off. */
-export interface LaneSettings {
-  /** Sends per sliding second per sender. */
-  readonly perSender: number | undefined;
-  /** Ms between two sends to one recipient. */
-  readonly perRecipient: number | undefined;
-}
-
-/** Which lanes a send passes: its sender's and its recipient's (either may be off). */
-export interface LaneKeys {
-  readonly sender: string | undefined;
-  readonly recipient: string | undefined;
-}
-
-/** The places one admitted send holds, until its answer (`settle`) or until it gives up (`release`). */
-export interface LaneTicket {
-  /** The send's answer came (or its attempt ended without one): each place ends a window from now. */
-  settle(): void;
-  /** The send never went out: its places end now, for the next in line. */
-  release(): void;
-}
-
-/** A lane waiting for room: its next wake is kept so that the heap holds one entry per wake. */
-interface Lane {
-  readonly key: string;
-  readonly limit: number;
-  readonly windowMs: number;
-  /** When each place ends: `Infinity` while its send is open. Unordered; at most `limit`. */
-  readonly ends: number[];
-  readonly waiters: Fifo<Waiter>;
-  wakeAt: number;
-  /** Waiters whose route still leads through this lane: a lane they will reach is never swept. */
-  ahead: number;
-}
-
-interface Waiter extends FifoNode<Waiter> {
-  /** The lanes still to pass, in order: the recipient's first (see `Lanes`). */
-  readonly route: Lane[];
-  /** The lanes passed so far: a place is held in each. */
-  readonly held: Lane[];
-  resolve: (ticket: LaneTicket) => void;
-  reject: (reason: unknown) => void;
-  signal: AbortSignal | undefined;
-  onAbort: (() => void) | undefined;
-}
-
-/**
- * A sender's lane for `requestsPerSecond`: that many places a second, a whole number of them (2.5
- * is taken as 2: a sliding second never holds half a send); below one, one place for `1 / rate`
- * seconds (0.5: one send per sliding 2 s).
- */
-export function senderLane(requestsPerSecond: number): { readonly limit: number; readonly windowMs: number } {
-  return requestsPerSecond >= 1
-    ? { limit: Math.floor(requestsPerSecond), windowMs: 1000 }
-    : { limit: 1, windowMs: Math.ceil(1000 / requestsPerSecond) };
-}
+// What the call layer and the fleet import from here, wherever it is defined.
+export type { LaneKeys, LaneSettings, LaneTicket } from './lane.js';
+export { senderLane } from './lane.js';
 
 /**
  * Per-sender lanes and per-recipient pacing for one client's sends, with one timer for all of them.
@@ -125,9 +84,9 @@ export class Lanes {
     if (signal?.aborted) return Promise.reject(signal.reason);
     const now = this.#clock.now();
     const held: Waiter['held'] = [];
-    while (route.length > 0 && this.#hasRoom(route[0] as Lane, now, true)) {
+    while (route.length > 0 && hasRoom(route[0] as Lane, now, true)) {
       const lane = route.shift() as Lane;
-      this.#take(lane);
+      takePlace(lane);
       held.push(lane);
     }
     if (route.length === 0) return this.#ticket(held);
@@ -135,7 +94,7 @@ export class Lanes {
       // The expected wait: until the lane has room (a window when every place is open), plus a
       // window's share for each send ahead in its line.
       const lane = route[0] as Lane;
-      const room = this.#nextRoom(lane, now);
+      const room = nextRoom(lane, now);
       const ahead = (lane.waiters.size * lane.windowMs) / lane.limit;
       const wait = (room === Number.POSITIVE_INFINITY ? lane.windowMs : room - now) + ahead;
       onWait(wait, lane.key.startsWith('r:') ? 'per-recipient' : 'per-sender');
@@ -171,36 +130,10 @@ export class Lanes {
   #lane(key: string, limit: number, windowMs: number): Lane {
     let lane = this.#lanes.get(key);
     if (lane === undefined) {
-      lane = {
-        key,
-        limit,
-        windowMs,
-        ends: [],
-        waiters: new Fifo<Waiter>(),
-        wakeAt: Number.POSITIVE_INFINITY,
-        ahead: 0,
-      };
+      lane = newLane(key, limit, windowMs);
       this.#lanes.set(key, lane);
     }
     return lane;
-  }
-
-  /** Drops the places that ended; true when one more fits (and, if `fresh`, nobody waits ahead). */
-  #hasRoom(lane: Lane, now: number, fresh: boolean): boolean {
-    if (fresh && lane.waiters.head !== undefined) return false;
-    const { ends } = lane;
-    for (let i = ends.length - 1; i >= 0; i--) {
-      if ((ends[i] as number) <= now) {
-        ends[i] = ends[ends.length - 1] as number;
-        ends.pop();
-      }
-    }
-    return ends.length < lane.limit;
-  }
-
-  /** Takes a place, open until its send settles. */
-  #take(lane: Lane): void {
-    lane.ends.push(Number.POSITIVE_INFINITY);
   }
 
   /** The ticket of a send that holds `held`. */
@@ -228,14 +161,7 @@ export class Lanes {
   /** Ends each held place: a window from `now` when its send went out, at once when it did not. */
   #end(held: Waiter['held'], now: number, sent: boolean): void {
     for (const lane of held) {
-      // Any open place will do: places of one lane are interchangeable, only their ends count.
-      const open = lane.ends.indexOf(Number.POSITIVE_INFINITY);
-      if (open === -1) continue;
-      if (sent) lane.ends[open] = now + lane.windowMs;
-      else {
-        lane.ends[open] = lane.ends[lane.ends.length - 1] as number;
-        lane.ends.pop();
-      }
+      if (!endPlace(lane, now, sent)) continue;
       if (lane.waiters.head !== undefined) this.#schedule(lane, sent ? now + lane.windowMs : now);
     }
     this.#pump();
@@ -245,16 +171,8 @@ export class Lanes {
   #enqueue(waiter: Waiter, now: number): void {
     const lane = waiter.route[0] as Lane;
     lane.waiters.push(waiter);
-    this.#schedule(lane, this.#nextRoom(lane, now));
+    this.#schedule(lane, nextRoom(lane, now));
     this.#pump();
-  }
-
-  /** When `lane` next has room: now, the earliest place end, or never until an open send settles. */
-  #nextRoom(lane: Lane, now: number): number {
-    if (lane.ends.length < lane.limit) return now;
-    let at = Number.POSITIVE_INFINITY;
-    for (const end of lane.ends) if (end < at) at = end;
-    return Math.max(now, at);
   }
 
   #schedule(lane: Lane, at: number): void {
@@ -279,26 +197,26 @@ export class Lanes {
   /** Moves the waiters at the head of `lane` on while it has room. */
   #drain(lane: Lane, now: number): void {
     for (let waiter = lane.waiters.head; waiter !== undefined; waiter = lane.waiters.head) {
-      if (!this.#hasRoom(lane, now, false)) break;
+      if (!hasRoom(lane, now, false)) break;
       lane.waiters.remove(waiter);
       waiter.route.shift();
       lane.ahead--;
-      this.#take(lane);
+      takePlace(lane);
       waiter.held.push(lane);
       const next = waiter.route[0];
       if (next === undefined) {
         if (waiter.onAbort) waiter.signal?.removeEventListener('abort', waiter.onAbort);
         waiter.resolve(this.#ticket(waiter.held));
-      } else if (next.waiters.head === undefined && this.#hasRoom(next, now, false)) {
+      } else if (next.waiters.head === undefined && hasRoom(next, now, false)) {
         // Straight through the next lane too: looked at again by its own drain below.
         next.waiters.push(waiter);
         this.#drain(next, now);
       } else {
         next.waiters.push(waiter);
-        this.#schedule(next, this.#nextRoom(next, now));
+        this.#schedule(next, nextRoom(next, now));
       }
     }
-    if (lane.waiters.head !== undefined) this.#schedule(lane, this.#nextRoom(lane, now));
+    if (lane.waiters.head !== undefined) this.#schedule(lane, nextRoom(lane, now));
   }
 
   #arm(now: number): void {
