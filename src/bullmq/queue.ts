@@ -1,18 +1,17 @@
-import type { JobsOptions, Queue } from 'bullmq';
-import { ValidationError } from '../errors.js';
+import type { Queue } from 'bullmq';
 import type { SendMessageParams } from '../types/send.js';
-import { checkJobId, checkOptionKeys, checkQueueOptions, checkRetention, OPTION_KEYS } from './checks.js';
+import { cancelSend, resendSend } from './cancel-resend.js';
+import { checkOptionKeys, checkQueueOptions, checkRetention, OPTION_KEYS } from './checks.js';
+import { Enqueuer } from './enqueue.js';
 import { loadBullmq } from './load.js';
 import { logRepeats } from './log-repeats.js';
 import { queueInternals } from './outbox/queue-internals.js';
-import { checkQueueQuietHours, checkTiming, type Plan, planSend } from './schedule/plan.js';
-import { SEND_JOB, type SendJobData, type SendJobResult } from './send/job-data.js';
-import { storedParams } from './send/params.js';
-import { next } from './send/states.js';
-import { backendOf, explained, explaining, makeQueue } from './store/backend.js';
-import { type DatastoreGuard, guarded } from './store/guard.js';
+import { checkQueueQuietHours } from './schedule/plan.js';
+import type { SendJobData, SendJobResult } from './send/job-data.js';
+import { backendOf, explained, makeQueue } from './store/backend.js';
+import type { DatastoreGuard } from './store/guard.js';
 import { storeOf } from './store/store.js';
-import type { Replication, ReplicaWait } from './store/types.js';
+import type { Replication } from './store/types.js';
 import { EVENTS_KEPT, type UpdateLog } from './store/update-log.js';
 import type {
   EnqueueItem,
@@ -20,13 +19,9 @@ import type {
   MessagingCounts,
   MessagingQueueOptions,
   MessagingUpdate,
-  QuietHoursOptions,
   UpdatesOptions,
 } from './types.js';
-import { awaitReplicas } from './wait-for-replicas.js';
-
-/** Jobs per `addBulk` call in `sendMany`: one round trip each, and a bounded command or statement. */
-const BULK_CHUNK = 500;
+import { UpdateReaders } from './update-readers.js';
 
 /**
  * The producer side of the outbox (web servers): stores sends durably in Redis or PostgreSQL for the workers.
@@ -43,21 +38,16 @@ export class MessagingQueue {
   readonly name: string;
   readonly #queue: Queue<SendJobData, SendJobResult>;
   readonly #updates: UpdateLog;
-  readonly #jobOptions: JobsOptions;
   readonly #guard: DatastoreGuard;
-  /** A guard of its own for each reader: a loss is reported to each that saw the queue before it. */
-  readonly #readerGuard: () => DatastoreGuard;
   readonly #replication: Replication;
-  /** `waitForReplicas` with its defaults, when asked. */
-  readonly #wait: ReplicaWait | undefined;
-  /** Where readers from `updates()` start, still being read: this queue's sends wait for them. */
-  readonly #positions = new Set<Promise<unknown>>();
-  /** The queue's quiet hours, for sends that do not give their own. */
-  readonly #quietHours: QuietHoursOptions | undefined;
+  /** The `updates()` readers, and where each starts. */
+  readonly #readers: UpdateReaders;
+  /** How sends are checked, planned and stored (enqueue.ts). */
+  readonly #enqueuer: Enqueuer;
 
   constructor(options: MessagingQueueOptions) {
-    this.#wait = checkQueueOptions(options);
-    this.#quietHours = checkQueueQuietHours(options.quietHours);
+    const wait = checkQueueOptions(options);
+    const quietHours = checkQueueQuietHours(options.quietHours);
     const retention = checkRetention(options.retention);
     const bull = loadBullmq();
     const backend = backendOf(bull, options.connection, options.prefix);
@@ -68,30 +58,32 @@ export class MessagingQueue {
     const store = storeOf(bull, backend, this.#queue);
     this.#updates = store.updates();
     this.#guard = store.guard(options);
-    this.#readerGuard = () => store.guard(options);
+    // A guard of its own for each reader: a loss is reported to each that saw the queue before it.
+    this.#readers = new UpdateReaders(this.#updates, () => store.guard(options));
     this.#replication = store.replication(options);
-    queueInternals.set(this, {
-      addStored: async (jobs) => {
-        await explaining(
-          this.#queue.addBulk(
-            jobs.map(({ id, data }) => ({ name: SEND_JOB, data, opts: { ...this.#jobOptions, jobId: id } })),
-          ),
-        );
-        await this.#stored(jobs.map((job) => job.id));
+    this.#enqueuer = new Enqueuer({
+      name: this.name,
+      queue: this.#queue,
+      jobOptions: {
+        attempts: options.attempts ?? 5,
+        backoff: { type: 'exponential', delay: 1000 },
+        removeOnComplete: { age: retention.sentSeconds },
+        // `failed` and `unknown` share BullMQ's failed set, which has one age.
+        removeOnFail: { age: Math.max(retention.failedSeconds, retention.unknownSeconds) },
       },
+      guard: this.#guard,
+      updates: this.#updates,
+      readers: this.#readers,
+      replication: this.#replication,
+      wait,
+      quietHours,
     });
+    queueInternals.set(this, this.#enqueuer);
     // The datastore's connection errors also reach each call that fails (send, counts...); without
     // a listener BullMQ's emitter would print them, or throw an unhandled 'error' event. Logged
     // once per kind, with a count.
     const logError = logRepeats(options.logger, 'bullmq queue error');
     this.#queue.on('error', (error) => logError(String(explained(error))));
-    this.#jobOptions = {
-      attempts: options.attempts ?? 5,
-      backoff: { type: 'exponential', delay: 1000 },
-      removeOnComplete: { age: retention.sentSeconds },
-      // `failed` and `unknown` share BullMQ's failed set, which has one age.
-      removeOnFail: { age: Math.max(retention.failedSeconds, retention.unknownSeconds) },
-    };
   }
 
   /**
@@ -105,30 +97,7 @@ export class MessagingQueue {
    * ```
    */
   async send(params: SendMessageParams, options: EnqueueOptions = {}): Promise<string> {
-    checkOptionKeys(options, OPTION_KEYS.enqueue, 'Invalid enqueue options');
-    const jobId = checkJobId(options?.id);
-    const timing = checkTiming(options, this.#quietHours);
-    const stored = await storedParams(params);
-    const plan = await planSend(stored, timing, Date.now());
-    await this.#positionsFixed();
-    await this.#guard.check();
-    const job = await explaining(this.#queue.add(SEND_JOB, jobData(stored, plan), this.#optionsOf(jobId, plan)));
-    const id = String(job.id);
-    await this.#stored([id]);
-    await this.#announce(id, plan);
-    return id;
-  }
-
-  /** A job's options: the queue's, its id, and its delay when it may not start at once. */
-  #optionsOf(jobId: string | undefined, plan: Plan): JobsOptions {
-    return { ...this.#jobOptions, ...(jobId ? { jobId } : {}), ...(plan.delay > 0 ? { delay: plan.delay } : {}) };
-  }
-
-  /** Tells `updates()` why a send just stored waits: `scheduled` or `quiet-hours`, and until when. */
-  async #announce(id: string, plan: Plan): Promise<void> {
-    const { announce } = plan;
-    if (announce)
-      await this.#updates.publish({ id, status: announce.status, until: new Date(announce.until).toISOString() });
+    return this.#enqueuer.send(params, options);
   }
 
   /**
@@ -147,39 +116,7 @@ export class MessagingQueue {
    * ```
    */
   async cancel(id: string): Promise<boolean> {
-    const jobId = checkJobId(id, 'id') as string;
-    await this.#guard.check();
-    const job = await explaining(this.#queue.getJob(jobId));
-    // Only a send that was never POSTed: `queued` (a retry after a refused connection is too).
-    if (job?.data.phase !== 'queued') return false;
-    try {
-      await job.remove();
-    } catch (error) {
-      // Taken by a worker between the look and the removal: it is being sent.
-      if (/locked|could not be removed/i.test(String((error as Error)?.message))) return false;
-      throw explained(error);
-    }
-    await this.#updates.publish({ id: jobId, status: 'cancelled' });
-    return true;
-  }
-
-  /**
-   * A reader's start, fixed at its `updates()` call, is read from the datastore: a send made right
-   * after the call, by the same queue, waits until it is known, so that the reader sees every
-   * update of that send (a worker could otherwise publish `sent` before the start was read, and
-   * a reader from `now` would begin after it; seen on PostgreSQL beside two CPU hogs).
-   */
-  async #positionsFixed(): Promise<void> {
-    if (this.#positions.size > 0) await Promise.allSettled([...this.#positions]);
-  }
-
-  /**
-   * Sends just stored: watched until the replicas hold them (a failover that rolls them back is
-   * reported), and with `waitForReplicas`, awaited on the replicas.
-   */
-  async #stored(ids: readonly string[]): Promise<void> {
-    this.#replication.enqueued(ids);
-    if (this.#wait) await awaitReplicas(this.#replication, this.name, ids, this.#wait);
+    return cancelSend(this.#queue, this.#guard, this.#updates, id);
   }
 
   /**
@@ -195,46 +132,7 @@ export class MessagingQueue {
   async sendMany(
     items: Iterable<SendMessageParams | EnqueueItem> | AsyncIterable<SendMessageParams | EnqueueItem>,
   ): Promise<string[]> {
-    const ids: string[] = [];
-    let chunk: { name: string; data: SendJobData; opts: JobsOptions }[] = [];
-    let plans: Plan[] = [];
-    const flush = async () => {
-      await this.#positionsFixed();
-      await this.#guard.check();
-      const jobs = await explaining(this.#queue.addBulk(chunk));
-      chunk = [];
-      const stored = jobs.map((job) => String(job.id));
-      await this.#stored(stored);
-      for (const [i, id] of stored.entries()) await this.#announce(id, plans[i] as Plan);
-      plans = [];
-      ids.push(...stored);
-    };
-    let index = 0;
-    for await (const item of items) {
-      const { params, ...options } = isEnqueueItem(item) ? item : { params: item };
-      try {
-        checkOptionKeys(options, OPTION_KEYS.enqueue, 'Invalid enqueue options');
-        const jobId = checkJobId(options.id, 'id');
-        const timing = checkTiming(options, this.#quietHours);
-        const stored = await storedParams(params);
-        const plan = await planSend(stored, timing, Date.now());
-        chunk.push({ name: SEND_JOB, data: jobData(stored, plan), opts: this.#optionsOf(jobId, plan) });
-        plans.push(plan);
-      } catch (error) {
-        if (!(error instanceof ValidationError)) throw error;
-        throw new ValidationError(
-          `Invalid item ${index} of sendMany (${ids.length} sends before it were enqueued)`,
-          error.issues,
-          {
-            cause: error,
-          },
-        );
-      }
-      index++;
-      if (chunk.length >= BULK_CHUNK) await flush();
-    }
-    if (chunk.length > 0) await flush();
-    return ids;
+    return this.#enqueuer.sendMany(items);
   }
 
   /**
@@ -258,26 +156,7 @@ export class MessagingQueue {
    */
   updates(options: UpdatesOptions = {}): AsyncIterable<MessagingUpdate> {
     checkOptionKeys(options, OPTION_KEYS.updates, 'Invalid updates options');
-    // Where reading starts is fixed now, at the call, even if the iteration starts later.
-    const position = this.#updates.position(options.from);
-    position.catch(() => undefined); // the iteration reports it; one never started must not leave it unhandled
-    this.#positions.add(position);
-    const settled = () => this.#positions.delete(position);
-    position.then(settled, settled);
-    const log = this.#updates;
-    const makeGuard = this.#readerGuard;
-    return {
-      async *[Symbol.asyncIterator]() {
-        const guard = makeGuard();
-        try {
-          await guard.ready();
-          const from = await position;
-          yield* guarded((signal) => log.read(from, signal), guard, options.signal);
-        } finally {
-          guard.close();
-        }
-      },
-    };
+    return this.#readers.open(options);
   }
 
   /**
@@ -317,24 +196,7 @@ export class MessagingQueue {
    * ```
    */
   async resend(id: string): Promise<void> {
-    const jobId = checkJobId(id, 'id') as string;
-    const job = await this.#queue.getJob(jobId);
-    const phase = job?.data.phase;
-    if (!job || (phase !== 'unknown' && phase !== 'failed')) {
-      throw new ValidationError('Invalid resend', [
-        {
-          path: 'id',
-          message: job
-            ? `send '${jobId}' is '${phase}', not 'unknown' or 'failed': only a send that ended may be sent again`
-            : `no send '${jobId}' is kept in queue '${this.name}' (it never existed, or its retention passed)`,
-        },
-      ]);
-    }
-    const resends = (job.data.resends ?? 0) + 1;
-    const { error: _previous, ...data } = job.data;
-    await job.updateData({ ...data, phase: next(phase, 'resend'), resends });
-    await job.log(`resend #${resends} at ${new Date().toISOString()} after '${phase}'`);
-    await job.retry('failed');
+    return resendSend(this.#queue, this.name, id);
   }
 
   /**
@@ -350,12 +212,4 @@ export class MessagingQueue {
     await this.#updates.close();
     await this.#queue.close();
   }
-}
-
-function isEnqueueItem(item: SendMessageParams | EnqueueItem): item is EnqueueItem {
-  return typeof item === 'object' && item !== null && 'params' in item;
-}
-
-function jobData(params: SendJobData['params'], plan: Plan): SendJobData {
-  return { v: 1, params, phase: 'queued', ...(plan.quiet ? { quiet: plan.quiet } : {}) };
 }
