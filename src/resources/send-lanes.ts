@@ -7,7 +7,8 @@ import type { SendMessageParams } from '../types/send.js';
 /**
  * The lanes of a checked send: its sender as given (`sender_phone`, else `sender_number_id`) and,
  * when recipients are paced, its recipient in canonical E.164 form. Synchronous once
- * libphonenumber-js is loaded (the client starts loading it when it is made).
+ * libphonenumber-js is loaded (the client starts loading it when it is made); rejected, before
+ * the send reaches a lane, with the error that says to install it when it is not there.
  */
 export function sendLanesOf(
   params: SendMessageParams,
