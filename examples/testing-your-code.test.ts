@@ -6,7 +6,7 @@
  *   npx vitest run examples/testing-your-code.test.ts
  */
 import { MessagingClient, PermissionDeniedError } from 'tenant-messaging';
-import { createSandbox, SANDBOX_PHONES } from 'tenant-messaging/testing';
+import { createSandbox, SANDBOX_PHONES } from 'tenant-messaging/sandbox';
 import { beforeEach, describe, expect, it } from 'vitest';
 
 /** Your application code: notify a customer and report whether it was confirmed. */

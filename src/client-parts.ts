@@ -2,6 +2,7 @@
  * The parts a client is built from, the connection pool, the rate gate and the poll scheduler,
  * and which of them a client made by `withOptions` shares with its parent.
  */
+import type { Dispatcher } from 'undici';
 import { DEFAULT_RETRY_POLICY } from './core/call/retry.js';
 import type { PollScheduler } from './core/polling/poll-scheduler.js';
 import { Lanes } from './core/rate/lanes.js';
@@ -53,7 +54,10 @@ export function clientParts(options: unknown, config: ClientConfig): OwnParts {
     ownsTransport: inherited === undefined,
     transport:
       inherited?.transport ??
-      (checked.fetch ? new FetchTransport(checked.fetch) : createDefaultTransport(checked.dispatcher, proxy)),
+      (checked.fetch
+        ? new FetchTransport(checked.fetch)
+        : // The option is typed by its shape (no undici types in the public declarations); it is an undici Dispatcher.
+          createDefaultTransport(checked.dispatcher as Dispatcher | undefined, proxy)),
     scheduler: inherited?.scheduler ?? {},
     rateGate:
       inherited?.rateGate ??

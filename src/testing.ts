@@ -1,12 +1,15 @@
 /**
- * tenant-messaging/testing: test your own code against the sandbox with no network.
- * `createSandbox()` and its `fetch` need nothing else; `sandboxHandlers()` needs msw (an optional
- * peer dependency), which is loaded only when it is called, so this entry loads without msw.
+ * tenant-messaging/testing: what a test suite adds around the sandbox, and only that. The sandbox
+ * itself (`createSandbox`, `startSandbox`, `SANDBOX_PHONES`, its options and types) is
+ * `tenant-messaging/sandbox`; this entry holds `sandboxHandlers()`, which serves a sandbox through
+ * msw. msw is an optional peer dependency, loaded only when `sandboxHandlers()` is called: this
+ * entry loads, and its types compile, without msw.
  *
  * @example
  * ```ts
  * import { setupServer } from 'msw/node'
- * import { createSandbox, sandboxHandlers } from 'tenant-messaging/testing'
+ * import { createSandbox } from 'tenant-messaging/sandbox'
+ * import { sandboxHandlers } from 'tenant-messaging/testing'
  *
  * const sandbox = createSandbox()
  * const server = setupServer(...sandboxHandlers(sandbox))
@@ -17,20 +20,40 @@
  *
  * @packageDocumentation
  */
+// scripts/build-types.mjs puts a `@ts-ignore` over this import in the declarations: without msw
+// installed, its types are then `any`, which SandboxHandler turns into MswNotInstalled.
 import type * as Msw from 'msw';
 import { MessagingError } from './errors.js';
 import { requirePeer } from './internal/peer-require.js';
 import { dropped } from './sandbox/fault-responses.js';
 import type { Sandbox } from './sandbox/sandbox.js';
 
-export type { FaultKind, FaultRule } from './sandbox/faults.js';
-export type { LaneLimits } from './sandbox/lane-limits.js';
-export type { KeyRole, SandboxOptions } from './sandbox/options.js';
-export { SANDBOX_PHONES } from './sandbox/phones.js';
-export type { RateLimit } from './sandbox/rate-limit.js';
-export type { RequestLog, RequestLogFilter } from './sandbox/request-log.js';
-export { createSandbox, type Sandbox, type SandboxTenant } from './sandbox/sandbox.js';
-export type { UploadRecord } from './sandbox/state.js';
+/**
+ * What {@link SandboxHandler} is in a project without msw: a type no value has, so that a call of
+ * `sandboxHandlers()` that could only throw reads as wrong, and nothing in the declarations is `any`.
+ *
+ * @example
+ * ```ts
+ * // npm install --save-dev msw, and SandboxHandler is msw's HttpHandler
+ * ```
+ */
+export interface MswNotInstalled {
+  /** Never set: msw is not installed. */
+  readonly 'install msw (npm install --save-dev msw) to use sandboxHandlers()': never;
+}
+
+/**
+ * One msw request handler, as `setupServer(...)` and `worker.use(...)` take it: msw's
+ * `HttpHandler` where msw is installed, else {@link MswNotInstalled}. Named through msw's own type
+ * so that the handlers spread into msw with no cast, yet this entry's types need no msw.
+ *
+ * @example
+ * ```ts
+ * const handlers: SandboxHandler[] = sandboxHandlers(sandbox)
+ * server.use(...handlers)
+ * ```
+ */
+export type SandboxHandler = 0 extends 1 & Msw.HttpHandler ? MswNotInstalled : Msw.HttpHandler;
 
 /**
  * msw request handlers that answer every request to the sandbox's origin
@@ -44,7 +67,7 @@ export type { UploadRecord } from './sandbox/state.js';
  * const client = new MessagingClient({ baseUrl: sandbox.tenants.acme.baseUrl, apiKey: sandbox.tenants.acme.keys.full, fetch: globalThis.fetch })
  * ```
  */
-export function sandboxHandlers(sandbox: Sandbox): Msw.HttpHandler[] {
+export function sandboxHandlers(sandbox: Sandbox): SandboxHandler[] {
   const { http, HttpResponse } = loadMsw();
   return [
     http.all(`${sandbox.origin}/*`, async ({ request }) => {

@@ -175,6 +175,9 @@ function safeUrl(text: string): URL | undefined {
  * Reads a list body in any of the shapes the service may use: a bare array, `{ data: [...] }`,
  * Laravel's resource paginator `{ data, links, meta }`, or its plain paginator with the counters
  * at the top level (`current_page`, `last_page`, `next_page_url`...). Each item is validated.
+ *
+ * @internal for the resources: kept out of the declarations, which would otherwise reach the
+ * transport's Node stream types from the main entry (a Worker project has no `@types/node`).
  */
 export function pageFromResult<T>(
   result: ApiResult,

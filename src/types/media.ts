@@ -1,9 +1,42 @@
 /**
  * The public media types. Like every file under `types/`, this imports no implementation module:
  * the runtime code (reading, checking, encoding media) lives in `core/media/media-part.ts`.
+ *
+ * Node's stream types are named here by their shape, not imported from `node:stream`: the main
+ * entry's declarations then need no `@types/node`, which a Worker project does not have.
  */
-import type { ReadStream } from 'node:fs';
-import type { Readable } from 'node:stream';
+
+/**
+ * A Node.js `stream.Readable` (a `PassThrough`, an `fs.ReadStream`, `Readable.from(...)`), named by
+ * its shape so that these declarations need no `@types/node`: every Node `Readable` has it.
+ *
+ * @example
+ * ```ts
+ * const data: NodeReadable = Readable.from([Buffer.from('hello')])
+ * ```
+ */
+export interface NodeReadable extends AsyncIterable<unknown> {
+  /** True while the stream can be read: set by Node, false once it ended or was destroyed. */
+  readonly readable: boolean;
+  /** True once the last chunk was read. */
+  readonly readableEnded: boolean;
+  /** Ends the stream, with an error for its readers if one is given. */
+  destroy(error?: Error): unknown;
+}
+
+/**
+ * A Node.js `fs.ReadStream` from `createReadStream(path)`, named by its shape (see
+ * {@link NodeReadable}): the SDK takes the file name from its `path`.
+ *
+ * @example
+ * ```ts
+ * const media: FileReadStream = createReadStream('./photo.jpg')
+ * ```
+ */
+export interface FileReadStream extends NodeReadable {
+  /** The path the stream reads, as given to `createReadStream`. */
+  readonly path: string | Uint8Array;
+}
 
 /**
  * Bytes or a stream together with the file name the service should see.
@@ -15,7 +48,7 @@ import type { Readable } from 'node:stream';
  */
 export interface NamedMedia {
   /** The file's content. A stream is read once: a send that failed part-way cannot be retried with it. */
-  data: Uint8Array | ArrayBuffer | Blob | Readable | ReadableStream<Uint8Array> | AsyncIterable<Uint8Array>;
+  data: Uint8Array | ArrayBuffer | Blob | NodeReadable | ReadableStream<Uint8Array> | AsyncIterable<Uint8Array>;
   /** The file name sent in the multipart part, e.g. `photo.jpg`. No control characters (line breaks, tabs, NUL). */
   filename: string;
   /**
@@ -89,4 +122,4 @@ export interface MediaFromPathOptions {
  * const media: MediaInput = { data: await readFile('photo.jpg'), filename: 'photo.jpg' }
  * ```
  */
-export type MediaInput = Blob | ReadStream | PathMedia | NamedMedia;
+export type MediaInput = Blob | FileReadStream | PathMedia | NamedMedia;

@@ -1,6 +1,21 @@
-import type { Dispatcher } from 'undici';
 import type { Logger, LogLevel } from './logger.js';
 import type { PollingOptions } from './polling.js';
+
+/**
+ * An undici `Dispatcher` (an `Agent`, a `ProxyAgent`, one with mTLS), named by the method the SDK
+ * calls rather than imported from undici: undici's types need `@types/node`, and the main entry's
+ * declarations must compile in a Worker project, which has none. Every undici `Dispatcher` is one.
+ *
+ * @example
+ * ```ts
+ * import { Agent } from 'undici'
+ * const dispatcher: UndiciDispatcher = new Agent({ connect: { ca } })
+ * ```
+ */
+export interface UndiciDispatcher {
+  /** undici's `Dispatcher.dispatch(options, handler)`. */
+  dispatch(options: object, handler: object): boolean;
+}
 
 /** A `fetch`-shaped function: the global `fetch`, msw's, or an in-process fake's. */
 export type FetchLike = (input: string | URL | Request, init?: RequestInit) => Promise<Response>;
@@ -45,7 +60,7 @@ export interface ClientOptions {
    * An undici Dispatcher (an `Agent`, `ProxyAgent`, or one with mTLS) for the default transport.
    * @default a keep-alive `Agent` owned by the client
    */
-  dispatcher?: Dispatcher | undefined;
+  dispatcher?: UndiciDispatcher | undefined;
   /**
    * A fetch-shaped transport used instead of undici: msw, an in-process fake, another runtime.
    * A `fetch` that throws when called has sent nothing: the call fails as never sent (and a send

@@ -4,8 +4,8 @@
 // the test).
 // Prints one line, `RESULT {...}`, each step's outcome.
 import { MessagingClient, PermissionDeniedError } from 'tenant-messaging';
-import { SANDBOX_PHONES, startSandbox } from 'tenant-messaging/sandbox';
-import { createSandbox, sandboxHandlers } from 'tenant-messaging/testing';
+import { createSandbox, SANDBOX_PHONES, startSandbox } from 'tenant-messaging/sandbox';
+import { sandboxHandlers } from 'tenant-messaging/testing';
 import { stepper } from './steps.mjs';
 
 const { steps, step } = stepper();

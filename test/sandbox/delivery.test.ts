@@ -1,6 +1,5 @@
 import { MessagingClient } from 'tenant-messaging';
-import { SANDBOX_PHONES, startSandbox } from 'tenant-messaging/sandbox';
-import { createSandbox } from 'tenant-messaging/testing';
+import { createSandbox, SANDBOX_PHONES, startSandbox } from 'tenant-messaging/sandbox';
 import { describe, expect, it } from 'vitest';
 
 const T0 = Date.parse('2026-11-21T10:00:00Z');

@@ -1,6 +1,6 @@
 import fc from 'fast-check';
 import { MessagingClient, type SendMessageParams } from 'tenant-messaging';
-import { createSandbox } from 'tenant-messaging/testing';
+import { createSandbox } from 'tenant-messaging/sandbox';
 import { describe, expect, it } from 'vitest';
 
 const sandbox = createSandbox();

@@ -1,4 +1,4 @@
-import { createSandbox } from 'tenant-messaging/testing';
+import { createSandbox } from 'tenant-messaging/sandbox';
 import { describe, expect, it } from 'vitest';
 import { PNG } from './transports.js';
 

@@ -1,7 +1,7 @@
 import { setupServer } from 'msw/node';
 import { MessagingClient } from 'tenant-messaging';
-import { type Sandbox, type SandboxOptions, startSandbox } from 'tenant-messaging/sandbox';
-import { createSandbox, sandboxHandlers } from 'tenant-messaging/testing';
+import { createSandbox, type Sandbox, type SandboxOptions, startSandbox } from 'tenant-messaging/sandbox';
+import { sandboxHandlers } from 'tenant-messaging/testing';
 
 /** One way of reaching the sandbox, and a client factory bound to it. */
 export interface Harness {

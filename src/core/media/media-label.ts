@@ -1,6 +1,15 @@
 import { ReadStream } from 'node:fs';
 import { basename } from 'node:path';
-import { type MediaInput, PathMedia } from '../../types/media.js';
+import { type FileReadStream, type MediaInput, PathMedia } from '../../types/media.js';
+
+/**
+ * Whether `media` is an `fs.ReadStream`. A guard rather than `instanceof` at each use: the public
+ * type names the stream by its shape (no `@types/node` in the declarations), and only a guard
+ * narrows such a type away.
+ */
+export function isFileReadStream(media: MediaInput): media is FileReadStream {
+  return media instanceof ReadStream;
+}
 
 /** The file name and content type a media part carries in its headers. */
 export interface MediaLabel {
@@ -53,7 +62,7 @@ export function mediaLabel(media: MediaInput): MediaLabel {
   if (media instanceof PathMedia) return { filename: media.filename, contentType: media.contentType };
   if (media instanceof File) return { filename: media.name || 'blob', contentType: media.type };
   if (media instanceof Blob) return { filename: 'blob', contentType: media.type };
-  if (media instanceof ReadStream) return { filename: basename(String(media.path)), contentType: '' };
+  if (isFileReadStream(media)) return { filename: basename(String(media.path)), contentType: '' };
   return { filename: media.filename, contentType: media.contentType ?? '' };
 }
 

@@ -11,7 +11,7 @@ import type { SentParams } from '../../types/send.js';
 import type { RequestBody } from '../call/call-spec.js';
 import { readFileChunks } from './file-chunks.js';
 import { guessContentType, mediaLabel, mediaLabelProblem } from './media-label.js';
-import { failureOf, readSource, watchStream, webStreamChunks } from './media-source.js';
+import { failureOf, isNodeReadable, readSource, watchStream, webStreamChunks } from './media-source.js';
 import { type MediaPart, type MultipartFields, multipartBody } from './multipart.js';
 
 /** The parameters of a media send after `messages.send` checked them: read from here only. */
@@ -54,9 +54,9 @@ function invalid(message: string): ValidationError {
 
 /** Turns any accepted media input into a part. Each of the input's fields is read once. */
 export async function mediaPart(media: MediaInput): Promise<PreparedPart> {
-  const data = media instanceof Blob || media instanceof Readable || media instanceof PathMedia ? media : media.data;
+  const data = media instanceof Blob || isNodeReadable(media) || media instanceof PathMedia ? media : media.data;
   const declared =
-    media instanceof Blob || media instanceof Readable || media instanceof PathMedia ? undefined : media.size;
+    media instanceof Blob || isNodeReadable(media) || media instanceof PathMedia ? undefined : media.size;
   // Listen before the first await: a caller's stream may fail while the file below is stat'ed.
   const stream = data instanceof Readable ? data : undefined;
   if (stream) watchStream(stream);

@@ -12,6 +12,7 @@ import { Readable } from 'node:stream';
 import { ValidationError } from '../../errors.js';
 import { describeValue } from '../../internal/describe-value.js';
 import { wholeTurn } from '../../internal/whole-turn.js';
+import type { NodeReadable } from '../../types/media.js';
 
 /** What became of a caller's Node stream since the SDK started listening to it. */
 interface Watch {
@@ -65,6 +66,14 @@ function peek(value: unknown, key: string): unknown {
   if (typeof value !== 'object' || value === null) return undefined;
   const own = Object.getOwnPropertyDescriptor(value, key);
   return own && 'value' in own ? own.value : undefined;
+}
+
+/**
+ * Whether `value` is a Node `Readable`: a guard, so that the public types, which name it by its
+ * shape (`NodeReadable`), narrow as `instanceof Readable` alone cannot make them.
+ */
+export function isNodeReadable(value: unknown): value is NodeReadable {
+  return value instanceof Readable;
 }
 
 /** Listens for the stream's error until it closes; idempotent. */
