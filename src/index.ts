@@ -100,4 +100,5 @@ export {
   type SendTextParams,
   type SentParams,
 } from './types/send.js';
+export { validateSendParams } from './validate-send.js';
 export { VERSION } from './version.js';
