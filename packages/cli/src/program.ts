@@ -3,11 +3,13 @@ import { lookup, read, request, senders } from './commands/account.js';
 import { type DemoFlags, demo } from './commands/demo.js';
 import { type ListenFlags, listen } from './commands/listen.js';
 import { type Context, follow, get, list, logIdOf, send } from './commands/messages.js';
-import { SEND_MANY_HELP, type SendManyFlags, sendMany } from './commands/send-many.js';
+import { sendMany } from './commands/send-many.js';
+import type { SendManyFlags } from './commands/send-many-flags.js';
 import { type TailFlags, tail } from './commands/tail.js';
 import { clientFrom } from './credentials.js';
 import { parseDuration } from './duration.js';
 import { UsageError } from './exit-codes.js';
+import { DEMO_HELP, LISTEN_HELP, ROOT_HELP, SEND_MANY_HELP, TAIL_HELP } from './help-texts.js';
 import { helpHint, located, watchFailedCalls } from './hints.js';
 import { createOutput, type Format } from './output.js';
 
@@ -20,51 +22,6 @@ interface GlobalFlags {
   json?: boolean;
   ndjson?: boolean;
 }
-
-const EXIT_CODES = `
-Exit codes: 0 done, 1 the API or the network failed it, 2 bad usage, 3 outcome unknown (the
-message may have been sent), 4 delivery timeout, 128 + the signal when stopped (130 Ctrl-C, 143
-SIGTERM, 129 SIGHUP).
-Credentials: TENANT_MESSAGING_BASE_URL and TENANT_MESSAGING_API_KEY, or --base-url and
---api-key-file <path>. A key on the command line (--api-key) is refused: ps and shell history show it.`;
-
-const TAIL_HELP = `
-One line per event: its time, the log, its type, the recipient, and the status (or its change):
-  2026-11-25T04:25:52Z  message log 15  text      to +15557654321  sent
-  2026-11-25T04:25:54Z  message log 15  text      to +15557654321  sent -> delivered
-A new log's time is its sent_at; a change's is when tail saw it (the API records no delivery or
-read time). The content is left out: tenant-messaging get <log-id> shows it, and --ndjson prints
-each event with the whole log.
-
-Example:
-  $ tenant-messaging tail --follow --ndjson | jq .log.id`;
-
-const LISTEN_HELP = `
-Only what happens after listen starts is forwarded (the logs already there are not replayed): a new
-log as message.<its status>, then each change of its delivery_status, signed with Standard Webhooks
-(webhook-id msg_<log id>_<status>, the same on every retry). A failed delivery is retried with
-backoff for 10 minutes; after a 410 Gone the URL is sent nothing more. Without --secret-file or
-TENANT_MESSAGING_WEBHOOK_SECRET, a new secret is made and printed once on stderr. A secret on the
-command line (--secret) is refused: ps and shell history show it. Stdout has one line per event
-forwarded; the endpoint's answers are counted in the summary at Ctrl-C.
-
-Examples:
-  $ tenant-messaging listen --forward-to http://localhost:3000/hooks/messaging
-  $ tenant-messaging listen --forward-to http://localhost:3000/hooks --secret-file ./hooks.secret \\
-      --events message.delivered,message.read --ndjson`;
-
-const DEMO_HELP = `
-With no credentials, the demo starts the local sandbox in this process (a real HTTP server on
-127.0.0.1) and runs the whole story against it: who am I, subscription, sender numbers, a lookup,
-a text, an image with upload progress, the wait until read, the latest logs, usage, and one
-deliberate error. Nothing to set up; it takes a couple of seconds.
-With TENANT_MESSAGING_BASE_URL and TENANT_MESSAGING_API_KEY (or --base-url and --api-key-file)
-it runs against that tenant instead, sends real messages, and only to --to (required then).
-
-Examples:
-  $ npx tenant-messaging demo
-  $ TENANT_MESSAGING_BASE_URL=https://acme.example.com TENANT_MESSAGING_API_KEY=... \\
-      npx tenant-messaging demo --to +15551234567`;
 
 /**
  * The `tenant-messaging` command line: every command a thin layer over the public SDK.
@@ -84,7 +41,7 @@ export function program(signal: AbortSignal, sandbox: (args: readonly string[]) 
     .option('--verbose', 'log every request and retry to stderr (never the API key)')
     .option('--json', 'print one JSON document')
     .option('--ndjson', 'print one JSON line per item')
-    .addHelpText('after', EXIT_CODES)
+    .addHelpText('after', ROOT_HELP)
     .showHelpAfterError(`→ ${helpHint()}`)
     // Set before the commands are added, so that they inherit them: a usage error throws a
     // CommanderError for main.ts to turn into exit code 2, instead of exiting with commander's 1;

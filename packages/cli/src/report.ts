@@ -1,6 +1,6 @@
 import { styleText } from 'node:util';
-import { RowFileError } from './file-text.js';
 import { explain } from './hints.js';
+import { RowFileError } from './row-file-error.js';
 
 /**
  * An error as a person at a terminal needs it: its class, its message, and what to do next.

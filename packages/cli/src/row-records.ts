@@ -3,7 +3,7 @@
  * (for writing it back byte for byte): NDJSON lines, and CSV records by csv-parse.
  */
 import { parse } from 'csv-parse';
-import { RowFileError } from './file-text.js';
+import { RowFileError } from './row-file-error.js';
 
 /** A line of text and its line break, and its 1-based number. */
 export interface TextLine {

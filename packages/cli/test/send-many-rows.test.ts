@@ -9,8 +9,9 @@ import { mkdtemp, rm, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { encodeText } from '../src/file-text.js';
-import { headText, openRows, type Row, type RowFile, readRows, rowText } from '../src/rows.js';
+import { headText, rowText } from '../src/row-text.js';
+import { openRows, type Row, type RowFile, readRows } from '../src/rows.js';
+import { encodeText } from '../src/text-form.js';
 
 let dir: string;
 beforeAll(async () => {

@@ -1,82 +1,18 @@
-import { access, constants } from 'node:fs/promises';
-import { dirname } from 'node:path';
 import type { SendMessageParams } from 'tenant-messaging';
-import { parseCount, parseDuration } from '../duration.js';
-import { batchExitCode, UsageError } from '../exit-codes.js';
+import { batchExitCode } from '../exit-codes.js';
 import { holdHeap } from '../heap.js';
-import { InterruptedError, type StopSignal, signalLabel } from '../interrupt.js';
+import { InterruptedError, signalLabel } from '../interrupt.js';
 import { progressLine } from '../progress.js';
+import { ROW_FIELDS } from '../row-fields.js';
 import { type QueuedRow, RowOutcomes } from '../row-outcomes.js';
-import { RowSink } from '../row-sink.js';
-import { headText, openRows, REASON_COLUMN, ROW_FIELDS, type Row, type RowFile, readRows, rowText } from '../rows.js';
-import { type Context, sendParamsOf } from './messages.js';
+import { rowText } from '../row-text.js';
+import { openRows, type RowFile, readRows } from '../rows.js';
+import type { Context } from './messages.js';
+import { checkWritable, rowSinks } from './send-many-files.js';
+import { type SendManyFlags, sendManySettings } from './send-many-flags.js';
+import { checkRow, reasonOf } from './send-many-row-check.js';
+import { printSummary, type SendManySummary, secondsSince } from './send-many-summary.js';
 import { track } from './send-many-track.js';
-
-export interface SendManyFlags {
-  readonly file: string;
-  readonly from?: string;
-  readonly concurrency: string;
-  readonly rate?: string;
-  /** Follow the sent messages to delivered (true, 'delivered') or read. */
-  readonly track?: string | boolean;
-  readonly trackTimeout: string;
-}
-
-/** What a send-many run did: the summary on stderr, or with `--json`/`--ndjson` the one document on stdout. */
-export interface SendManySummary {
-  rows: number;
-  sent: number;
-  /** Refused (by the checks or the API): safe to fix and send again. */
-  failed: number;
-  /** May have been sent: reconcile before sending again. */
-  unknown: number;
-  /** Not attempted (a stop signal came first). */
-  remaining: number;
-  interrupted: boolean;
-  /** The stop signal that came (SIGINT, SIGTERM or SIGHUP), when interrupted. */
-  signal?: StopSignal;
-  /** With --track: how the sent messages ended. */
-  tracked?: { reached: number; timeout: number; failed: number };
-  seconds: number;
-  /**
-   * The files the failed, unknown and remaining rows were written to; `remaining` is the input
-   * file itself when the stop came before any row was sent.
-   */
-  files: Record<string, string>;
-}
-
-type Sinks = Record<'failed' | 'unknown' | 'remaining', RowSink>;
-
-/**
- * The end of `send-many --help`: the files it reads and writes, stop signals, and its exit code.
- *
- * @example
- * ```ts
- * command.addHelpText('after', SEND_MANY_HELP)
- * ```
- */
-export const SEND_MANY_HELP = `
-The file: CSV with a header row, or NDJSON (.ndjson, .jsonl: one object a line). UTF-8, with or
-without the byte-order mark Excel's "CSV UTF-8" writes, or UTF-16 with its mark. Columns (keys):
-to, one of text, image, voice, document (a path), and optionally from and caption; to_phone,
-sender_phone and sender_number_id are read as to and from. A file that is not valid text (a
-Latin-1 export, say: the line and byte offset are named), is not valid CSV, or names a field
-twice (to,text,to) is refused before any request, with exit code 2.
-
-Failed rows go to <file>.failed.<ext> and rows whose outcome is unknown to <file>.unknown.<ext>,
-each as it was, with its reason added as a last column, ${REASON_COLUMN} (NDJSON: a key). Fix the
-failed rows and send that file (${REASON_COLUMN} is not read); reconcile the unknown ones first.
-Ctrl-C, SIGTERM or SIGHUP: the sends in flight finish and are recorded, nothing new starts, and
-the rows not attempted go to <file>.remaining.<ext> (send it to go on: no row is sent twice).
-The summary goes to stderr; with --json, it is the one JSON document on stdout.
-
-Exit code, the first that applies: 128 + the signal's number when interrupted (130 Ctrl-C, 143
-SIGTERM, 129 SIGHUP); 3 some rows' outcome is unknown; 1 rows refused, or with --track a delivery
-failed or could not be followed; 4 with --track, deliveries timed out; 0 every row sent (and
-tracked). Bad usage (2) is found before any request.
-
-Example:
-  $ tenant-messaging send-many --file campaign.csv --from +15550001001 --concurrency 8 --rate 20/s`;
 
 /**
  * `send-many --file <csv|ndjson>`: the file is read through once (encoding, syntax, header) before
@@ -87,10 +23,7 @@ Example:
  * flight end and are recorded, nothing new starts, and the rows not attempted go to a third file.
  */
 export async function sendMany(flags: SendManyFlags, { client, out, signal }: Context): Promise<number> {
-  const until = trackedStatus(flags.track);
-  const concurrency = parseCount(flags.concurrency, '--concurrency');
-  const rate = flags.rate === undefined ? undefined : parseRate(flags.rate);
-  const trackTimeout = until === undefined ? 0 : parseDuration(flags.trackTimeout, '--track-timeout');
+  const { until, concurrency, rate, trackTimeout } = sendManySettings(flags);
   const started = Date.now();
   // Read through before any request (a stop signal meanwhile sends nothing): a file that cannot be
   // sent whole is refused before its first row is.
@@ -103,11 +36,7 @@ export async function sendMany(flags: SendManyFlags, { client, out, signal }: Co
   if (signal.aborted) return stoppedBeforeSending(file, signal, started, out);
 
   const sender = rate === undefined ? client : client.withOptions({ rateLimit: { requestsPerSecond: rate } });
-  const sinks: Sinks = {
-    failed: new RowSink(siblingPath(file.path, 'failed'), headText(file, true), file.text.encoding),
-    unknown: new RowSink(siblingPath(file.path, 'unknown'), headText(file, true), file.text.encoding),
-    remaining: new RowSink(siblingPath(file.path, 'remaining'), headText(file, false), file.text.encoding),
-  };
+  const sinks = rowSinks(file);
   const outcomes = new RowOutcomes(({ row, outcome, reason }) =>
     outcome === 'sent' || outcome === undefined
       ? undefined
@@ -241,25 +170,6 @@ export async function sendMany(flags: SendManyFlags, { client, out, signal }: Co
   });
 }
 
-/** `--track` and `--track delivered` follow to delivered, `--track read` to read; anything else is refused. */
-function trackedStatus(track: string | boolean | undefined): 'delivered' | 'read' | undefined {
-  if (track === undefined || track === false) return undefined;
-  if (track === true || track === 'delivered') return 'delivered';
-  if (track === 'read') return 'read';
-  throw new UsageError(`--track takes delivered or read, got '${track}'`);
-}
-
-/** The failed and unknown rows' files are made beside the input: a directory that refuses them is found before any request. */
-async function checkWritable(path: string): Promise<void> {
-  try {
-    await access(dirname(path), constants.W_OK);
-  } catch {
-    throw new UsageError(
-      `--file: cannot write beside ${path} (${dirname(path)} is not writable): the failed, unknown and remaining rows are written there`,
-    );
-  }
-}
-
 /** The stop signal's reason (main.ts aborts with an InterruptedError), or Ctrl-C's when another abort came. */
 const stopOf = (signal: AbortSignal): InterruptedError =>
   signal.reason instanceof InterruptedError ? signal.reason : new InterruptedError('SIGINT');
@@ -284,83 +194,4 @@ function stoppedBeforeSending(file: RowFile, signal: AbortSignal, started: numbe
     text,
   );
   return stop.exitCode;
-}
-
-const secondsSince = (started: number) => Number(((Date.now() - started) / 1000).toFixed(1));
-
-const CONTENT = ['text', 'image', 'voice', 'document'] as const;
-
-/** A row as `send`'s parameters, or the reason it cannot be sent (written next to it in the failed rows' file). */
-function checkRow(row: Row, from: string | undefined): { params: SendMessageParams } | { reason: string } {
-  const { fields } = row;
-  const kinds = CONTENT.filter((kind) => fields[kind] !== undefined);
-  if (kinds.length !== 1) {
-    return {
-      reason: `UsageError: give exactly one of text, image, voice or document${kinds.length > 0 ? `, not ${kinds.join(' and ')}` : ' (all are empty)'}`,
-    };
-  }
-  if (kinds[0] === 'text' && fields.caption !== undefined) {
-    return { reason: 'UsageError: caption goes with image, voice or document, not with text' };
-  }
-  try {
-    return {
-      params: sendParamsOf({
-        ...fields,
-        from: fields.from ?? from ?? '',
-        to: fields.to ?? '',
-        timeout: '60s',
-        interval: '2s',
-      }),
-    };
-  } catch (error) {
-    return { reason: reasonOf(error) };
-  }
-}
-
-/** An error as one line, for a note and for the reason column. */
-const reasonOf = (error: unknown): string =>
-  error instanceof Error ? `${error.name}: ${error.message.replace(/\s*\n\s*/g, ' ')}` : String(error);
-
-/** `50/s`, `50` (per second), or `120/min`. */
-function parseRate(text: string): number {
-  const match = /^(\d+(?:\.\d+)?)(?:\/(s|sec|m|min))?$/.exec(text.trim());
-  const n = Number(match?.[1]);
-  if (!match || !(n > 0)) throw new UsageError(`--rate must look like 50/s or 120/min, got '${text}'`);
-  return match[2]?.startsWith('m') ? n / 60 : n;
-}
-
-/** `campaign.csv` -> `campaign.failed.csv`. */
-function siblingPath(path: string, kind: string): string {
-  const dot = path.lastIndexOf('.');
-  return dot > path.lastIndexOf('/') ? `${path.slice(0, dot)}.${kind}${path.slice(dot)}` : `${path}.${kind}`;
-}
-
-/** The summary: for people on stderr (stdout keeps data only), or the one JSON document on stdout. */
-function printSummary(summary: SendManySummary, out: Context['out'], text = summaryText(summary)): void {
-  if (out.format === 'human') out.note(text);
-  else out.value(summary, () => text);
-}
-
-function summaryText(s: SendManySummary): string {
-  const how = s.signal ? `Interrupted (${signalLabel(s.signal)})` : 'Done';
-  const lines = [
-    `${how} in ${s.seconds} s: ${s.sent} sent, ${s.failed} failed, ${s.unknown} unknown${s.interrupted ? `, ${s.remaining} not attempted` : ''} (of ${s.rows} row${s.rows === 1 ? '' : 's'}).`,
-  ];
-  if (s.tracked) {
-    lines.push(
-      `Tracked: ${s.tracked.reached} reached the status, ${s.tracked.timeout} timed out, ${s.tracked.failed} failed or could not be read.`,
-    );
-  }
-  if (s.files['failed']) {
-    lines.push(
-      `Failed rows (refused, each with its reason in ${REASON_COLUMN}; fix them and send the file again): ${s.files['failed']}`,
-    );
-  }
-  if (s.files['unknown']) {
-    lines.push(
-      `Unknown rows (may have been sent, each with its reason in ${REASON_COLUMN}; reconcile before sending them again): ${s.files['unknown']}`,
-    );
-  }
-  if (s.files['remaining']) lines.push(`Rows not attempted (send this file to go on): ${s.files['remaining']}`);
-  return lines.join('\n');
 }
