@@ -1,6 +1,5 @@
-import { ReadStream } from 'node:fs';
 import { mayHaveBeenProcessed } from '../core/call/classify.js';
-import { mediaLabel } from '../core/media/media-label.js';
+import { isFileReadStream, mediaLabel } from '../core/media/media-label.js';
 import { ResponseValidationError, SendOutcomeUnknownError } from '../errors.js';
 import { type MediaInput, PathMedia } from '../types/media.js';
 import type { SendMessageParams, SentParams } from '../types/send.js';
@@ -41,7 +40,7 @@ function describeSend(params: SendMessageParams): SentParams {
 /** The size of a media input when it is known before sending. */
 function mediaSize(media: MediaInput): number | undefined {
   if (media instanceof Blob) return media.size;
-  if (media instanceof PathMedia || media instanceof ReadStream) return undefined;
+  if (media instanceof PathMedia || isFileReadStream(media)) return undefined;
   const { data, size } = media;
   if (size !== undefined) return size;
   if (data instanceof Uint8Array || data instanceof ArrayBuffer) return data.byteLength;
