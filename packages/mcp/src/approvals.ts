@@ -6,8 +6,7 @@
  * decline, an unknown outcome), so that a second call answers the same and sends nothing.
  */
 import { randomBytes } from 'node:crypto';
-import type { MessageLog } from '../../types/message-log.js';
-import type { SendTextParams, SentParams } from '../../types/send.js';
+import type { MessageLog, SendTextParams, SentParams } from 'tenant-messaging';
 
 /**
  * How long an approval stays usable unused: long enough for a person to read and answer, short

@@ -6,7 +6,19 @@
  */
 import { createHash, timingSafeEqual } from 'node:crypto';
 import type { IncomingMessage } from 'node:http';
-import { isLoopback } from '../../internal/environment.js';
+
+/**
+ * True for a loopback host: `localhost`, any `127.x.y.z`, `[::1]`. Names under `.localhost` are
+ * not among them: the resolver may answer any address for them.
+ *
+ * @example
+ * ```ts
+ * isLoopback('127.0.0.1') // true
+ * ```
+ */
+export function isLoopback(hostname: string): boolean {
+  return hostname === 'localhost' || hostname === '[::1]' || /^127\.\d{1,3}\.\d{1,3}\.\d{1,3}$/.test(hostname);
+}
 
 const digest = (text: string) => createHash('sha256').update(text, 'utf8').digest();
 

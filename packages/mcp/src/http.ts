@@ -8,8 +8,8 @@ import { createServer, type IncomingMessage, type ServerResponse } from 'node:ht
 import type { AddressInfo } from 'node:net';
 import { StreamableHTTPServerTransport } from '@modelcontextprotocol/sdk/server/streamableHttp.js';
 import { isInitializeRequest } from '@modelcontextprotocol/sdk/types.js';
-import type { Log } from '../../internal/log.js';
 import { bearerCheck, fromLoopback } from './auth.js';
+import type { Log } from './log.js';
 import type { HttpAddress } from './options.js';
 import { TOKEN_ENV } from './options.js';
 import { createMcpServer } from './server.js';
@@ -53,7 +53,7 @@ export async function serveHttp(address: HttpAddress, token: string, toolbox: To
     if (!allowed(req.headers.authorization)) {
       log.warn?.(`mcp: refused a request without a valid bearer token (${req.method} ${req.url})`);
       return reply(res, 401, `Unauthorized: send "Authorization: Bearer" with the token of ${TOKEN_ENV}`, {
-        'www-authenticate': 'Bearer realm="tenant-messaging mcp"',
+        'www-authenticate': 'Bearer realm="tenant-messaging-mcp"',
       });
     }
     if (!fromLoopback(req)) return reply(res, 403, 'Forbidden: only loopback hosts and origins may call this server');

@@ -4,8 +4,38 @@
  * the key in a message; the redaction here also covers what this server did not write itself (a
  * library's error text quoting a header, say).
  */
-import { createLog, type Log } from '../../internal/log.js';
-import type { Logger, LogLevel } from '../../types/logger.js';
+import type { Logger, LogLevel } from 'tenant-messaging';
+
+/** Every level, from the most to the least verbose (the client's `logLevel` takes the same). */
+export const LOG_LEVELS: readonly LogLevel[] = ['debug', 'info', 'warn', 'error', 'off'];
+
+/**
+ * The server's own lines, enabled levels only: a disabled level is `undefined`, so
+ * `log.debug?.(...)` builds no fields when it is off.
+ */
+export interface Log {
+  readonly debug: Logger['debug'] | undefined;
+  readonly info: Logger['info'] | undefined;
+  readonly warn: Logger['warn'] | undefined;
+  readonly error: Logger['error'] | undefined;
+}
+
+/**
+ * The levels of `logger` at `level` and above, each line tagged as the SDK tags its own.
+ *
+ * @example
+ * ```ts
+ * createLog(logger, 'info').debug // undefined
+ * ```
+ */
+export function createLog(logger: Logger, level: LogLevel): Log {
+  const rank = LOG_LEVELS.indexOf(level);
+  const at = (name: Exclude<LogLevel, 'off'>) =>
+    LOG_LEVELS.indexOf(name) >= rank
+      ? (message: string, fields?: Record<string, unknown>) => logger[name](`[tenant-messaging] ${message}`, fields)
+      : undefined;
+  return { debug: at('debug'), info: at('info'), warn: at('warn'), error: at('error') };
+}
 
 /** What a secret is replaced with wherever it would appear. */
 export const REDACTED = '[redacted]';

@@ -1,32 +1,25 @@
 /**
- * What `tenant-messaging mcp` is told by its flags and the environment, checked before anything
+ * What `tenant-messaging-mcp` is told by its flags and the environment, checked before anything
  * starts: a bad value is a UsageError (exit 2) naming the flag or the variable that gave it.
  */
-import { isLoopback } from '../../internal/environment.js';
-import { LOG_LEVELS } from '../../internal/log.js';
-import { ENV } from '../../options.js';
-import type { LogLevel } from '../../types/logger.js';
-import { parseCount } from '../duration.js';
-import { UsageError } from '../exit-codes.js';
+import type { LogLevel } from 'tenant-messaging';
+import { isLoopback } from './auth.js';
+import { type McpFlags, TOKEN_ENV } from './command.js';
+import { UsageError } from './exit.js';
+import { LOG_LEVELS } from './log.js';
 import { type RecipientList, recipientList } from './recipients.js';
 
-/** The environment variable that holds the bearer token of `--http`. */
-export const TOKEN_ENV = 'TENANT_MESSAGING_MCP_TOKEN';
+export { type McpFlags, TOKEN_ENV };
+
+/** The environment variables the server reads, as the SDK's client names them. */
+export const ENV = Object.freeze({
+  baseUrl: 'TENANT_MESSAGING_BASE_URL',
+  apiKey: 'TENANT_MESSAGING_API_KEY',
+  logLevel: 'TENANT_MESSAGING_LOG',
+});
 
 /** The shortest token `--http` accepts: a short one could be guessed by anything on the machine. */
 export const MIN_TOKEN_LENGTH = 16;
-
-/** The flags of `tenant-messaging mcp`, as commander parses them. */
-export interface McpFlags {
-  /** `--http 127.0.0.1:<port>`: Streamable HTTP on loopback instead of stdio. */
-  readonly http?: string | undefined;
-  /** `--allow-send`: list and serve `prepare_send` and `send_message`. */
-  readonly allowSend?: boolean | undefined;
-  /** `--max-sends <n>`: sends per server process. */
-  readonly maxSends?: string | undefined;
-  /** `--allow-recipients <patterns>`: the only recipients `prepare_send` accepts. */
-  readonly allowRecipients?: string | undefined;
-}
 
 /** Where `--http` listens. */
 export interface HttpAddress {
@@ -36,7 +29,7 @@ export interface HttpAddress {
   readonly port: number;
 }
 
-/** The checked settings of one `tenant-messaging mcp` process. */
+/** The checked settings of one `tenant-messaging-mcp` process. */
 export interface McpSettings {
   /** Streamable HTTP on this address, or undefined for stdio. */
   readonly http: HttpAddress | undefined;
@@ -50,7 +43,7 @@ export interface McpSettings {
 }
 
 /**
- * The settings of `flags` and `env`; `verbose` (the global `--verbose`) logs at `debug`. Throws
+ * The settings of `flags` and `env`; `verbose` (`--verbose`) logs at `debug`. Throws
  * a UsageError for a bad value, a send limit without `--allow-send`, `--http` without
  * `TENANT_MESSAGING_MCP_TOKEN`, or a host that is not loopback.
  *
@@ -80,6 +73,13 @@ export function mcpSettings(flags: McpFlags, env: NodeJS.ProcessEnv, verbose: bo
     allowRecipients: flags.allowRecipients === undefined ? undefined : recipientList(flags.allowRecipients),
     logLevel: verbose ? 'debug' : logLevelOf(env),
   };
+}
+
+/** A positive whole number given to `flag`, and one a JavaScript number holds exactly. */
+function parseCount(text: string, flag: string): number {
+  const n = Number(text);
+  if (!Number.isSafeInteger(n) || n < 1) throw new UsageError(`${flag} must be a whole number >= 1, got '${text}'`);
+  return n;
 }
 
 /** `--http host:port`, the host loopback only: the server holds the API key, and the token is its only lock. */

@@ -1,13 +1,16 @@
 /**
- * `prepare_send`: checks a text message as `messages.send` does (the same schema, the same
- * messages), applies the operator's limits, and hands back a preview and an approval, without
- * sending anything. The message is kept here under the approval: `send_message` sends that copy.
+ * `prepare_send`: checks a text message as `messages.send` does (the SDK's `validateSendParams`:
+ * the same checks, the same messages), applies the operator's limits, and hands back a preview and
+ * an approval, without sending anything. The message is kept here under the approval:
+ * `send_message` sends that copy.
  */
-import type { MessagingClient } from '../../client.js';
-import { issuesFromZod, ValidationError } from '../../errors.js';
-import { readFields } from '../../internal/input.js';
-import { loadSchemas } from '../../schemas/load.js';
-import { MEDIA_TYPES, type SendTextParams } from '../../types/send.js';
+import {
+  MEDIA_TYPES,
+  type MessagingClient,
+  type SendTextParams,
+  ValidationError,
+  validateSendParams,
+} from 'tenant-messaging';
 import { type Approvals, TooManyApprovalsError } from './approvals.js';
 import type { SendBudget } from './limits.js';
 import type { RecipientList } from './recipients.js';
@@ -25,13 +28,13 @@ export interface SendDeps {
 }
 
 /**
- * The words `messages.send` starts its ValidationError with (src/resources/messages.ts): a refused
- * preparation reads as a refused send would (test/cli/mcp.test.ts compares the two).
+ * The words `messages.send` starts its ValidationError with: a refused preparation reads as a
+ * refused send would (test/mcp-send.test.ts compares the two).
  */
 export const SEND_PARAMS = 'Invalid send parameters';
 
 /**
- * The text message of `args`, checked by the SDK's own send schema; a ValidationError otherwise.
+ * The text message of `args`, checked by the SDK's `validateSendParams`; a ValidationError otherwise.
  *
  * @example
  * ```ts
@@ -39,16 +42,24 @@ export const SEND_PARAMS = 'Invalid send parameters';
  * ```
  */
 export async function checkedTextSend(args: unknown): Promise<SendTextParams> {
-  const fields = readFields(args, SEND_PARAMS, '{ sender_phone, to_phone, type, content }');
-  if ((MEDIA_TYPES as readonly unknown[]).includes(fields['type'])) {
+  // One read of the caller's fields: what is checked for media below is what the SDK checks.
+  let fields = args;
+  let type: unknown;
+  try {
+    if (typeof args === 'object' && args !== null && !Array.isArray(args)) {
+      const copy: Record<string, unknown> = { ...args };
+      [fields, type] = [copy, copy['type']];
+    }
+  } catch {
+    // A getter or trap that throws: validateSendParams reports it as messages.send does.
+  }
+  const checked = (MEDIA_TYPES as readonly unknown[]).includes(type) ? undefined : await validateSendParams(fields);
+  if (checked?.type !== 'text') {
     throw new ValidationError(SEND_PARAMS, [
       { path: 'type', message: "must be 'text': this server prepares text messages only (no media)" },
     ]);
   }
-  const { sendMessageParamsSchema } = await loadSchemas();
-  const checked = sendMessageParamsSchema.safeParse(fields);
-  if (!checked.success) throw new ValidationError(SEND_PARAMS, issuesFromZod(checked.error));
-  return checked.data as SendTextParams;
+  return checked;
 }
 
 /** `prepare_send`: a preview and an approval; nothing is sent. */

@@ -2,11 +2,13 @@
  * The read-only tools: each one SDK call, its answer as `structuredContent` and a line or two for
  * the model. They are served whether or not sending is allowed.
  */
-import { NotFoundError } from '../../api-error.js';
-import type { MessagingClient } from '../../client.js';
-import { DeliveryTimeoutError } from '../../errors.js';
-import type { JsonObject } from '../../types/json.js';
-import type { MessageLog } from '../../types/message-log.js';
+import {
+  DeliveryTimeoutError,
+  type JsonObject,
+  type MessageLog,
+  type MessagingClient,
+  NotFoundError,
+} from 'tenant-messaging';
 import { WAIT_TIMEOUT } from './limits.js';
 import { failure, success, type ToolResult } from './results.js';
 

@@ -2,17 +2,18 @@
  * What a tool answers: a short text for the model and, on success, `structuredContent` that its
  * output schema describes. Every failure is a tool result with `isError: true` and text a model can
  * act on, never a protocol error: the SDK's typed errors keep their messages, with the advice
- * hints.ts gives the command line where it fits, in words for an agent where it does not.
+ * hints.ts gives, in words a model or the person running the server can act on.
  */
 import {
   APIError,
   AuthenticationError,
+  MessagingError,
   NotFoundError,
   PermissionDeniedError,
   RateLimitError,
-} from '../../api-error.js';
-import { MessagingError, ValidationError } from '../../errors.js';
-import { explain } from '../hints.js';
+  ValidationError,
+} from 'tenant-messaging';
+import { explain } from './hints.js';
 
 /** A `tools/call` result: text content, and `structuredContent` on success. */
 export interface ToolResult {

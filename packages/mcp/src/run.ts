@@ -1,39 +1,33 @@
 /**
- * `tenant-messaging mcp` once its settings are checked and its client made: serves the tools over
+ * `tenant-messaging-mcp` once its settings are checked and its client made: serves the tools over
  * stdio (the default) or Streamable HTTP (`--http`) until the client goes away (stdin ends) or a
- * stop signal comes, then closes every session and returns. Loaded by the command's action only
- * (a dynamic import): the MCP SDK is never loaded by another command, nor by any SDK entry.
+ * stop signal comes, then closes every session and returns. Loaded by start.ts once the command
+ * line is known good (a dynamic import): the MCP SDK loads only to serve.
  */
-import { readFile } from 'node:fs/promises';
 import { StdioServerTransport } from '@modelcontextprotocol/sdk/server/stdio.js';
-import type { MessagingClient } from '../../client.js';
-import type { Log } from '../../internal/log.js';
-import { ENV } from '../../options.js';
-import type { CredentialOptions } from '../credentials.js';
+import type { MessagingClient } from 'tenant-messaging';
 import { serveHttp } from './http.js';
-import { serverLog } from './log.js';
+import type { Log, ServerLog } from './log.js';
 import type { McpSettings } from './options.js';
 import { createMcpServer } from './server.js';
 import { createToolbox, type Toolbox } from './toolbox.js';
 
 /**
- * Serves until stdin ends or `signal` aborts. `client` is the command's, made from the
- * credentials; its log is routed to stderr at the server's level here.
+ * Serves until stdin ends or `signal` aborts. `client` logs through `serverLog.logger` already;
+ * `secrets` (the API key, the bearer token) are redacted from every result.
  *
  * @example
  * ```ts
- * await runMcp(mcpSettings(flags, process.env, false), client, globals, signal)
+ * await runMcp(settings, client, serverLog('info', secrets), secrets, signal)
  * ```
  */
 export async function runMcp(
   settings: McpSettings,
-  given: MessagingClient,
-  globals: CredentialOptions,
+  client: MessagingClient,
+  { log }: ServerLog,
+  secrets: readonly string[],
   signal: AbortSignal,
 ): Promise<void> {
-  const secrets = await secretsOf(globals, settings.token);
-  const { log, logger, level } = serverLog(settings.logLevel, secrets);
-  const client = given.withOptions({ logger, logLevel: level });
   const toolbox = createToolbox({
     client,
     allowSend: settings.allowSend,
@@ -87,11 +81,4 @@ function stopped(signal: AbortSignal): Promise<void> {
     if (signal.aborted) resolve();
     else signal.addEventListener('abort', () => resolve(), { once: true });
   });
-}
-
-/** What no output may show: the API key (from the environment or `--api-key-file`) and the bearer token. */
-async function secretsOf(globals: CredentialOptions, token: string | undefined): Promise<string[]> {
-  const fromFile =
-    globals.apiKeyFile === undefined ? undefined : (await readFile(globals.apiKeyFile, 'utf8').catch(() => '')).trim();
-  return [process.env[ENV.apiKey]?.trim(), fromFile, token].filter((secret): secret is string => !!secret);
 }

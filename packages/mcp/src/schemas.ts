@@ -1,14 +1,35 @@
 /**
- * The Zod schemas that check each tool's arguments (the SDK's own where it has one: a log id is
- * the MessageLog's `id`; `prepare_send` is checked by the SDK's send schema, in send-tools). What
- * `tools/list` shows of them is in tool-schemas.ts; test/cli/mcp.test.ts checks that the two agree.
+ * The Zod schemas that check each tool's arguments, with this package's own zod/mini
+ * (`prepare_send` is checked by the SDK's `validateSendParams` instead, in prepare-send.ts). What
+ * `tools/list` shows of them is in tool-schemas.ts, from the SDK's OpenAPI document;
+ * test/mcp.test.ts checks that the two agree.
  */
-import { messageLogShape } from '../../schemas/message-log.js';
-import * as z from '../../schemas/zod.js';
+import type { Issue } from 'tenant-messaging';
+import * as z from 'zod/mini';
+import en from 'zod/v4/locales/en.js';
 import { WAIT_TIMEOUT } from './limits.js';
 
-/** A message log id: the log schema's `id`, at least 1 (spec section 8). */
-const logId = messageLogShape.id.check(z.gte(1, 'must be a message log id: an integer >= 1'));
+// zod/mini ships no messages ("Invalid input" for everything): the English ones, as the SDK's
+// own zod says them, so a refused argument says what was expected.
+z.config(en());
+
+/** A message log id: an integer, as the MessageLog's `id`, at least 1 (spec section 8). */
+const logId = z.number().check(z.int()).check(z.gte(1, 'must be a message log id: an integer >= 1'));
+
+/**
+ * The issues of a refused argument as the SDK's ValidationError lists them: `field.sub` and the message.
+ *
+ * @example
+ * ```ts
+ * new ValidationError('Invalid arguments for get_message', issuesOf(checked.error))
+ * ```
+ */
+export function issuesOf(error: { readonly issues: readonly { path: PropertyKey[]; message: string }[] }): Issue[] {
+  return error.issues.map((issue) => ({
+    path: issue.path.map(String).filter(Boolean).join('.'),
+    message: issue.message,
+  }));
+}
 
 /** The largest page `list_messages` asks for: a bound on what a model can make the server request. */
 export const MAX_PAGE = 1_000_000;

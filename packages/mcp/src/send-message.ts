@@ -5,10 +5,14 @@
  * approval, a cancel leaves it unused. An outcome that is unknown is looked for in the message
  * logs (`messages.reconcile`), never sent again.
  */
-import { APIError } from '../../api-error.js';
-import { APIConnectionError, SendOutcomeUnknownError, ValidationError } from '../../errors.js';
-import type { MessageLog } from '../../types/message-log.js';
-import type { SendTextParams } from '../../types/send.js';
+import {
+  APIConnectionError,
+  APIError,
+  type MessageLog,
+  SendOutcomeUnknownError,
+  type SendTextParams,
+  ValidationError,
+} from 'tenant-messaging';
 import type { Approval } from './approvals.js';
 import { capReached, type SendDeps } from './prepare-send.js';
 import { logLine } from './read-tools.js';

@@ -4,9 +4,7 @@
  * on its own calls), and the tenant's quota for the period (`GET /usage`, when the key may read it
  * and the answer carries `messages.remaining`) says whether the API will take it at all.
  */
-import { RateLimitError } from '../../api-error.js';
-import type { MessagingClient } from '../../client.js';
-import type { JsonObject } from '../../types/json.js';
+import { type JsonObject, type MessagingClient, RateLimitError } from 'tenant-messaging';
 
 /** When a send would go out, for the preview. */
 export interface SendTiming {

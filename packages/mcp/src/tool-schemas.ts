@@ -1,13 +1,10 @@
 /**
- * The JSON Schema `tools/list` shows of each tool. The API's shapes come from the package's own
- * OpenAPI document (`tenant-messaging/openapi.json`), which the build derives from the SDK's Zod
- * schemas with `z.toJSONSchema` (src/openapi/): the MessageLog, the text send, the log id and the
- * lookup's parameters are never written twice. Only this server's own arguments (a page, a
- * timeout, an approval) and results (the preview) are written here; test/cli/mcp.test.ts checks
- * each input against `z.toJSONSchema` of the Zod schema that checks it (schemas.ts).
- *
- * Why not convert at run time: zod's JSON Schema code would then join the chunk of zod the SDK
- * loads on its first call (the bundler splits by file), and every SDK user would load it.
+ * The JSON Schema `tools/list` shows of each tool. The API's shapes come from the SDK's OpenAPI
+ * document (`tenant-messaging/openapi.json`, a public entry), which the SDK's build derives from
+ * its own Zod schemas: the MessageLog, the text send, the log id and the lookup's parameters are
+ * never written twice, and never copied from the SDK's inside. Only this server's own arguments (a
+ * page, a timeout, an approval) and results (the preview) are written here; test/mcp.test.ts
+ * checks each input against `z.toJSONSchema` of the Zod schema that checks it (schemas.ts).
  */
 import { readFile } from 'node:fs/promises';
 import { createRequire } from 'node:module';
@@ -27,7 +24,7 @@ export interface ToolSchemas {
 }
 
 /**
- * The OpenAPI document the package ships (dist/openapi.json), read once.
+ * The OpenAPI document the SDK ships (`tenant-messaging/openapi.json`).
  *
  * @example
  * ```ts
@@ -35,7 +32,7 @@ export interface ToolSchemas {
  * ```
  */
 export async function readApiDocument(): Promise<unknown> {
-  // The package's own name resolves to itself (its `exports` list the document), wherever it is installed.
+  // Resolved from here: wherever npm installed the SDK beside this package (its `exports` list the document).
   const path = createRequire(import.meta.url).resolve('tenant-messaging/openapi.json');
   return JSON.parse(await readFile(path, 'utf8'));
 }

@@ -3,17 +3,15 @@
  * server learnt of the rate limit are shared by every session (stdio has one; `--http` may have
  * several). `call` never throws: every failure, hostile arguments included, is a tool error.
  */
-import type { MessagingClient } from '../../client.js';
-import { issuesFromZod, ValidationError } from '../../errors.js';
-import type { Log } from '../../internal/log.js';
-import { loadSchemas } from '../../schemas/load.js';
-import { watchFailedCalls } from '../hints.js';
+import { type MessagingClient, ValidationError } from 'tenant-messaging';
 import { Approvals } from './approvals.js';
+import { watchFailedCalls } from './hints.js';
 import { SendBudget } from './limits.js';
-import { redact } from './log.js';
+import { type Log, redact } from './log.js';
 import type { SendDeps } from './prepare-send.js';
 import { type RecipientList, recipientList } from './recipients.js';
 import { errorResult, failure, type ToolResult } from './results.js';
+import { issuesOf } from './schemas.js';
 import type { Confirm } from './send-message.js';
 import { RateWatch } from './timing.js';
 import { type JsonSchema, readApiDocument, toolSchemas } from './tool-schemas.js';
@@ -118,16 +116,14 @@ export function createToolbox(options: ToolboxOptions): Toolbox {
   };
   const served = TOOLS.filter((tool) => allowSend || !tool.sends);
   let listed: Promise<ListedTool[]> | undefined;
-  // A 403's hint names the scope of the endpoint that refused (hints.ts reads it from the SDK's channel).
+  // A 403's advice names the scope of the endpoint that refused (hints.ts reads it from the SDK's channel).
   const stopWatching = watchFailedCalls();
 
   const run = async (tool: ToolDefinition, args: unknown, call: CallOptions): Promise<ToolResult> => {
-    await loadSchemas(); // the SDK's English messages for Zod's issues
     let parsed: unknown = args ?? {};
     if (tool.input) {
       const checked = tool.input.safeParse(parsed);
-      if (!checked.success)
-        throw new ValidationError(`Invalid arguments for ${tool.name}`, issuesFromZod(checked.error));
+      if (!checked.success) throw new ValidationError(`Invalid arguments for ${tool.name}`, issuesOf(checked.error));
       parsed = checked.data;
     }
     return tool.run(parsed, { client, signal: call.signal, send, confirm: call.confirm });

@@ -3,7 +3,7 @@
  * handler (the JSON Schema `tools/list` shows is in tool-schemas.ts). The read tools are always
  * listed; `prepare_send` and `send_message` only with `--allow-send`.
  */
-import type * as z from '../../schemas/zod.js';
+import type * as z from 'zod/mini';
 import { prepareSend, type SendDeps } from './prepare-send.js';
 import {
   getMessage,

@@ -1,6 +1,6 @@
 /**
  * The MCP server in this process, driven by the MCP SDK's own Client over its in-memory transport
- * pair, against a sandbox on loopback: what test/cli/mcp.test.ts and mcp-send.test.ts share. Every
+ * pair, against a sandbox on loopback: what mcp.test.ts and mcp-send.test.ts share. Every
  * result is kept (`seen`), so a file can check at its end that none showed the API key.
  */
 import { Client } from '@modelcontextprotocol/sdk/client/index.js';
@@ -13,9 +13,11 @@ import {
 } from '@modelcontextprotocol/sdk/types.js';
 import { MessagingClient } from 'tenant-messaging';
 import { type RunningSandbox, startSandbox } from 'tenant-messaging/sandbox';
-import { createMcpServer } from '../../src/cli/mcp/server.js';
-import { createToolbox, type Toolbox, type ToolboxOptions } from '../../src/cli/mcp/toolbox.js';
-import { openApiDocument } from '../../src/openapi/document.js';
+// The SDK's OpenAPI document made from its sources (test code only): what its dist/openapi.json
+// holds once built, so the in-process tests need no build.
+import { openApiDocument } from '../../../src/openapi/document.js';
+import { createMcpServer } from '../src/server.js';
+import { createToolbox, type Toolbox, type ToolboxOptions } from '../src/toolbox.js';
 
 /** How the test client answers a confirmation, and what it declares. */
 export interface Elicit {
@@ -68,7 +70,6 @@ export async function startFixture(): Promise<Fixture> {
     return made;
   };
   const acme = client();
-  // What dist/openapi.json holds once built: the in-process tests need no build.
   const apiDocument = openApiDocument();
   return {
     sandbox,

@@ -1,5 +1,5 @@
 /**
- * Sending through `tenant-messaging mcp --allow-send`, in this process against the sandbox: the
+ * Sending through `tenant-messaging-mcp --allow-send`, in this process against the sandbox: the
  * POSTs the sandbox counts are the proof. prepare then send is one POST, the same approval again
  * none, a made-up one none, two at once one; a confirmation declined none, accepted one; the
  * operator's limits refuse; an answer lost after storing is found in the logs, never resent;

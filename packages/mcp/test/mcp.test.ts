@@ -1,5 +1,5 @@
 /**
- * `tenant-messaging mcp`'s tools in this process (the server factory over the MCP SDK's in-memory
+ * `tenant-messaging-mcp`'s tools in this process (the server factory over the MCP SDK's in-memory
  * transport, driven by the SDK's own Client) against the sandbox: the tool list and its schemas,
  * every read tool, errors as tool results, hostile arguments (fast-check) and the key never shown.
  * The approval flow is in mcp-send.test.ts; the bin over stdio and HTTP in mcp-bin.test.ts.
@@ -7,11 +7,12 @@
 import fc from 'fast-check';
 import { SANDBOX_PHONES } from 'tenant-messaging/sandbox';
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
-import { mcpSettings, TOKEN_ENV } from '../../src/cli/mcp/options.js';
-import { recipientList } from '../../src/cli/mcp/recipients.js';
-import { INPUTS } from '../../src/cli/mcp/schemas.js';
-import { sendMessageParamsZod } from '../../src/schemas/send.js';
-import * as z from '../../src/schemas/zod.js';
+import * as z from 'zod/mini';
+// The SDK's own send schema (test code only): what prepare_send's JSON Schema must show.
+import { sendMessageParamsZod } from '../../../src/schemas/send.js';
+import { mcpSettings, TOKEN_ENV } from '../src/options.js';
+import { recipientList } from '../src/recipients.js';
+import { INPUTS } from '../src/schemas.js';
 import { type Fixture, startFixture, text } from './mcp-fixture.js';
 
 const SENDER = '+15550001001';

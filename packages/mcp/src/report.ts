@@ -1,0 +1,57 @@
+/**
+ * An error that stopped the server, as the person who started it reads it on stderr (its class,
+ * its message, what to do next), and the exit code it ends with. The SDK's messages never carry
+ * the API key, and nothing here adds it.
+ */
+import { styleText } from 'node:util';
+import { ValidationError } from 'tenant-messaging';
+import type { CredentialFlags } from './command.js';
+import { HELP_HINT } from './command.js';
+import { EXIT, UsageError } from './exit.js';
+import { explain, inPlainWords } from './hints.js';
+import { ENV } from './options.js';
+
+/**
+ * The report of `error` for stderr; `flags` say whether the credentials came from a flag (the
+ * fields of a refused client option are named by what set them).
+ *
+ * @example
+ * ```ts
+ * process.stderr.write(report(error, flags))
+ * ```
+ */
+export function report(error: unknown, flags: CredentialFlags = {}, stream = process.stderr): string {
+  const name = error instanceof Error ? error.name : 'Error';
+  const explained = explain(error);
+  const message = error instanceof ValidationError ? issuesText(error, flags) : explained.message;
+  const advice = error instanceof UsageError || error instanceof ValidationError ? HELP_HINT : explained.advice;
+  const head = styleText(['bold', 'red'], `${name}:`, { stream });
+  return `${head} ${message}${advice ? `\n${styleText('yellow', `→ ${advice}`, { stream })}` : ''}\n`;
+}
+
+/**
+ * The exit code of the error the server stopped with: 2 for usage (nothing started), 1 otherwise.
+ *
+ * @example
+ * ```ts
+ * process.exitCode = exitCodeOf(error)
+ * ```
+ */
+export function exitCodeOf(error: unknown): number {
+  return error instanceof UsageError || error instanceof ValidationError ? EXIT.usage : EXIT.failed;
+}
+
+/** A ValidationError of the client's options, each field named by the flag or variable that set it. */
+function issuesText(error: ValidationError, flags: CredentialFlags): string {
+  const end = error.message.indexOf(':\n');
+  const what = inPlainWords(end === -1 ? error.message : error.message.slice(0, end));
+  const names: Record<string, string> = {
+    baseUrl: flags.baseUrl === undefined ? ENV.baseUrl : '--base-url',
+    apiKey: flags.apiKeyFile === undefined ? ENV.apiKey : '--api-key-file',
+  };
+  const lines = error.issues.map((issue) => {
+    const field = issue.path.split('.')[0] ?? '';
+    return `  - ${names[field] ?? (issue.path || '(value)')}: ${inPlainWords(issue.message)}`;
+  });
+  return `${what}:\n${lines.join('\n')}`;
+}

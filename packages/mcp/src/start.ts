@@ -1,0 +1,38 @@
+/**
+ * The server once its command line is parsed: checks the flags, the environment and the
+ * credentials, makes the client (its log on stderr, secrets redacted), then loads the MCP server
+ * (and the MCP SDK) and serves until the client goes away or a stop signal comes. Every usage
+ * error is found before the MCP SDK loads.
+ */
+import { MessagingClient } from 'tenant-messaging';
+import type { CredentialFlags, McpFlags } from './command.js';
+import { credentialsFrom } from './credentials.js';
+import { serverLog } from './log.js';
+import { mcpSettings } from './options.js';
+
+/**
+ * Serves until stdin ends or `signal` aborts; throws a UsageError for bad flags or credentials.
+ *
+ * @example
+ * ```ts
+ * await startMcp({ allowSend: true, maxSends: '5' }, { apiKeyFile: './key' }, controller.signal)
+ * ```
+ */
+export async function startMcp(flags: McpFlags, given: CredentialFlags, signal: AbortSignal): Promise<void> {
+  const settings = mcpSettings(flags, process.env, given.verbose);
+  const credentials = await credentialsFrom(given, process.env);
+  const secrets = [...credentials.secrets, ...(settings.token === undefined ? [] : [settings.token])];
+  const log = serverLog(settings.logLevel, secrets);
+  const client = new MessagingClient({
+    ...(credentials.baseUrl === undefined ? {} : { baseUrl: credentials.baseUrl }),
+    ...(credentials.apiKey === undefined ? {} : { apiKey: credentials.apiKey }),
+    logger: log.logger,
+    logLevel: log.level,
+  });
+  try {
+    const { runMcp } = await import('./run.js');
+    await runMcp(settings, client, log, secrets, signal);
+  } finally {
+    await client.close();
+  }
+}
