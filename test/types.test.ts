@@ -1,6 +1,10 @@
+import type { ReadStream } from 'node:fs';
+import type { Readable } from 'node:stream';
 import {
+  type ClientOptions,
   type DeliveryStatus,
   type JsonObject,
+  type MediaInput,
   type MessageLog,
   type MessagingClient,
   mediaFromPath,
@@ -8,6 +12,7 @@ import {
   type PagePromise,
   type SendMessageParams,
 } from 'tenant-messaging';
+import type { Agent, ProxyAgent } from 'undici';
 import { describe, expectTypeOf, it } from 'vitest';
 
 type Client = MessagingClient;
@@ -52,6 +57,16 @@ describe('public types', () => {
       type: 'voice',
       media: { data: new Uint8Array(), filename: 'v.ogg' },
     } as const).toExtend<SendMessageParams>();
+  });
+
+  it('Node streams and undici dispatchers fit the shapes the declarations name them by (they need no @types/node)', () => {
+    expectTypeOf<ReadStream>().toExtend<MediaInput>();
+    expectTypeOf<{ data: Readable; filename: string }>().toExtend<MediaInput>();
+    // A stream without a path has no file name: it goes in { data, filename }, as before.
+    expectTypeOf<Readable>().not.toExtend<MediaInput>();
+    expectTypeOf<Agent>().toExtend<ClientOptions['dispatcher']>();
+    expectTypeOf<ProxyAgent>().toExtend<ClientOptions['dispatcher']>();
+    expectTypeOf<{ dispatch: string }>().not.toExtend<ClientOptions['dispatcher']>();
   });
 
   it('invalid send combinations are compile errors', () => {
