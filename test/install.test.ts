@@ -90,7 +90,7 @@ describe('tenant-messaging, tenant-messaging-cli and tenant-messaging-mcp instal
   });
 
   it('`tenant-messaging-mcp` answers initialize and tools/list over stdio, and exits 0 when stdin ends', async () => {
-    const tenant = sandbox.tenants.acme;
+    const tenant = sandbox.tenants['acme'] as RunningSandbox['tenants'][string];
     const env = {
       ...process.env,
       TENANT_MESSAGING_BASE_URL: tenant.baseUrl,

@@ -90,7 +90,14 @@ describe.each(BACKENDS)('scheduled sends, cancel and quiet hours on %s', (backen
         await queue.send(text(2, '+15557654302'), { id: 'now' });
         expect(await queue.cancel('later')).toBe(true);
         expect(await queue.cancel('later')).toBe(false);
-        const seen = await collectUpdates(updates, (s) => s.some((u) => u.id === 'now' && u.status === 'sent'));
+        // 'now' was queued before the cancels: a worker may send it before they end, so its 'sent'
+        // can come before 'later's 'cancelled'. Both are awaited, in whichever order they come.
+        const seen = await collectUpdates(
+          updates,
+          (s) =>
+            s.some((u) => u.id === 'now' && u.status === 'sent') &&
+            s.some((u) => u.id === 'later' && u.status === 'cancelled'),
+        );
         await finishedJob(raw, 'now');
         expect(await queue.cancel('now')).toBe(false);
         expect(await queue.cancel('never-enqueued')).toBe(false);
