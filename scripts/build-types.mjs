@@ -24,7 +24,10 @@ for (const [file, line] of Object.entries(OPTIONAL_TYPE_IMPORTS)) {
   const text = await readFile(join(dist, file), 'utf8');
   if (!text.includes(line))
     throw new Error(`build-types: ${file} no longer has \`${line}\`: update OPTIONAL_TYPE_IMPORTS`);
-  await writeFile(join(dist, file), text.replace(line, `// @ts-ignore an optional peer dependency, maybe not installed\n${line}`));
+  await writeFile(
+    join(dist, file),
+    text.replace(line, `// @ts-ignore an optional peer dependency, maybe not installed\n${line}`),
+  );
 }
 
 for (const entry of await readdir(dist, { recursive: true })) {
