@@ -68,6 +68,7 @@ export type {
   SendResult,
   TrackDeliveriesOptions,
 } from './types/many.js';
+export type { FileReadStream, NodeReadable } from './types/media.js';
 export {
   DELIVERY_STATUSES,
   type DeliveryStatus,
@@ -84,6 +85,7 @@ export type {
   RateLimitOptions,
   RequestOptions,
   SendOptions,
+  UndiciDispatcher,
   UploadProgress,
 } from './types/options.js';
 export type { PollingOptions, WaitForDeliveryOptions } from './types/polling.js';

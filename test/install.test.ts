@@ -67,10 +67,12 @@ describe('tenant-messaging, tenant-messaging-cli and tenant-messaging-mcp instal
     const cli = JSON.parse(
       await readFile(join(together, 'node_modules', 'tenant-messaging-cli', 'package.json'), 'utf8'),
     );
+    // libphonenumber-js, the SDK's optional peer: the demo's pacing step paces per recipient.
     expect(Object.keys(cli.dependencies).sort()).toEqual([
       'cli-progress',
       'commander',
       'csv-parse',
+      'libphonenumber-js',
       'tenant-messaging',
     ]);
     expect(cli.bin).toEqual({ 'tenant-messaging': './dist/main.js' });

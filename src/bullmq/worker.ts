@@ -14,7 +14,7 @@ import {
 } from './checks.js';
 import { DatastoreError } from './errors.js';
 import { createFleetGate, openGate } from './fleet/gate.js';
-import { createFleetLanes } from './fleet/lanes.js';
+import { checkFleetLanesPeer, createFleetLanes } from './fleet/lanes.js';
 import { limiterFor } from './fleet/limiter.js';
 import { loadBullmq } from './load.js';
 import { logRepeats } from './log-repeats.js';
@@ -64,6 +64,8 @@ export class MessagingWorker {
 
   constructor(options: MessagingWorkerOptions) {
     checkWorkerOptions(options);
+    // Before any connection opens: a constructor that throws after opening one keeps the process alive.
+    checkFleetLanesPeer(options.rateLimit?.perRecipient?.minInterval);
     const retention = checkRetention(options.retention, WHAT);
     const bull = loadBullmq();
     const { name } = options;
