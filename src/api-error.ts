@@ -1,3 +1,4 @@
+import type { Scope } from './endpoints.js';
 import { MessagingError, type ResponseHeaders } from './errors.js';
 import { isPlainObject } from './internal/is-plain-object.js';
 import { parseJson } from './internal/json.js';
@@ -60,7 +61,21 @@ export class AuthenticationError extends APIError {}
  * if (error instanceof PermissionDeniedError) console.error(error.message) // 'The API key does not include the required scope.'
  * ```
  */
-export class PermissionDeniedError extends APIError {}
+export class PermissionDeniedError extends APIError {
+  /**
+   * The scope the refused endpoint needs, which the key lacks: known for every method of the
+   * client, and for `client.request()` to a path of the API's endpoints (`/messages/42` is
+   * `GET /messages/{messageLog}`); undefined for any other path, and for an error made by hand.
+   * The service's body does not name it (spec section 5): the SDK's endpoint table does.
+   *
+   * @default undefined
+   * @example
+   * ```ts
+   * if (error instanceof PermissionDeniedError) console.error(`Use a key with the ${error.requiredScope} scope`)
+   * ```
+   */
+  requiredScope: Scope | undefined = undefined;
+}
 
 /**
  * Raised on 404: for `messages.get`, the log does not exist in this tenant's workspace.

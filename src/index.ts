@@ -31,7 +31,7 @@ export {
   PathMedia,
 } from './core/media/from-path.js';
 export { Page, PagePromise } from './core/pagination.js';
-export { ENDPOINTS, type EndpointDefinition, type EndpointName, SCOPES, type Scope } from './endpoints.js';
+export type { Scope } from './endpoints.js';
 export {
   APIConnectionError,
   APITimeoutError,
@@ -45,7 +45,6 @@ export {
   SendOutcomeUnknownError,
   ValidationError,
 } from './errors.js';
-export { DEFAULTS } from './options.js';
 export type { Contacts } from './resources/contacts.js';
 export type { Messages } from './resources/messages.js';
 export type { SenderNumbers } from './resources/sender-numbers.js';

@@ -9,8 +9,8 @@
 import { readdirSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { Validator } from '@seriousme/openapi-schema-validator';
-import { ENDPOINTS } from 'tenant-messaging';
 import { beforeAll, describe, expect, it } from 'vitest';
+import { ENDPOINTS } from '../src/endpoints.js';
 import { root } from './helpers/npm.js';
 import { type Json, loadDocument, resolve, routeOf, schemaChecker } from './helpers/openapi.js';
 

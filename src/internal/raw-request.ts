@@ -5,7 +5,7 @@ import type { HttpMethod, RawRequest, ResultSchema } from '../types/request.js';
 import { checkKnownKeys, type KnownKeys } from './checks.js';
 import { describeValue } from './describe-value.js';
 import { readFields } from './input.js';
-import type { Route } from './route.js';
+import { type Route, scopeOfPath } from './route.js';
 
 const METHODS: readonly HttpMethod[] = ['GET', 'HEAD', 'POST', 'PUT', 'PATCH', 'DELETE'];
 const RAW_REQUEST: KnownKeys<RawRequest> = { method: true, path: true, query: true, body: true, schema: true };
@@ -78,6 +78,7 @@ export function checkRawRequest<T>(given: unknown, apiBase: string): CheckedRawR
       literals: [filled],
       params: [],
       ids: {},
+      scope: scopeOfPath(verb, filled),
     },
     query: query as ListQuery | undefined,
     bodyText,

@@ -1,4 +1,4 @@
-import { ENDPOINTS, type EndpointName, type IdDescription } from '../endpoints.js';
+import { ENDPOINTS, type EndpointName, type IdDescription, type Scope } from '../endpoints.js';
 import { ValidationError } from '../errors.js';
 import type { HttpMethod } from '../types/request.js';
 import { describeValue } from './describe-value.js';
@@ -18,6 +18,8 @@ export interface Route {
   readonly literals: readonly string[];
   readonly params: readonly string[];
   readonly ids: Readonly<Record<string, IdDescription>>;
+  /** The scope the endpoint needs: null when any active key may call it, undefined when unknown (a raw path off the table). */
+  readonly scope: Scope | null | undefined;
 }
 
 function compile(name: EndpointName): Route {
@@ -38,6 +40,7 @@ function compile(name: EndpointName): Route {
     literals,
     params,
     ids,
+    scope: row.scope,
   };
 }
 
@@ -84,4 +87,18 @@ export function fillPath(route: Route, params: Readonly<Record<string, unknown>>
  */
 export function checkPathParams(name: EndpointName, params: Readonly<Record<string, unknown>>): void {
   fillPath(routeOf(name), params);
+}
+
+/** A path with its parameters (`{messageLog}`, `{id}`) or ids (`42`) as one shape: `/messages/{}`. */
+const shapeOf = (path: string) => path.replace(/\/(?:\{\w+\}|\d+)(?=\/|$)/g, '/{}');
+
+/**
+ * The scope of the table's endpoint that `method` and `path` (below `/api/v1`) reach:
+ * `client.request()`'s, so that its 403 names the scope as the methods' do. Undefined when no
+ * endpoint of the table matches.
+ */
+export function scopeOfPath(method: string, path: string): Scope | null | undefined {
+  const wanted = shapeOf(path);
+  const row = Object.values(ENDPOINTS).find((row) => row.method === method && shapeOf(row.path) === wanted);
+  return row?.scope;
 }

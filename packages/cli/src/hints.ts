@@ -5,21 +5,16 @@
  * bin knows (the command that ran, the log id, the scope the key lacks), never a placeholder. The
  * SDK's own messages, for library users, stay as they are.
  */
-import { subscribe, unsubscribe } from 'node:diagnostics_channel';
 import {
   APIConnectionError,
   AuthenticationError,
-  CHANNEL_NAMES,
   DeliveryTimeoutError,
-  ENDPOINTS,
   InternalServerError,
   NotFoundError,
   OutcomeUnknownError,
   PermissionDeniedError,
   RateLimitError,
-  type RequestTrace,
   ResponseValidationError,
-  type Scope,
   SendOutcomeUnknownError,
   ValidationError,
 } from 'tenant-messaging';
@@ -67,41 +62,6 @@ export function located<E>(error: E, where: Where): E {
  */
 export function helpHint(command?: string): string {
   return `See \`tenant-messaging ${command === undefined ? '' : `${command} `}--help\`.`;
-}
-
-/** The call whose answer an error is: the endpoint table's name (`request` for the raw command), method and template. */
-type FailedCall = Pick<RequestTrace, 'endpoint' | 'method' | 'urlTemplate'>;
-
-const failedCalls = new WeakMap<object, FailedCall>();
-const FAILURES = `tracing:${CHANNEL_NAMES.request}:error`;
-let watchers = 0;
-
-const onFailure = (message: unknown) => {
-  const { error, endpoint, method, urlTemplate } = message as RequestTrace;
-  if (typeof error === 'object' && error !== null) failedCalls.set(error, { endpoint, method, urlTemplate });
-};
-
-/**
- * Remembers, for each call that fails while a command runs, which endpoint failed it: the SDK
- * publishes every call's failure on `tenant-messaging:request` (diagnostics_channel), and a 403's
- * hint names the scope of that endpoint (src/endpoints.ts), not of every endpoint the command may
- * call (`send --wait` sends, then reads). Returns the call that stops watching: a channel left
- * subscribed would make the SDK trace every later call of the process (the CLI run in process).
- *
- * @example
- * ```ts
- * const stop = watchFailedCalls() // then explain(error).advice names the scope a 403 lacked
- * try { await command() } finally { stop() }
- * ```
- */
-export function watchFailedCalls(): () => void {
-  if (watchers++ === 0) subscribe(FAILURES, onFailure);
-  let stopped = false;
-  return () => {
-    if (stopped) return;
-    stopped = true;
-    if (--watchers === 0) unsubscribe(FAILURES, onFailure);
-  };
 }
 
 /**
@@ -242,7 +202,9 @@ function adviceFor(error: unknown, where: Where): string | undefined {
     return `Check the key: ${ENV.apiKey}, or the file given to --api-key-file.`;
   }
   if (error instanceof PermissionDeniedError) {
-    const scope = scopeOf(failedCalls.get(error));
+    // The scope of the endpoint that refused (the SDK knows it), not of every endpoint the command
+    // may call: `send --wait` sends, then reads.
+    const scope = error.requiredScope;
     return scope
       ? `This key lacks the \`${scope}\` scope: use a key that has it.`
       : 'This key lacks the permission for it: use a key that has it.';
@@ -266,19 +228,4 @@ function adviceFor(error: unknown, where: Where): string | undefined {
     return `${error.neverSent ? 'Nothing was sent. ' : ''}Check the base URL (--base-url or ${ENV.baseUrl}) and the network.`;
   }
   return undefined;
-}
-
-/**
- * The scope the endpoint of a failed call needs: its row of the endpoint table, or for the
- * `request` command the row of the same method whose path has the same shape (`/messages/{id}`
- * is `/messages/{messageLog}`). Null when the endpoint needs none, undefined when unknown.
- */
-function scopeOf(call: FailedCall | undefined): Scope | null | undefined {
-  if (call === undefined) return undefined;
-  const rows = Object.entries(ENDPOINTS);
-  const named = rows.find(([name]) => name === call.endpoint);
-  if (named) return named[1].scope;
-  const shape = (path: string) => path.split('/').map((segment) => (segment.startsWith('{') ? '{}' : segment));
-  const wanted = shape(call.urlTemplate).join('/');
-  return rows.find(([, row]) => row.method === call.method && shape(row.path).join('/') === wanted)?.[1].scope;
 }

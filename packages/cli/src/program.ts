@@ -10,7 +10,7 @@ import { clientFrom } from './credentials.js';
 import { parseDuration } from './duration.js';
 import { UsageError } from './exit-codes.js';
 import { DEMO_HELP, LISTEN_HELP, ROOT_HELP, SEND_MANY_HELP, TAIL_HELP } from './help-texts.js';
-import { helpHint, located, watchFailedCalls } from './hints.js';
+import { helpHint, located } from './hints.js';
 import { createOutput, type Format } from './output.js';
 
 /** The options every API command takes. */
@@ -61,14 +61,11 @@ export function program(signal: AbortSignal, sandbox: (args: readonly string[]) 
    * command and its options, for the report's words and hint (hints.ts).
    */
   const guarded = async (command: Command, action: () => Promise<void>): Promise<void> => {
-    const stopWatching = watchFailedCalls();
     try {
       await action();
     } catch (error) {
       if (signal.aborted && error === signal.reason) return;
       throw located(error, { command: command.name(), flags: command.opts(), globals: root.opts() });
-    } finally {
-      stopWatching();
     }
   };
 

@@ -14,10 +14,8 @@ import {
   APIConnectionError,
   APITimeoutError,
   DeliveryTimeoutError,
-  ENDPOINTS,
   MessagingClient,
   ResponseValidationError,
-  SCOPES,
   SendOutcomeUnknownError,
 } from 'tenant-messaging';
 import { type RunningSandbox, SANDBOX_PHONES, startSandbox } from 'tenant-messaging/sandbox';
@@ -30,6 +28,8 @@ import { report } from '../src/report.js';
 import { SECRET_ENV } from '../src/webhook-secret.js';
 
 const SENDER = '+15550001001';
+/** The scopes an API key can carry (spec section 5). */
+const SCOPES: readonly string[] = ['messages.send', 'messages.read', 'contacts.lookup', 'usage.read'];
 let sandbox: RunningSandbox;
 let tenant: RunningSandbox['tenants'][string];
 
@@ -79,10 +79,7 @@ function codeWords(text: string, command: Command | undefined, typed: readonly s
     'a quoted name',
     /`([^`]+)`/g,
     ([, quoted = '']) =>
-      !quoted.startsWith('tenant-messaging ') &&
-      !flags.has(quoted) &&
-      !(SCOPES as readonly string[]).includes(quoted) &&
-      quoted !== 'ps',
+      !quoted.startsWith('tenant-messaging ') && !flags.has(quoted) && !SCOPES.includes(quoted) && quoted !== 'ps',
   );
   return found;
 }
@@ -393,17 +390,17 @@ describe('hints that name what the bin knows', () => {
     const id = String((JSON.parse(sent.stdout) as { id: number }).id);
     const text = ['send', '--from', SENDER, '--to', SANDBOX_PHONES.reads, '--text', 'Scoped'];
     const cases: [args: string[], key: string, scope: string | null][] = [
-      [text, keys.noSend, ENDPOINTS.sendMessage.scope],
+      [text, keys.noSend, 'messages.send'],
       // It sends (the key may), then the wait's read is refused: the read's scope, not the send's.
-      [[...text, '--wait'], keys.noRead, ENDPOINTS.getMessage.scope],
-      [['get', id], keys.noRead, ENDPOINTS.getMessage.scope],
-      [['wait', id], keys.noRead, ENDPOINTS.getMessage.scope],
-      [['list'], keys.noRead, ENDPOINTS.listMessages.scope],
-      [['tail'], keys.noRead, ENDPOINTS.listMessages.scope],
-      [['usage'], keys.noUsage, ENDPOINTS.usage.scope],
-      [['lookup', SANDBOX_PHONES.reads, '--from', SENDER], keys.noLookup, ENDPOINTS.lookupContact.scope],
+      [[...text, '--wait'], keys.noRead, 'messages.read'],
+      [['get', id], keys.noRead, 'messages.read'],
+      [['wait', id], keys.noRead, 'messages.read'],
+      [['list'], keys.noRead, 'messages.read'],
+      [['tail'], keys.noRead, 'messages.read'],
+      [['usage'], keys.noUsage, 'usage.read'],
+      [['lookup', SANDBOX_PHONES.reads, '--from', SENDER], keys.noLookup, 'contacts.lookup'],
       // The raw request: the scope of the endpoint table's row of that method and path.
-      [['request', 'GET', `/messages/${id}`], keys.noRead, ENDPOINTS.getMessage.scope],
+      [['request', 'GET', `/messages/${id}`], keys.noRead, 'messages.read'],
     ];
     for (const [args, key, scope] of cases) {
       const result = await run(args, { env: { [ENV.apiKey]: key } });

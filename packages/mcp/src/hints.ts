@@ -4,21 +4,16 @@
  * those sentences become what a model or the person running the server can act on, and the advice
  * names what the server knows (the scope a key lacked, the tool to call), never a placeholder.
  */
-import { subscribe, unsubscribe } from 'node:diagnostics_channel';
 import {
   APIConnectionError,
   AuthenticationError,
-  CHANNEL_NAMES,
   DeliveryTimeoutError,
-  ENDPOINTS,
   InternalServerError,
   NotFoundError,
   OutcomeUnknownError,
   PermissionDeniedError,
   RateLimitError,
-  type RequestTrace,
   ResponseValidationError,
-  type Scope,
   SendOutcomeUnknownError,
 } from 'tenant-messaging';
 import { ENV } from './options.js';
@@ -27,37 +22,6 @@ import { ENV } from './options.js';
 export interface Explained {
   readonly message: string;
   readonly advice: string | undefined;
-}
-
-const failedCalls = new WeakMap<object, string>();
-const FAILURES = `tracing:${CHANNEL_NAMES.request}:error`;
-let watchers = 0;
-
-const onFailure = (message: unknown) => {
-  const { error, endpoint } = message as RequestTrace;
-  if (typeof error === 'object' && error !== null) failedCalls.set(error, endpoint);
-};
-
-/**
- * Remembers, for each call that fails, which endpoint failed it: the SDK publishes every call's
- * failure on `tenant-messaging:request` (diagnostics_channel), and a 403's advice names the scope
- * of that endpoint. Returns the call that stops watching: a channel left subscribed would make the
- * SDK trace every later call of the process.
- *
- * @example
- * ```ts
- * const stop = watchFailedCalls() // then explain(error).advice names the scope a 403 lacked
- * try { await serve() } finally { stop() }
- * ```
- */
-export function watchFailedCalls(): () => void {
-  if (watchers++ === 0) subscribe(FAILURES, onFailure);
-  let stopped = false;
-  return () => {
-    if (stopped) return;
-    stopped = true;
-    if (--watchers === 0) unsubscribe(FAILURES, onFailure);
-  };
 }
 
 /** Sentences of the SDK's messages that speak to code, as the server says them. */
@@ -120,7 +84,8 @@ function adviceFor(error: unknown): string | undefined {
   }
   if (error instanceof AuthenticationError) return `Check the key: ${ENV.apiKey}, or the file given to --api-key-file.`;
   if (error instanceof PermissionDeniedError) {
-    const scope = scopeOf(failedCalls.get(error));
+    // The SDK names the scope of the endpoint that refused (its endpoint table).
+    const scope = error.requiredScope;
     return scope
       ? `This key lacks the \`${scope}\` scope: use a key that has it.`
       : 'This key lacks the permission for it: use a key that has it.';
@@ -136,10 +101,4 @@ function adviceFor(error: unknown): string | undefined {
     return `${error.neverSent ? 'Nothing was sent. ' : ''}Check the base URL (--base-url or ${ENV.baseUrl}) and the network.`;
   }
   return undefined;
-}
-
-/** The scope the endpoint `name` needs (null: none), from the SDK's endpoint table; undefined when unknown. */
-function scopeOf(name: string | undefined): Scope | null | undefined {
-  if (name === undefined || !Object.hasOwn(ENDPOINTS, name)) return undefined;
-  return ENDPOINTS[name as keyof typeof ENDPOINTS].scope;
 }

@@ -39,18 +39,14 @@ export async function runMcp(
   const mode = settings.allowSend
     ? `sending allowed${settings.maxSends === undefined ? '' : `, at most ${settings.maxSends}`}${settings.allowRecipients ? ` to ${settings.allowRecipients.patterns.join(',')}` : ''}`
     : 'read-only';
-  try {
-    if (settings.http === undefined) await serveStdio(toolbox, log, mode, signal);
-    else {
-      const serving = await serveHttp(settings.http, settings.token ?? '', toolbox, log);
-      log.info?.(`mcp: serving Streamable HTTP at ${serving.url} (${mode}; bearer token required)`);
-      await stopped(signal);
-      await serving.close();
-    }
-    log.info?.('mcp: stopped');
-  } finally {
-    toolbox.close();
+  if (settings.http === undefined) await serveStdio(toolbox, log, mode, signal);
+  else {
+    const serving = await serveHttp(settings.http, settings.token ?? '', toolbox, log);
+    log.info?.(`mcp: serving Streamable HTTP at ${serving.url} (${mode}; bearer token required)`);
+    await stopped(signal);
+    await serving.close();
   }
+  log.info?.('mcp: stopped');
 }
 
 /** Serves one session over stdin and stdout until stdin ends or `signal` aborts. */

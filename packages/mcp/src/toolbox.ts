@@ -5,7 +5,6 @@
  */
 import { type MessagingClient, ValidationError } from 'tenant-messaging';
 import { Approvals } from './approvals.js';
-import { watchFailedCalls } from './hints.js';
 import { SendBudget } from './limits.js';
 import { type Log, redact } from './log.js';
 import type { SendDeps } from './prepare-send.js';
@@ -90,8 +89,6 @@ export interface Toolbox {
   list(): Promise<ListedTool[]>;
   /** Runs one tool; always a result, an error being one with `isError: true`. */
   call(name: string, args: unknown, options: CallOptions): Promise<ToolResult>;
-  /** Stops watching the SDK's failed calls (for the 403 hint). */
-  close(): void;
 }
 
 /**
@@ -116,8 +113,6 @@ export function createToolbox(options: ToolboxOptions): Toolbox {
   };
   const served = TOOLS.filter((tool) => allowSend || !tool.sends);
   let listed: Promise<ListedTool[]> | undefined;
-  // A 403's advice names the scope of the endpoint that refused (hints.ts reads it from the SDK's channel).
-  const stopWatching = watchFailedCalls();
 
   const run = async (tool: ToolDefinition, args: unknown, call: CallOptions): Promise<ToolResult> => {
     let parsed: unknown = args ?? {};
@@ -171,7 +166,6 @@ export function createToolbox(options: ToolboxOptions): Toolbox {
       log?.debug?.(`mcp: ${String(name)} ${result.isError ? 'answered an error' : 'answered'}`);
       return shown(result, secrets);
     },
-    close: stopWatching,
   };
 }
 

@@ -99,7 +99,6 @@ export async function startFixture(): Promise<Fixture> {
       open.push(async () => {
         await mcp.close();
         await server.close();
-        toolbox.close();
       });
       return {
         mcp,
