@@ -1,5 +1,9 @@
 import { APIError, DeliveryTimeoutError, MessagingError, OutcomeUnknownError, ValidationError } from 'tenant-messaging';
+import { UsageError } from 'tenant-messaging-bin-kit';
 import { InterruptedError } from './interrupt.js';
+
+// The bins' shared usage error (a command line found wrong before any request: exit code 2).
+export { UsageError };
 
 /**
  * The CLI's exit codes (README, "Command line"), so a script can tell the outcomes apart.
@@ -35,18 +39,6 @@ export function exitCodeOf(error: unknown): number {
   if (error instanceof ValidationError || error instanceof UsageError) return EXIT.usage;
   if (error instanceof APIError || error instanceof MessagingError) return EXIT.failed;
   return EXIT.failed;
-}
-
-/**
- * A command line the CLI cannot act on (a missing option, a bad duration), found before any request.
- *
- * @example
- * ```ts
- * throw new UsageError("--timeout must look like 60s, 5m or 1500ms, got 'soon'")
- * ```
- */
-export class UsageError extends Error {
-  override readonly name: string = 'UsageError';
 }
 
 /** What a batch (`send-many`, with or without `--track`) ended with, for {@link batchExitCode}. */

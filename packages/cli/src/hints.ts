@@ -18,7 +18,7 @@ import {
   SendOutcomeUnknownError,
   ValidationError,
 } from 'tenant-messaging';
-import { ENV } from './env.js';
+import { ENV } from 'tenant-messaging-bin-kit';
 import { UsageError } from './exit-codes.js';
 
 /** Where an error the bin reports came from: the command that ran and the options it was given. */

@@ -1,22 +1,10 @@
 /**
- * The signals the bin stops on, as process managers and terminals send them, and what a stop
- * looks like to the code that sees it. Imports nothing: main.ts loads it before anything else, so
- * its handlers are in place from the first instant.
+ * What a stop looks like to the code that sees it (the signals themselves are the bins' shared
+ * ones). Imports only the bins' kit (Node's builtins, nothing of the SDK): main.ts loads it first.
  */
+import { STOP_SIGNALS, type StopSignal, signalLabel } from 'tenant-messaging-bin-kit';
 
-/**
- * The signals the bin handles, with their POSIX numbers (the same on Linux and macOS): each stops
- * a command the way Ctrl-C does, and the exit code is 128 + the number.
- *
- * @example
- * ```ts
- * 128 + STOP_SIGNALS.SIGTERM // 143
- * ```
- */
-export const STOP_SIGNALS = Object.freeze({ SIGHUP: 1, SIGINT: 2, SIGTERM: 15 });
-
-/** One of the signals the bin stops on. */
-export type StopSignal = keyof typeof STOP_SIGNALS;
+export { STOP_SIGNALS, type StopSignal, signalLabel };
 
 /**
  * The reason a command's signal is aborted with when a stop signal came: which one, and the exit
@@ -41,9 +29,6 @@ export class InterruptedError extends Error {
     this.exitCode = 128 + STOP_SIGNALS[signal];
   }
 }
-
-/** How a person knows the signal: Ctrl-C for SIGINT, its name otherwise. */
-export const signalLabel = (signal: StopSignal): string => (signal === 'SIGINT' ? 'Ctrl-C' : signal);
 
 let announcer: ((text: string) => void) | undefined;
 

@@ -1,4 +1,5 @@
 #!/usr/bin/env node
+import { catchStopSignals } from 'tenant-messaging-bin-kit';
 /**
  * The `tenant-messaging` bin. Parses the command line (program.ts), runs the command, and exits
  * with the code of its outcome (exit-codes.ts). Ctrl-C, SIGTERM and SIGHUP (a terminal closed, a
@@ -6,27 +7,13 @@
  * flight then ends as the SDK reports it (sent, never sent, or unknown), nothing new starts, and
  * the process exits 128 + the signal's number (130, 143, 129) once nothing is left running.
  */
-// The only module loaded before the handlers: it imports nothing.
-import { announceStop, InterruptedError, STOP_SIGNALS, type StopSignal, signalLabel } from './interrupt.js';
+// The only module loaded before the handlers: it imports the bins' kit alone.
+import { announceStop, InterruptedError } from './interrupt.js';
 
 // Stop signals are handled from the first instant: one that came while the modules below load
 // would otherwise kill the process by its default action (no message, no summary, no exit code).
-const controller = new AbortController();
-let caught: StopSignal | undefined;
-const onSignal = (signal: StopSignal) => {
-  if (caught) process.exit(128 + STOP_SIGNALS[signal]); // a second signal: out at once
-  caught = signal;
-  // A hangup means the terminal is gone: writing to it fails (EIO), and an unhandled stream error
-  // would end the process before the rows not attempted are written down.
-  if (signal === 'SIGHUP') for (const stream of [process.stdout, process.stderr]) stream.on('error', () => {});
-  announceStop(`Interrupted (${signalLabel(signal)}): stopping.`);
-  controller.abort(new InterruptedError(signal));
-};
-const signals = Object.keys(STOP_SIGNALS) as StopSignal[];
-for (const signal of signals) process.on(signal, onSignal);
-const releaseSignals = () => {
-  for (const signal of signals) process.off(signal, onSignal);
-};
+// A hangup's stream errors are silenced so the rows not attempted are still written down.
+const stops = catchStopSignals({ announce: announceStop, reasonOf: (signal) => new InterruptedError(signal) });
 
 async function main(): Promise<void> {
   const [{ CommanderError }, { EXIT, exitCodeOf }, { program }, { report }] = await Promise.all([
@@ -35,16 +22,16 @@ async function main(): Promise<void> {
     import('./program.js'),
     import('./report.js'),
   ]);
-  const cli = program(controller.signal, async (args) => {
+  const cli = program(stops.signal, async (args) => {
     // Loaded by the one command that runs it: every other command starts faster and 13 MB smaller.
     const { sandboxMain } = await import('./sandbox-main.js');
     // A stop signal that came while the modules loaded: start nothing (its exit code below).
-    if (caught) return;
+    if (stops.caught()) return;
     // The sandbox stops itself on SIGINT and SIGTERM: its handlers are added (synchronously, as it
     // starts) before these are removed. With no listener in between, Node stops watching the
     // signal, and one already caught but not yet dispatched is lost: the sandbox then ran on.
     const running = sandboxMain(args);
-    releaseSignals();
+    stops.release();
     await running;
   });
   try {
@@ -57,13 +44,13 @@ async function main(): Promise<void> {
     }
     // After a stop signal the exit code says so (128 + its number); an error other than the stop
     // itself (an unknown send outcome, say) is still reported, not hidden behind "Interrupted".
-    if (!(caught && error instanceof InterruptedError)) process.stderr.write(report(error));
-    process.exitCode = caught ? 128 + STOP_SIGNALS[caught] : exitCodeOf(error);
+    if (!(stops.caught() && error instanceof InterruptedError)) process.stderr.write(report(error));
+    process.exitCode = stops.exitCode() ?? exitCodeOf(error);
     return;
   } finally {
-    releaseSignals();
+    stops.release();
   }
-  if (caught) process.exitCode = 128 + STOP_SIGNALS[caught];
+  if (stops.caught()) process.exitCode = stops.exitCode();
 }
 
 void main();

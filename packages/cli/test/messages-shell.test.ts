@@ -19,8 +19,8 @@ import {
   SendOutcomeUnknownError,
 } from 'tenant-messaging';
 import { type RunningSandbox, SANDBOX_PHONES, startSandbox } from 'tenant-messaging/sandbox';
+import { ENV } from 'tenant-messaging-bin-kit';
 import { afterAll, beforeAll, beforeEach, describe, expect, it, vi } from 'vitest';
-import { ENV } from '../src/env.js';
 import { exitCodeOf } from '../src/exit-codes.js';
 import { located } from '../src/hints.js';
 import { program } from '../src/program.js';

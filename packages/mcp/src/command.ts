@@ -4,7 +4,7 @@
  * the SDK or the MCP SDK is loaded.
  */
 import { parseArgs } from 'node:util';
-import { UsageError } from './exit.js';
+import { type CredentialFlags, UsageError } from 'tenant-messaging-bin-kit';
 
 /** The environment variable that holds the bearer token of `--http`. */
 export const TOKEN_ENV = 'TENANT_MESSAGING_MCP_TOKEN';
@@ -19,16 +19,6 @@ export interface McpFlags {
   readonly maxSends?: string | undefined;
   /** `--allow-recipients <patterns>`: the only recipients `prepare_send` accepts. */
   readonly allowRecipients?: string | undefined;
-}
-
-/** The flags the credentials and the log come from. */
-export interface CredentialFlags {
-  readonly baseUrl?: string | undefined;
-  readonly apiKeyFile?: string | undefined;
-  /** Refused: a key on the command line is visible through `ps` (credentials.ts says so). */
-  readonly apiKey?: string | undefined;
-  /** Every request and retry logged to stderr (the `debug` level: never the key). */
-  readonly verbose?: boolean | undefined;
 }
 
 /** What the command line asks for. */

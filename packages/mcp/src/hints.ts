@@ -16,7 +16,7 @@ import {
   ResponseValidationError,
   SendOutcomeUnknownError,
 } from 'tenant-messaging';
-import { ENV } from './options.js';
+import { ENV } from 'tenant-messaging-bin-kit';
 
 /** What a result or a report shows of an error: its message, and what to do next. */
 export interface Explained {

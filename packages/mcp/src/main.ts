@@ -5,25 +5,15 @@
  * process manager stopping the job) stop serving: every session is closed, a send in flight ends
  * as the SDK reports it, and the process exits 128 + the signal's number (130, 143, 129).
  */
-// Loaded before the handlers: they import nothing but node:util.
+// Loaded before anything else: the stop signals are caught from the first instant, and
+// command.ts needs nothing but node:util to answer --help, --version or a bad flag.
+import { catchStopSignals, signalLabel } from 'tenant-messaging-bin-kit';
 import { help, parseCommandLine } from './command.js';
-import { STOP_SIGNALS, type StopSignal, signalLabel } from './exit.js';
 
-// Stop signals are handled from the first instant: one that came while the modules below load
-// would otherwise kill the process by its default action (no message, no exit code of ours).
-const controller = new AbortController();
-let caught: StopSignal | undefined;
-const onSignal = (signal: StopSignal) => {
-  if (caught) process.exit(128 + STOP_SIGNALS[signal]); // a second signal: out at once
-  caught = signal;
-  // A hangup means the terminal is gone: writing to it fails (EIO), and an unhandled stream error
-  // would end the process before the sessions are closed.
-  if (signal === 'SIGHUP') for (const stream of [process.stdout, process.stderr]) stream.on('error', () => {});
-  process.stderr.write(`\nInterrupted (${signalLabel(signal)}): stopping.\n`);
-  controller.abort(new Error(`Interrupted (${signalLabel(signal)})`));
-};
-const signals = Object.keys(STOP_SIGNALS) as StopSignal[];
-for (const signal of signals) process.on(signal, onSignal);
+const stops = catchStopSignals({
+  announce: (text) => process.stderr.write(`\n${text}\n`),
+  reasonOf: (signal) => new Error(`Interrupted (${signalLabel(signal)})`),
+});
 
 async function main(argv: readonly string[]): Promise<void> {
   let command: ReturnType<typeof parseCommandLine> | undefined;
@@ -36,16 +26,16 @@ async function main(argv: readonly string[]): Promise<void> {
     }
     // A stop signal that came while the modules loaded: start nothing (its exit code below).
     const { startMcp } = await import('./start.js');
-    if (!caught) await startMcp(command.flags, command.credentials, controller.signal);
+    if (!stops.caught()) await startMcp(command.flags, command.credentials, stops.signal);
   } catch (error) {
     const { exitCodeOf, report } = await import('./report.js');
     process.stderr.write(report(error, command?.kind === 'serve' ? command.credentials : {}));
-    process.exitCode = caught ? 128 + STOP_SIGNALS[caught] : exitCodeOf(error);
+    process.exitCode = stops.exitCode() ?? exitCodeOf(error);
     return;
   } finally {
-    for (const signal of signals) process.off(signal, onSignal);
+    stops.release();
   }
-  if (caught) process.exitCode = 128 + STOP_SIGNALS[caught];
+  if (stops.caught()) process.exitCode = stops.exitCode();
 }
 
 void main(process.argv.slice(2));

@@ -3,20 +3,13 @@
  * starts: a bad value is a UsageError (exit 2) naming the flag or the variable that gave it.
  */
 import type { LogLevel } from 'tenant-messaging';
+import { ENV, UsageError } from 'tenant-messaging-bin-kit';
 import { isLoopback } from './auth.js';
 import { type McpFlags, TOKEN_ENV } from './command.js';
-import { UsageError } from './exit.js';
 import { LOG_LEVELS } from './log.js';
 import { type RecipientList, recipientList } from './recipients.js';
 
 export { type McpFlags, TOKEN_ENV };
-
-/** The environment variables the server reads, as the SDK's client names them. */
-export const ENV = Object.freeze({
-  baseUrl: 'TENANT_MESSAGING_BASE_URL',
-  apiKey: 'TENANT_MESSAGING_API_KEY',
-  logLevel: 'TENANT_MESSAGING_LOG',
-});
 
 /** The shortest token `--http` accepts: a short one could be guessed by anything on the machine. */
 export const MIN_TOKEN_LENGTH = 16;

@@ -4,7 +4,7 @@
  * compared without the separators people write (spaces, dashes, dots, parentheses), so
  * `+1 (555) 010-2030` is `+15550102030`.
  */
-import { UsageError } from './exit.js';
+import { UsageError } from 'tenant-messaging-bin-kit';
 
 /** The checked list: `allows(phone)` and the patterns as the operator wrote them, for messages. */
 export interface RecipientList {

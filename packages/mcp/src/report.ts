@@ -5,11 +5,11 @@
  */
 import { styleText } from 'node:util';
 import { ValidationError } from 'tenant-messaging';
-import type { CredentialFlags } from './command.js';
+import type { CredentialFlags } from 'tenant-messaging-bin-kit';
+import { ENV, UsageError } from 'tenant-messaging-bin-kit';
 import { HELP_HINT } from './command.js';
-import { EXIT, UsageError } from './exit.js';
+import { EXIT } from './exit.js';
 import { explain, inPlainWords } from './hints.js';
-import { ENV } from './options.js';
 
 /**
  * The report of `error` for stderr; `flags` say whether the credentials came from a flag (the

@@ -5,8 +5,9 @@
  * error is found before the MCP SDK loads.
  */
 import { MessagingClient } from 'tenant-messaging';
-import type { CredentialFlags, McpFlags } from './command.js';
-import { credentialsFrom } from './credentials.js';
+import type { CredentialFlags } from 'tenant-messaging-bin-kit';
+import { credentialsFrom } from 'tenant-messaging-bin-kit';
+import type { McpFlags } from './command.js';
 import { serverLog } from './log.js';
 import { mcpSettings } from './options.js';
 

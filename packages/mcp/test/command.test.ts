@@ -2,9 +2,10 @@
  * The command line of `tenant-messaging-mcp`, in this process: each flag to its setting, and a bad
  * one refused with the usage (mcp-bin.test.ts checks the exit code 2 and `--version` on the bin).
  */
+
+import { UsageError } from 'tenant-messaging-bin-kit';
 import { describe, expect, it } from 'vitest';
 import { parseCommandLine } from '../src/command.js';
-import { UsageError } from '../src/exit.js';
 
 describe('parseCommandLine', () => {
   it('the command line: each flag to its setting, --flag=value too; a bad flag is a UsageError with the usage', () => {

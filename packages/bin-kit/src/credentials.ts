@@ -1,14 +1,37 @@
 /**
- * The credentials of the server's client: `--base-url` and `--api-key-file`, else
+ * The credentials of a bin's client: `--base-url` and `--api-key-file`, else
  * `TENANT_MESSAGING_BASE_URL` and `TENANT_MESSAGING_API_KEY` (what the SDK's client reads itself),
- * checked before anything starts, and the secrets no output may show.
+ * checked before any request, and the secrets no output may show.
  */
 import { readFile } from 'node:fs/promises';
-import type { CredentialFlags } from './command.js';
-import { UsageError } from './exit.js';
-import { ENV } from './options.js';
+import { UsageError } from './usage-error.js';
 
-/** What the client is made from, and what must never be shown. */
+/**
+ * The environment variables a bin reads: the SDK's own names (its client reads the same ones when
+ * no option is given), so one set of variables serves a program and the bins.
+ *
+ * @example
+ * ```ts
+ * process.env[ENV.apiKey] // the key, when no --api-key-file is given
+ * ```
+ */
+export const ENV = Object.freeze({
+  baseUrl: 'TENANT_MESSAGING_BASE_URL',
+  apiKey: 'TENANT_MESSAGING_API_KEY',
+  logLevel: 'TENANT_MESSAGING_LOG',
+});
+
+/** The flags a bin reads its credentials from. */
+export interface CredentialFlags {
+  readonly baseUrl?: string | undefined;
+  readonly apiKeyFile?: string | undefined;
+  /** Refused: a key on the command line is visible through `ps` (see {@link credentialsFrom}). */
+  readonly apiKey?: string | undefined;
+  /** Every request and retry logged to stderr (the SDK's `debug` level: never the key). */
+  readonly verbose?: boolean | undefined;
+}
+
+/** What a client is made from, and what must never be shown. */
 export interface Credentials {
   /** `--base-url`, when given (else the client reads `TENANT_MESSAGING_BASE_URL`). */
   readonly baseUrl: string | undefined;
@@ -34,7 +57,7 @@ export interface Credentials {
 export async function credentialsFrom(flags: CredentialFlags, env: NodeJS.ProcessEnv): Promise<Credentials> {
   if (flags.apiKey !== undefined) {
     throw new UsageError(
-      '--api-key is refused: a key on the command line is visible to every user through `ps` and stays in your shell history. Set TENANT_MESSAGING_API_KEY, or put the key in a file and pass its path with --api-key-file.',
+      `--api-key is refused: a key on the command line is visible to every user through \`ps\` and stays in your shell history. Set ${ENV.apiKey}, or put the key in a file and pass its path with --api-key-file.`,
     );
   }
   let apiKey: string | undefined;

@@ -1,0 +1,11 @@
+/**
+ * What the `tenant-messaging` and `tenant-messaging-mcp` bins share, bundled into each.
+ *
+ * @example
+ * ```ts
+ * import { catchStopSignals, credentialsFrom, UsageError } from 'tenant-messaging-bin-kit'
+ * ```
+ */
+export { type CredentialFlags, type Credentials, credentialsFrom, ENV } from './credentials.js';
+export { catchStopSignals, STOP_SIGNALS, type StopSignal, type StopSignals, signalLabel } from './stop-signals.js';
+export { UsageError } from './usage-error.js';

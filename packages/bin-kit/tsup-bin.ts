@@ -1,0 +1,29 @@
+import type { Options } from 'tsup';
+
+/**
+ * The build of a bin beside the SDK: one ES module entry, `src/main.ts` to `dist/main.js`
+ * (nothing requires a bin, so no CommonJS twin), what only some commands need in chunks loaded
+ * when they run, and this kit bundled in (it is never published). The SDK and the bin's other
+ * dependencies stay external: they are installed beside it.
+ *
+ * @example
+ * ```ts
+ * export default defineConfig(binBuild({ external: [/^zod/] }))
+ * ```
+ */
+export function binBuild(extra: Pick<Options, 'external'> = {}): Options {
+  return {
+    entry: { main: 'src/main.ts' },
+    format: ['esm'],
+    dts: false,
+    // Maps of the bin's own code: a stack trace from a user's report then names our files and lines.
+    sourcemap: true,
+    clean: true,
+    target: 'node22',
+    platform: 'node',
+    splitting: true,
+    removeNodeProtocol: false,
+    noExternal: ['tenant-messaging-bin-kit'],
+    ...extra,
+  };
+}
