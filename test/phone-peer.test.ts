@@ -20,15 +20,25 @@ import { json, messageLog, startServer, type TestServer } from './helpers/server
 const run = promisify(execFile);
 const INSTALL = 'npm install libphonenumber-js';
 
-/** Refuses libphonenumber-js to import and require (and require.resolve), as Node would without it. */
-const REFUSE = `import { registerHooks } from 'node:module';
+/**
+ * Refuses libphonenumber-js to import and require (and require.resolve), as Node would without
+ * it. The resolve hook covers import and require; `require.resolve` is refused through CommonJS's
+ * own resolver too, since Node 22's hooks do not see it (Node 24's do).
+ */
+const REFUSE = `import Module, { registerHooks } from 'node:module';
+const PEER = /^libphonenumber-js(\\/|$)/;
 registerHooks({
   resolve(specifier, context, next) {
-    if (/^libphonenumber-js(\\/|$)/.test(specifier))
+    if (PEER.test(specifier))
       throw Object.assign(new Error("Cannot find package '" + specifier + "'"), { code: 'ERR_MODULE_NOT_FOUND' });
     return next(specifier, context);
   },
 });
+const resolveFilename = Module._resolveFilename;
+Module._resolveFilename = function (request, ...rest) {
+  if (PEER.test(request)) throw Object.assign(new Error("Cannot find module '" + request + "'"), { code: 'MODULE_NOT_FOUND' });
+  return resolveFilename.call(this, request, ...rest);
+};
 `;
 
 let work: string;
