@@ -74,6 +74,8 @@ export default defineConfig({
           name: 'suite',
           include: ['test/**/*.test.ts', 'examples/**/*.test.ts', 'packages/*/test/**/*.test.ts'],
           exclude: ALONE,
+          // A folder for what several files pack and install once (test/helpers/pack.ts).
+          globalSetup: ['./test/setup/pack-dir.ts'],
           // Files share their worker process, one after another: a fresh process per file
           // re-imported the SDK, vitest and their dependencies every time, a quarter of the
           // suite's CPU on 2 cores (measured with isolation on and off: npm run bench is not

@@ -27,6 +27,7 @@ import { promisify } from 'node:util';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { componentAvailable } from './helpers/components.js';
 import { npm, root } from './helpers/npm.js';
+import { sharedPackages } from './helpers/pack.js';
 
 const run = promisify(execFile);
 
@@ -217,8 +218,7 @@ const outcomes = new Map<string, string>();
 beforeAll(async () => {
   work = await mkdtemp(join(tmpdir(), 'tm-types-'));
   try {
-    const { stdout } = await npm(['pack', '--ignore-scripts', '--json', '--pack-destination', work], root);
-    const tarball = join(work, (JSON.parse(stdout) as { filename: string }[])[0]?.filename ?? '');
+    const tarball = (await sharedPackages()).sdk;
     const full = join(work, 'full');
     await mkdir(full);
     await writeFile(join(full, 'package.json'), JSON.stringify({ name: 'types-full', private: true }));

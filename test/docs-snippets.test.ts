@@ -24,6 +24,7 @@ import { join } from 'node:path';
 import { promisify } from 'node:util';
 import { afterAll, describe, expect, it } from 'vitest';
 import { npm } from './helpers/npm.js';
+import { copyProject, sharedPackages } from './helpers/pack.js';
 
 const run = promisify(execFile);
 const root = new URL('..', import.meta.url).pathname;
@@ -147,14 +148,9 @@ describe('the documentation code blocks', () => {
     const quickstart = all.filter((block) => block.marker === 'run');
     expect(quickstart.map((block) => block.file)).toEqual(['README.md']);
     const code = `${quickstart[0]?.code ?? ''}\n`;
-    if (!existsSync(join(root, 'dist', 'index.js'))) throw new Error('run `npm run build` first (npm test does)');
-    // The package as published (no build: dist is there), installed as a user installs it, from the cache.
-    const { stdout: packed } = await npm(['pack', '--ignore-scripts', '--json', '--pack-destination', user], root);
-    const tarball = join(user, (JSON.parse(packed) as { filename: string }[])[0]?.filename ?? '');
-    const project = join(user, 'project');
-    mkdirSync(project);
-    await npm(['init', '-y'], project);
-    await npm(['install', tarball, '--no-audit', '--no-fund', '--prefer-offline', '--ignore-scripts'], project);
+    // The package as published, installed as a user installs it in a project made by `npm init -y`
+    // (the suite's install, test/helpers/pack.ts), copied: this test changes its package.json.
+    const project = await copyProject((await sharedPackages()).sdkProject, join(user, 'project'));
     const story = async (file: string) => {
       writeFileSync(join(project, file), code);
       const { stdout } = await run(process.execPath, [file], { cwd: project, timeout: 30_000 });

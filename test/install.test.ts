@@ -12,25 +12,24 @@ import { type RunningSandbox, startSandbox } from 'tenant-messaging/sandbox';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { expectSandboxStory } from './helpers/demo-story.js';
 import { npm, root } from './helpers/npm.js';
-import { installInto, packAll, type Tarballs } from './helpers/pack.js';
+import { installInto, type SharedPackages, sharedPackages } from './helpers/pack.js';
 
 const run = promisify(execFile);
 const node = process.execPath;
 const sdkVersion = JSON.parse(await readFile(join(root, 'package.json'), 'utf8')).version as string;
 
 let work: string;
-let tarballs: Tarballs;
+let tarballs: SharedPackages;
+/** The suite's SDK installed alone: read here, never changed. */
 let alone: string;
 let together: string;
 let sandbox: RunningSandbox;
 
 beforeAll(async () => {
   work = await mkdtemp(join(tmpdir(), 'tm-install-'));
-  tarballs = await packAll(work);
-  [alone, together] = await Promise.all([
-    installInto(work, 'sdk-alone', [tarballs.sdk]),
-    installInto(work, 'all-three', [tarballs.sdk, tarballs.cli, tarballs.mcp]),
-  ]);
+  tarballs = await sharedPackages();
+  alone = tarballs.sdkProject;
+  together = await installInto(work, 'all-three', [tarballs.sdk, tarballs.cli, tarballs.mcp]);
   sandbox = await startSandbox();
 }, 240_000);
 

@@ -9,7 +9,8 @@ import { tmpdir } from 'node:os';
 import { dirname, join } from 'node:path';
 import { promisify } from 'node:util';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { packAndInstall, root } from './helpers/npm.js';
+import { root } from './helpers/npm.js';
+import { copyProject, sharedPackages } from './helpers/pack.js';
 
 const run = promisify(execFile);
 const bin = (name: string) => join(root, 'node_modules', '.bin', name);
@@ -21,7 +22,10 @@ let project: string;
 
 beforeAll(async () => {
   work = await mkdtemp(join(tmpdir(), 'tm-pack-'));
-  ({ tarball, project } = await packAndInstall(work, 'consumer'));
+  const packed = await sharedPackages();
+  tarball = packed.sdk;
+  // A copy: the tests below link optional peers into its node_modules for a while.
+  project = await copyProject(packed.sdkProject, join(work, 'consumer'));
 }, 180_000);
 
 afterAll(async () => {

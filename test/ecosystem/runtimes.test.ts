@@ -20,7 +20,8 @@ import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { type RunningSandbox, SANDBOX_PHONES, startSandbox } from 'tenant-messaging/sandbox';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { packAndInstall, root } from '../helpers/npm.js';
+import { root } from '../helpers/npm.js';
+import { copyProject, sharedPackages } from '../helpers/pack.js';
 import { redisAvailable, startRedis, type TestRedis } from '../helpers/redis.js';
 import { json, refusedUrl, startServer, type TestServer } from '../helpers/server.js';
 
@@ -108,7 +109,8 @@ let env: Record<string, string>;
 
 beforeAll(async () => {
   work = await mkdtemp(join(tmpdir(), 'tm-ecosystem-'));
-  ({ project } = await packAndInstall(work, 'ecosystem'));
+  // A copy of the suite's install: the programs, configurations and peers are added to it.
+  project = await copyProject((await sharedPackages()).sdkProject, join(work, 'ecosystem'));
   for (const file of ['program.mjs', 'steps.mjs', 'worker.mjs', 'entries.mjs', 'bullmq.mjs', 'otel.mjs']) {
     await copyFile(fileURLToPath(new URL(`./${file}`, import.meta.url)), join(project, file));
   }

@@ -1,12 +1,17 @@
 /**
  * The three packages as npm would publish them: the SDK, `tenant-messaging-cli` and
- * `tenant-messaging-mcp`, packed into a folder and installed together into a fresh project.
+ * `tenant-messaging-mcp`, packed into a folder and installed into fresh projects. The suite packs
+ * them once and installs the SDK alone once ({@link sharedPackages}); each file that changes a
+ * project works in its own copy ({@link copyProject}).
  */
 import { execFile } from 'node:child_process';
 import { existsSync } from 'node:fs';
-import { cp, mkdir, mkdtemp, writeFile } from 'node:fs/promises';
+import { copyFile, cp, mkdir, mkdtemp, readFile, rm, writeFile } from 'node:fs/promises';
+import { tmpdir } from 'node:os';
 import { join } from 'node:path';
+import { setTimeout as sleep } from 'node:timers/promises';
 import { promisify } from 'node:util';
+import { inject } from 'vitest';
 import { npm, root } from './npm.js';
 
 const run = promisify(execFile);
@@ -57,13 +62,61 @@ export async function packAll(work: string): Promise<Tarballs> {
 }
 
 /**
- * Installs `tarballs` into a new project `work/<name>` made as `npm init -y` makes one (npm 11:
+ * Installs `tarballs` into a new project `work/<name>` made by `npm init -y` (npm 11 writes
  * `"type": "commonjs"`), from npm's cache where it can. Returns the project's path.
  */
 export async function installInto(work: string, name: string, tarballs: readonly string[]): Promise<string> {
   const project = join(work, name);
   await mkdir(project);
-  await writeFile(join(project, 'package.json'), JSON.stringify({ name, version: '1.0.0', type: 'commonjs' }));
+  await npm(['init', '-y'], project);
   await npm(['install', ...tarballs, '--no-audit', '--no-fund', '--prefer-offline', '--ignore-scripts'], project);
   return project;
+}
+
+/** The three tarballs, and the SDK installed alone in a project made by `npm init -y`. */
+export interface SharedPackages extends Tarballs {
+  /** Read it, or work in a {@link copyProject}: other files use it at the same time. */
+  readonly sdkProject: string;
+}
+
+/**
+ * The packages of this run, packed and installed once for every file that asks: the first one
+ * packs them while the others wait (a lock folder in the run's folder, test/setup/pack-dir.ts).
+ * Without that folder (a config without the setup) the caller packs its own.
+ */
+export async function sharedPackages(): Promise<SharedPackages> {
+  const dir = inject('packDir') ?? (await mkdtemp(join(tmpdir(), 'tm-packed-')));
+  const done = join(dir, 'packages.json');
+  const failed = join(dir, 'packages.failed');
+  try {
+    await mkdir(join(dir, 'packages.lock'));
+  } catch {
+    // Another file packs them: wait for its result (a pack and an install take seconds).
+    for (const deadline = Date.now() + 180_000; Date.now() < deadline; await sleep(100)) {
+      if (existsSync(done)) return JSON.parse(await readFile(done, 'utf8')) as SharedPackages;
+      if (existsSync(failed)) throw new Error(`packing failed in another file: ${await readFile(failed, 'utf8')}`);
+    }
+    throw new Error('packing in another file took over 180 s');
+  }
+  try {
+    const tarballs = await packAll(dir);
+    const packages: SharedPackages = { ...tarballs, sdkProject: await installInto(dir, 'sdk-alone', [tarballs.sdk]) };
+    await writeFile(done, JSON.stringify(packages));
+    return packages;
+  } catch (error) {
+    await writeFile(failed, String(error));
+    throw error;
+  }
+}
+
+/**
+ * A copy of `project` at `dest` that a test may change: its files hard-linked (fast), its
+ * package.json a file of its own (npm rewrites it in place, which would change the original).
+ */
+export async function copyProject(project: string, dest: string): Promise<string> {
+  await run('cp', ['-al', project, dest]);
+  const manifest = join(dest, 'package.json');
+  await rm(manifest);
+  await copyFile(join(project, 'package.json'), manifest);
+  return dest;
 }
