@@ -2,7 +2,8 @@
  * Per-sender lanes and per-recipient pacing across a fleet of worker processes (issue 29), on Redis
  * and on PostgreSQL, against the sandbox with the same lanes enforced (a send over one is a 429).
  * What the service saw decides: the busiest second per sender, the smallest gap per recipient,
- * every send stored once, no head-of-line blocking, and a run as long as the lanes make it.
+ * every send stored once, and no head-of-line blocking, asserted as counts and order. How close a
+ * run comes to the time the lanes allow is a rate: `npm run bench` measures it (section 14).
  * Runs the built package in the children: `npm run build` first (built here when dist is missing).
  */
 import { type ChildProcess, execSync, fork } from 'node:child_process';
@@ -44,52 +45,6 @@ function workload(): EnqueueItem[] {
 }
 
 const children = new Set<ChildProcess>();
-
-/**
- * How long an answer takes to be recorded on this machine while the run goes on: a request to the
- * sandbox and a call to the datastore, sampled every 50 ms until `stop()`, which resolves with
- * their mean. What the lanes allow includes it: a place ends a window after its answer is
- * recorded, and a loaded machine (CI, CPU hogs) makes that longer, the more so as the load varies.
- */
-function sampleAnswerTimes(f: BackendFixture, queue: MessagingQueue): { stop(): Promise<number> } {
-  const samples: number[] = [];
-  let running = true;
-  const loop = (async () => {
-    while (running || samples.length === 0) {
-      const started = performance.now();
-      await f.client.senderNumbers.list();
-      await queue.cancel('no-such-send');
-      samples.push(performance.now() - started);
-      if (running) await new Promise((resolve) => setTimeout(resolve, 50));
-    }
-  })();
-  return {
-    async stop() {
-      running = false;
-      await loop;
-      return samples.reduce((sum, ms) => sum + ms, 0) / samples.length;
-    },
-  };
-}
-
-/** A scenario's timing: whether it held, and what was measured. */
-interface Timing {
-  readonly held: boolean;
-  readonly measured: string;
-}
-
-/**
- * Runs `scenario` (which asserts, every time, what must always hold: the lanes, each send once)
- * and checks its timing; a run whose timing missed is made once more. Beside two CPU hogs on two
- * cores, one full run in three missed by 2 to 3% while every lane held: a loaded machine delays
- * a run, and a slow SDK delays both.
- */
-async function timedOnceMore(scenario: () => Promise<Timing>): Promise<void> {
-  const first = await scenario();
-  if (first.held) return;
-  const second = await scenario();
-  expect(second.held, `the timing missed twice: ${first.measured}; then ${second.measured}`).toBe(true);
-}
 
 async function startWorker(f: BackendFixture, name: string): Promise<ChildProcess> {
   const { baseUrl, keys } = f.sandbox.tenants['acme'] as (typeof f.sandbox.tenants)[string];
@@ -154,7 +109,7 @@ describe.each(BACKENDS)('lanes across a fleet of worker processes on %s', (backe
     it.runIf(available)('sends waiting for one busy recipient come back one a turn, not all at once', async () => {
       const interval = 250;
       const to = '+15557654399';
-      await timedOnceMore(async () => {
+      {
         const name = uniqueName();
         const raw = f.raw(name);
         const queue = new MessagingQueue({ connection: f.connection, name });
@@ -169,7 +124,6 @@ describe.each(BACKENDS)('lanes across a fleet of worker processes on %s', (backe
         f.sandbox.setLaneLimits({ perPair: { minInterval: 200 } });
         try {
           await worker.ready();
-          const answers = sampleAnswerTimes(f, queue);
           const ids = await queue.sendMany(
             Array.from({ length: 10 }, (_, i) => ({
               params: { sender_phone: TURNS_SENDER, to_phone: to, type: 'text' as const, content: `turn ${i}` },
@@ -179,7 +133,6 @@ describe.each(BACKENDS)('lanes across a fleet of worker processes on %s', (backe
           const deadline = Date.now() + 15_000;
           while ((await queue.counts()).sent < ids.length && Date.now() < deadline)
             await new Promise((resolve) => setTimeout(resolve, 50));
-          const answerMs = await answers.stop();
           expect((await queue.counts()).sent).toBe(ids.length);
           const arrivals = f.sandbox.requestLog.acceptedAt({ ...SENDS, recipient: to });
           expect(arrivals).toHaveLength(10);
@@ -190,34 +143,24 @@ describe.each(BACKENDS)('lanes across a fleet of worker processes on %s', (backe
           let starts = 0;
           for (const id of ids) starts += (await raw.getJob(id))?.attemptsStarted ?? 0;
           expect(starts).toBeLessThanOrEqual(ids.length * 5);
-          // Turns cost no throughput: the 10 sends take about what the lane allows. A bound looser
-          // than the mixed run's 15%: each turn adds a job's trip through the delayed set, which
-          // a loaded machine lengthens (beside two CPU hogs, 17 to 19% over, twice in a row).
-          const span = Math.max(...arrivals) - Math.min(...arrivals);
-          const allowed = 9 * (interval + answerMs);
-          return {
-            held: span < allowed * 1.3,
-            measured: `${Math.round(span)} ms against ${Math.round(allowed)} allowed`,
-          };
         } finally {
           f.sandbox.setLaneLimits({ perSender: { perSecond: PER_SENDER }, perPair: { minInterval: MIN_INTERVAL } });
           await worker.close();
           await queue.close();
           await raw.close();
         }
-      });
+      }
     });
 
   it.runIf(available)(
-    'no sender over its lane, no recipient under its gap, each send once, the others first, in the time the lanes allow',
+    'no sender over its lane, no recipient under its gap, each send once, the others before the second round of the busy lanes',
     async () => {
-      await timedOnceMore(async () => {
+      {
         const name = uniqueName();
         const queue = new MessagingQueue({ connection: f.connection, name });
         const workers = await Promise.all([startWorker(f, name), startWorker(f, name), startWorker(f, name)]);
         try {
           f.sandbox.requestLog.reset();
-          const answers = sampleAnswerTimes(f, queue);
           const items = workload();
           const before = f.sandbox.counters.requests['POST /messages'] ?? 0;
           const stored = f.sandbox.messages('acme').length;
@@ -225,7 +168,6 @@ describe.each(BACKENDS)('lanes across a fleet of worker processes on %s', (backe
           const deadline = Date.now() + 30_000;
           while ((await queue.counts()).sent < items.length && Date.now() < deadline)
             await new Promise((resolve) => setTimeout(resolve, 50));
-          const answerMs = await answers.stop();
           const counts = await queue.counts();
           expect(counts).toMatchObject({ sent: items.length, failed: 0, unknown: 0 });
           const log = f.sandbox.requestLog;
@@ -235,27 +177,18 @@ describe.each(BACKENDS)('lanes across a fleet of worker processes on %s', (backe
           // The lanes where the service counts them.
           expect(log.maxInWindow(1000, { ...SENDS, sender: BUSY_SENDER })).toBeLessThanOrEqual(PER_SENDER);
           expect(log.minGap({ ...SENDS, recipient: BUSY_RECIPIENT })).toBeGreaterThanOrEqual(MIN_INTERVAL);
-          // The others did not wait behind the busy lanes: all 8 in before the busy sender's second round.
-          const start = Math.min(
-            ...[BUSY_SENDER, SHARED_SENDER].flatMap((sender) => log.acceptedAt({ ...SENDS, sender })),
-          );
+          // The others did not wait behind the busy lanes, though queued after them: all 8 arrived
+          // before the busy sender's second round and the shared recipient's second send.
           const quiet = QUIET_SENDERS.flatMap((sender) => log.acceptedAt({ ...SENDS, sender }));
           expect(quiet).toHaveLength(8);
-          const quietSpan = Math.max(...quiet) - start;
-          // The busy sender took as long as its lane makes it, within 15%: 16 sends at 4 a second are
-          // 3 rounds past the first, each a second past the answers of the one before (places are
-          // held until a second after the answer, which the worker then records in the datastore).
-          const busy = log.acceptedAt({ ...SENDS, sender: BUSY_SENDER });
-          const busySpan = Math.max(...busy) - Math.min(...busy);
-          expect(busySpan).toBeGreaterThanOrEqual(3_000);
-          const shared = log.acceptedAt({ ...SENDS, recipient: BUSY_RECIPIENT });
-          const sharedSpan = Math.max(...shared) - Math.min(...shared);
-          const busyAllowed = 3 * (1_000 + answerMs);
-          const sharedAllowed = 3 * (MIN_INTERVAL + answerMs);
-          return {
-            held: quietSpan < 1_000 && busySpan < busyAllowed * 1.15 && sharedSpan < sharedAllowed * 1.15,
-            measured: `the others in ${Math.round(quietSpan)} ms (under 1,000), busy sender ${Math.round(busySpan)} ms against ${Math.round(busyAllowed)} allowed, shared recipient ${Math.round(sharedSpan)} against ${Math.round(sharedAllowed)}`,
-          };
+          const busy = log.acceptedAt({ ...SENDS, sender: BUSY_SENDER }).sort((x, y) => x - y);
+          const shared = log.acceptedAt({ ...SENDS, recipient: BUSY_RECIPIENT }).sort((x, y) => x - y);
+          expect(busy).toHaveLength(16);
+          expect(shared).toHaveLength(4);
+          expect(Math.max(...quiet)).toBeLessThan(busy[PER_SENDER] as number);
+          expect(Math.max(...quiet)).toBeLessThan(shared[1] as number);
+          // The busy sender's 16 sends at 4 a second are 4 rounds: at least 3 s from its first to its last.
+          expect((busy.at(-1) as number) - (busy[0] as number)).toBeGreaterThanOrEqual(3_000);
         } finally {
           await Promise.all(
             workers.map(
@@ -269,7 +202,7 @@ describe.each(BACKENDS)('lanes across a fleet of worker processes on %s', (backe
           );
           await queue.close();
         }
-      });
+      }
     },
   );
 });
