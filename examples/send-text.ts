@@ -4,7 +4,7 @@
  *   TENANT_MESSAGING_BASE_URL=https://acme.example.com TENANT_MESSAGING_API_KEY=... node examples/send-text.ts
  *
  * TENANT_MESSAGING_SENDER and TENANT_MESSAGING_TO pick the sending number and the recipient;
- * their defaults are phones of the local sandbox (`npx tenant-messaging-sandbox`).
+ * their defaults are phones of the local sandbox (`npx tenant-messaging-cli sandbox`).
  */
 import { MessagingClient } from 'tenant-messaging';
 

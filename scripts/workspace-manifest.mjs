@@ -18,6 +18,9 @@ const saved = '.package.json.dev';
 
 const mode = process.argv[2];
 if (mode === 'pin') {
+  // A pack or publish that failed after its pin never ran its postpack: put the repository's
+  // manifest back first, so that a pin never starts from a pinned one.
+  if (existsSync(saved)) renameSync(saved, manifest);
   const sdk = JSON.parse(readFileSync(new URL('../package.json', import.meta.url), 'utf8'));
   const text = readFileSync(manifest, 'utf8');
   const workspace = JSON.parse(text);

@@ -64,9 +64,9 @@ export class AuthenticationError extends APIError {}
 export class PermissionDeniedError extends APIError {
   /**
    * The scope the refused endpoint needs, which the key lacks: known for every method of the
-   * client, and for `client.request()` to a path of the API's endpoints (`/messages/42` is
-   * `GET /messages/{messageLog}`); undefined for any other path, and for an error made by hand.
-   * The service's body does not name it (spec section 5): the SDK's endpoint table does.
+   * client whose endpoint needs one, and for `client.request()` to a path of the API's endpoints
+   * (`GET /messages/42` is `GET /messages/{messageLog}`); undefined for any other path, and for an
+   * error made by hand. The service's body does not name it (spec section 5): the endpoint table does.
    *
    * @default undefined
    * @example
@@ -74,7 +74,12 @@ export class PermissionDeniedError extends APIError {
    * if (error instanceof PermissionDeniedError) console.error(`Use a key with the ${error.requiredScope} scope`)
    * ```
    */
-  requiredScope: Scope | undefined = undefined;
+  readonly requiredScope: Scope | undefined;
+
+  constructor(status: number, message: string, body: unknown, headers: ResponseHeaders, requiredScope?: Scope) {
+    super(status, message, body, headers);
+    this.requiredScope = requiredScope;
+  }
 }
 
 /**
@@ -214,7 +219,12 @@ const STATUS_TEXT: Record<number, string> = {
  * error's message is one readable line. Any body, of any shape or size, gives an `APIError`, in
  * time linear in its length: only the bounded JSON parse (`parseJson`) reads the whole text.
  */
-export function errorFromResponse(status: number, text: string, headers: ResponseHeaders): APIError {
+export function errorFromResponse(
+  status: number,
+  text: string,
+  headers: ResponseHeaders,
+  requiredScope?: Scope,
+): APIError {
   let body: unknown = text;
   try {
     // A body whose first KiB is blank is no error object (the API's are one line of JSON): it is
@@ -229,6 +239,7 @@ export function errorFromResponse(status: number, text: string, headers: Respons
     typeof serverMessage === 'string' && serverMessage.trim() !== ''
       ? capped(serverMessage)
       : `${label}${describeBody(text, headers)}`;
+  if (status === 403) return new PermissionDeniedError(status, message, body, headers, requiredScope);
   const Class = classForStatus(status);
   return new Class(status, message, body, headers);
 }

@@ -71,7 +71,7 @@ describe('PermissionDeniedError.requiredScope', () => {
     }
   });
 
-  it('names it for client.request() to a path of the table, whatever its id and query', async () => {
+  it('names it for client.request() to a path of the table: one log or the list, any page', async () => {
     const client = clientWith(tenant.keys.noRead);
     try {
       await fc.assert(

@@ -11,7 +11,7 @@ let loading: Promise<PhoneTools> | undefined;
 let loaded: PhoneTools | undefined;
 
 /** The optional peer dependency, as a user installs it (package.json's `peerDependencies`). */
-export const PHONE_PEER = 'libphonenumber-js';
+const PHONE_PEER = 'libphonenumber-js';
 /** The module of it we load: its smallest metadata, which tells countries and the E.164 form. */
 export const PHONE_MODULE = 'libphonenumber-js/min';
 
@@ -83,11 +83,18 @@ async function load(feature: string): Promise<PhoneTools> {
 
 /**
  * Loads libphonenumber-js (once) and resolves with the tools built on it; rejects with
- * `phonePeerMissing(feature)` when it is not installed (every later call too, at once).
+ * `phonePeerMissing(feature)` when it is not installed (every later call too, at once, each
+ * naming its own caller's option: the import's failure is kept, not the first caller's words).
  */
-export function loadPhoneTools(feature = 'rateLimit.perRecipient'): Promise<PhoneTools> {
+export async function loadPhoneTools(feature = 'rateLimit.perRecipient'): Promise<PhoneTools> {
   loading ??= load(feature);
-  return loading;
+  try {
+    return await loading;
+  } catch (error) {
+    // The first caller's error names its option: a later caller's names its own.
+    const cause = error instanceof MessagingError ? error.cause : undefined;
+    throw isMissing(cause) ? phonePeerMissing(feature, cause) : error;
+  }
 }
 
 /** The tools once loaded, else undefined: a hot path reads them without awaiting a promise. */

@@ -99,6 +99,8 @@ const shapeOf = (path: string) => path.replace(/\/(?:\{\w+\}|\d+)(?=\/|$)/g, '/{
  */
 export function scopeOfPath(method: string, path: string): Scope | null | undefined {
   const wanted = shapeOf(path);
-  const row = Object.values(ENDPOINTS).find((row) => row.method === method && shapeOf(row.path) === wanted);
+  // A HEAD is answered as the GET of its path (Laravel's routes), scope included.
+  const asked = method === 'HEAD' ? 'GET' : method;
+  const row = Object.values(ENDPOINTS).find((row) => row.method === asked && shapeOf(row.path) === wanted);
   return row?.scope;
 }

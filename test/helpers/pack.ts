@@ -6,7 +6,7 @@
  */
 import { execFile } from 'node:child_process';
 import { existsSync } from 'node:fs';
-import { copyFile, cp, mkdir, mkdtemp, readFile, rm, writeFile } from 'node:fs/promises';
+import { copyFile, cp, mkdir, mkdtemp, readFile, rename, rm, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { setTimeout as sleep } from 'node:timers/promises';
@@ -41,7 +41,6 @@ async function pack(cwd: string, work: string): Promise<string> {
  */
 export async function packWorkspace(dir: string, work: string): Promise<string> {
   const source = join(root, dir);
-  if (!existsSync(join(source, 'dist', 'main.js'))) await npm(['run', 'build'], root);
   const { stdout } = await npm(['pack', '--ignore-scripts', '--dry-run', '--json'], source);
   const [info] = JSON.parse(stdout) as { files: { path: string }[] }[];
   const copy = await mkdtemp(join(work, 'workspace-'));
@@ -52,7 +51,12 @@ export async function packWorkspace(dir: string, work: string): Promise<string> 
 
 /** Packs the SDK and both workspaces into `work`. */
 export async function packAll(work: string): Promise<Tarballs> {
-  if (!existsSync(join(root, 'dist', 'index.js'))) await npm(['run', 'build'], root);
+  // One build before any pack: a build's clean step under a pack would ship a half-built dist.
+  const built = [
+    join(root, 'dist', 'index.js'),
+    ...Object.values(WORKSPACES).map((dir) => join(root, dir, 'dist', 'main.js')),
+  ];
+  if (!built.every((file) => existsSync(file))) await npm(['run', 'build'], root);
   const [sdk, cli, mcp] = await Promise.all([
     pack(root, work),
     packWorkspace(WORKSPACES.cli, work),
@@ -90,7 +94,8 @@ export async function sharedPackages(): Promise<SharedPackages> {
   const failed = join(dir, 'packages.failed');
   try {
     await mkdir(join(dir, 'packages.lock'));
-  } catch {
+  } catch (error) {
+    if ((error as NodeJS.ErrnoException).code !== 'EEXIST') throw error;
     // Another file packs them: wait for its result (a pack and an install take seconds).
     for (const deadline = Date.now() + 180_000; Date.now() < deadline; await sleep(100)) {
       if (existsSync(done)) return JSON.parse(await readFile(done, 'utf8')) as SharedPackages;
@@ -101,12 +106,18 @@ export async function sharedPackages(): Promise<SharedPackages> {
   try {
     const tarballs = await packAll(dir);
     const packages: SharedPackages = { ...tarballs, sdkProject: await installInto(dir, 'sdk-alone', [tarballs.sdk]) };
-    await writeFile(done, JSON.stringify(packages));
+    await writeWhole(done, JSON.stringify(packages));
     return packages;
   } catch (error) {
-    await writeFile(failed, String(error));
+    await writeWhole(failed, String(error));
     throw error;
   }
+}
+
+/** Writes `file` whole or not at all (a waiter that reads it never sees it half written). */
+async function writeWhole(file: string, text: string): Promise<void> {
+  await writeFile(`${file}.part`, text);
+  await rename(`${file}.part`, file);
 }
 
 /**

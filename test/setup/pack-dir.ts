@@ -4,7 +4,7 @@
  * a run of one file that packs nothing pays nothing: the first file that needs the packages packs
  * them, the others wait for it.
  */
-import { mkdtemp, rm } from 'node:fs/promises';
+import { mkdir, mkdtemp, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import type { TestProject } from 'vitest/node';
@@ -19,5 +19,10 @@ declare module 'vitest' {
 export default async function setup(project: TestProject): Promise<() => Promise<void>> {
   const dir = await mkdtemp(join(tmpdir(), 'tm-packed-'));
   project.provide('packDir', dir);
+  // In watch mode, a rerun packs what changed since: the folder starts empty again.
+  project.onTestsRerun(async () => {
+    await rm(dir, { recursive: true, force: true });
+    await mkdir(dir);
+  });
   return () => rm(dir, { recursive: true, force: true });
 }

@@ -44,15 +44,15 @@ Examples:
 export const DEMO_HELP = `
 With no credentials, the demo starts the local sandbox in this process (a real HTTP server on
 127.0.0.1) and runs the whole story against it: who am I, subscription, sender numbers, a lookup,
-a text, an image with upload progress, the wait until read, the latest logs, usage, and one
-deliberate error. Nothing to set up; it takes a couple of seconds.
+a text, an image with upload progress, the wait until read, the latest logs, usage, four messages
+paced to two people, and one deliberate error. Nothing to set up; it takes a couple of seconds.
 With TENANT_MESSAGING_BASE_URL and TENANT_MESSAGING_API_KEY (or --base-url and --api-key-file)
 it runs against that tenant instead, sends real messages, and only to --to (required then).
 
 Examples:
-  $ npx tenant-messaging demo
+  $ npx tenant-messaging-cli demo
   $ TENANT_MESSAGING_BASE_URL=https://acme.example.com TENANT_MESSAGING_API_KEY=... \\
-      npx tenant-messaging demo --to +15551234567`;
+      npx tenant-messaging-cli demo --to +15551234567`;
 
 /**
  * The end of `send-many --help`: the files it reads and writes, stop signals, and its exit code.

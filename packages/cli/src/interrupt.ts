@@ -4,7 +4,7 @@
  */
 import { STOP_SIGNALS, type StopSignal, signalLabel } from 'tenant-messaging-bin-kit';
 
-export { STOP_SIGNALS, type StopSignal, signalLabel };
+export { type StopSignal, signalLabel };
 
 /**
  * The reason a command's signal is aborted with when a stop signal came: which one, and the exit

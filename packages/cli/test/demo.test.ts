@@ -110,7 +110,7 @@ describe('tenant-messaging demo', () => {
     expect(run.code).toBe(0);
     expect(run.stdout).toMatch(/^Usage: tenant-messaging demo \[options\]/);
     expect(run.stdout).toMatch(/--to <phone> +the recipient \(required against a real tenant\)/);
-    expect(run.stdout).toContain('$ npx tenant-messaging demo');
+    expect(run.stdout).toContain('$ npx tenant-messaging-cli demo');
   });
 
   it('Ctrl-C at any step (a read, a send, the wait) ends it with 130, its sandbox stopped and no file left', async () => {

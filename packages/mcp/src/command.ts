@@ -78,7 +78,10 @@ export function parseCommandLine(argv: readonly string[]): CommandLine {
   const { values, tokens } = parseArgs({ args: [...argv], options: FLAGS, strict: false, tokens: true });
   for (const token of tokens) {
     if (token.kind === 'positional') {
-      throw usage(`unexpected argument '${token.value}': tenant-messaging-mcp takes flags only`);
+      // Quoted back only when it looks like a word (`mcp`, from the old command): a stray
+      // argument may be a key pasted in the wrong place, and stderr is often logged.
+      const shown = /^[a-z][a-z-]{0,19}$/.test(token.value) ? `'${token.value}'` : '(not shown)';
+      throw usage(`unexpected argument ${shown}: tenant-messaging-mcp takes flags only`);
     }
     if (token.kind !== 'option') continue;
     const flag = FLAGS[token.name as Flag] as (typeof FLAGS)[Flag] | undefined;

@@ -1,4 +1,4 @@
-import { type APIError, errorFromResponse, PermissionDeniedError } from '../../api-error.js';
+import { errorFromResponse } from '../../api-error.js';
 import { ResponseValidationError } from '../../errors.js';
 import { parseJson } from '../../internal/json.js';
 import type { Route } from '../../internal/route.js';
@@ -25,7 +25,8 @@ export function toResult(route: Route, path: string, response: TransportResponse
     error.message = `The service answered ${route.method} ${path} with HTTP ${status}, redirecting to ${location}. The SDK does not follow redirects, so your API key only goes to the base URL's origin: check that baseUrl is the tenant URL from your dashboard.`;
     throw error;
   }
-  if (status < 200 || status >= 300) throw withScope(errorFromResponse(status, text, headers), route);
+  // A 403 names the scope its endpoint needs (the service's body does not): the endpoint table knows it.
+  if (status < 200 || status >= 300) throw errorFromResponse(status, text, headers, route.scope ?? undefined);
   if (text === '' || status === 204) return { status, headers, body: null };
   try {
     return { status, headers, body: parseJson(text) };
@@ -38,10 +39,4 @@ export function toResult(route: Route, path: string, response: TransportResponse
       },
     ]);
   }
-}
-
-/** A 403 names the scope its endpoint needs (the service's body does not): the endpoint table knows it. */
-function withScope(error: APIError, route: Route): APIError {
-  if (error instanceof PermissionDeniedError && route.scope) error.requiredScope = route.scope;
-  return error;
 }
