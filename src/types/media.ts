@@ -8,7 +8,9 @@
 
 /**
  * A Node.js `stream.Readable` (a `PassThrough`, an `fs.ReadStream`, `Readable.from(...)`), named by
- * its shape so that these declarations need no `@types/node`: every Node `Readable` has it.
+ * its shape so that these declarations need no `@types/node`: every Node `Readable` has it. The
+ * shape is for the compiler only: at run time the SDK recognises a real Node stream, not an object
+ * that merely looks like one.
  *
  * @example
  * ```ts
@@ -26,7 +28,7 @@ export interface NodeReadable extends AsyncIterable<unknown> {
 
 /**
  * A Node.js `fs.ReadStream` from `createReadStream(path)`, named by its shape (see
- * {@link NodeReadable}): the SDK takes the file name from its `path`.
+ * {@link NodeReadable}; a real one at run time): the SDK takes the file name from its `path`.
  *
  * @example
  * ```ts
