@@ -14,7 +14,8 @@
  * - all entries together with every peer, msw's `setupServer(...sandboxHandlers(sandbox))`
  *   included: on the newest against the newest `@types/node` and 22 (the engines floor), and on
  *   the floor. The floor checks what a compiler's version could change, the declarations' syntax
- *   and checking, in two programs: each costs it about 7 s of CPU (the native one, about 1.5).
+ *   and checking, in two programs: a compiler written in JavaScript is several times the native
+ *   one's cost for each.
  *
  * The matrix is printed at the end (versions, cases, pass or fail). Needs `npm run build` first.
  */
@@ -28,6 +29,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { componentAvailable } from './helpers/components.js';
 import { npm, root } from './helpers/npm.js';
 import { sharedPackages } from './helpers/pack.js';
+import { ALL_ENTRIES, ENTRIES, WORKER_ENTRIES } from './helpers/type-matrix-entries.js';
 
 const run = promisify(execFile);
 
@@ -58,74 +60,6 @@ const STRICT = {
 const NODENEXT = { module: 'nodenext', moduleResolution: 'nodenext' };
 /** With the condition wrangler resolves: the Workers build has the same types. */
 const BUNDLER = { module: 'esnext', moduleResolution: 'bundler', customConditions: ['workerd'] };
-
-/**
- * Each entry, the optional peers it needs itself (every other one is absent from its project),
- * and code that uses it. The code runs in `.mts`, `.cts` and `.ts` files: no top-level await.
- */
-const ENTRIES = [
-  {
-    entry: '.',
-    peers: [],
-    code: `import { MessagingClient, type MessageLog } from 'tenant-messaging';
-export async function send(client: MessagingClient): Promise<MessageLog> {
-  const log = await client.messages.send({ sender_phone: '+15550001001', to_phone: '+15550002002', type: 'text', content: 'Hi' });
-  return client.waitForDelivery(log.id, { until: 'read' });
-}
-// @ts-expect-error text needs content
-new MessagingClient({ baseUrl: 'https://a.example.com', apiKey: 'k' }).messages.send({ sender_phone: '+1', to_phone: '+2', type: 'text' });
-`,
-  },
-  {
-    entry: './sandbox',
-    peers: [],
-    code: `import { createSandbox, SANDBOX_PHONES, startSandbox } from 'tenant-messaging/sandbox';
-export async function demo(): Promise<string> {
-  const sandbox = await startSandbox();
-  const custom = createSandbox({ tenants: [{ slug: 'initech' }] });
-  const initech: string = custom.tenants.initech.baseUrl;
-  const other: string | undefined = custom.tenants[String(initech.length)]?.baseUrl;
-  await sandbox.close();
-  return other ?? SANDBOX_PHONES.reads;
-}
-`,
-  },
-  {
-    entry: './testing',
-    peers: [],
-    code: `import * as testing from 'tenant-messaging/testing';
-import type { Sandbox } from 'tenant-messaging/sandbox';
-export const handlers = (sandbox: Sandbox): testing.SandboxHandler[] => testing.sandboxHandlers(sandbox);
-`,
-  },
-  {
-    entry: './webhooks',
-    peers: [],
-    code: `import { verifyWebhook, type WebhookEvent } from 'tenant-messaging/webhooks';
-export async function receive(request: Request, secret: string): Promise<WebhookEvent> {
-  return verifyWebhook(await request.text(), request.headers, secret);
-}
-`,
-  },
-  { entry: './otel', peers: ['@opentelemetry/api'], code: `export * as otel from 'tenant-messaging/otel';\n` },
-  { entry: './bullmq', peers: ['bullmq', 'ioredis'], code: `export * as bullmq from 'tenant-messaging/bullmq';\n` },
-] as const;
-
-/** The entries promised on Workers: type-checked with `types: []` and no `@types/node` at all. */
-const WORKER_ENTRIES = ['.', './webhooks'];
-
-/** Every entry together with every peer, for the `@types/node` lines; msw's own types included. */
-const ALL_ENTRIES = `import * as main from 'tenant-messaging';
-import * as bullmq from 'tenant-messaging/bullmq';
-import * as otel from 'tenant-messaging/otel';
-import { createSandbox } from 'tenant-messaging/sandbox';
-import { sandboxHandlers } from 'tenant-messaging/testing';
-import * as webhooks from 'tenant-messaging/webhooks';
-import { setupServer } from 'msw/node';
-
-export const entries = [main, bullmq, otel, webhooks];
-export const server = setupServer(...sandboxHandlers(createSandbox()));
-`;
 
 interface Case {
   readonly name: string;
@@ -229,7 +163,7 @@ beforeAll(async () => {
     // saw one install fail).
     await installing().catch(installing);
     // The peers: the repository's copies, linked as an install places them (their own dependencies
-    // resolve from their real paths); the registry's newest of each would cost an install of ~80 packages.
+    // resolve from their real paths), rather than a second install of their whole trees.
     for (const peer of PEERS) {
       await mkdir(dirname(join(full, 'node_modules', peer)), { recursive: true });
       await symlink(join(root, 'node_modules', peer), join(full, 'node_modules', peer), 'dir');

@@ -2,7 +2,7 @@ import { setTimeout as sleep } from 'node:timers/promises';
 import fc from 'fast-check';
 import { InternalServerError, MessagingClient } from 'tenant-messaging';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { errorFromResponse } from '../src/api-error.js';
+import { errorFromResponse } from '../src/error-from-response.js';
 import { watchLoopStalls } from './helpers/loop-stall.js';
 import { startServer, type TestServer } from './helpers/server.js';
 

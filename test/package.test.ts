@@ -52,11 +52,9 @@ async function withLinked(names: string[], body: () => Promise<void>): Promise<v
 describe('the published package', () => {
   it('is small and ships only dist, its docs and examples, README, CHANGELOG and package.json', async () => {
     const { size } = await stat(tarball);
-    // About half is source maps (kept: stack traces map to src/*.ts), ~40 KB the Cloudflare
-    // Workers build (dist/workerd, no maps), ~60 KB the guides and examples (docs/, examples/: the
-    // README's links resolve inside the package). 1.48 MB once the command line and the MCP server
-    // left for their own packages. The bound catches accidental bundling (undici alone would add
-    // ~1.5 MB, and libphonenumber-js's metadata ~150 KB), not the growth of the SDK's own code.
+    // Source maps are kept (stack traces map to src/*.ts), and the guides and examples ship (the
+    // README's links resolve inside the package). The bound catches accidental bundling (undici or
+    // libphonenumber-js's metadata bundled in), not the growth of the SDK's own code.
     expect(size).toBeLessThan(1_650_000);
     const { stdout } = await run('tar', ['-tzf', tarball]);
     const top = new Set(

@@ -6,9 +6,9 @@ import {
   ValidationError,
 } from 'tenant-messaging';
 import { describe, expect, it } from 'vitest';
-import { errorFromResponse } from '../../src/api-error.js';
 import { classifyFailure, type FailureContext, mayHaveBeenProcessed } from '../../src/core/call/classify.js';
 import { BodyTooLargeError, DeadlineExceededError, NeverSentError } from '../../src/core/transport/transport.js';
+import { errorFromResponse } from '../../src/error-from-response.js';
 
 const call: FailureContext = {
   label: 'GET /messages/{messageLog}',

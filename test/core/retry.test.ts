@@ -6,8 +6,8 @@ import {
   ValidationError,
 } from 'tenant-messaging';
 import { describe, expect, it } from 'vitest';
-import { errorFromResponse } from '../../src/api-error.js';
 import { DEFAULT_RETRY_POLICY, decideRetry, type FailedAttempt } from '../../src/core/call/retry.js';
+import { errorFromResponse } from '../../src/error-from-response.js';
 
 const policy = DEFAULT_RETRY_POLICY;
 const status = (code: number, headers: Record<string, string> = {}) =>

@@ -6,6 +6,7 @@
  * import { catchStopSignals, credentialsFrom, UsageError } from 'tenant-messaging-bin-kit'
  * ```
  */
+export { sharedAdvice } from './advice.js';
 export { type CredentialFlags, type Credentials, credentialsFrom, ENV } from './credentials.js';
 export { catchStopSignals, STOP_SIGNALS, type StopSignal, type StopSignals, signalLabel } from './stop-signals.js';
 export { UsageError } from './usage-error.js';

@@ -6,19 +6,14 @@
  * SDK's own messages, for library users, stay as they are.
  */
 import {
-  APIConnectionError,
-  AuthenticationError,
   DeliveryTimeoutError,
-  InternalServerError,
   NotFoundError,
-  OutcomeUnknownError,
-  PermissionDeniedError,
   RateLimitError,
   ResponseValidationError,
   SendOutcomeUnknownError,
   ValidationError,
 } from 'tenant-messaging';
-import { ENV } from 'tenant-messaging-bin-kit';
+import { ENV, sharedAdvice } from 'tenant-messaging-bin-kit';
 import { UsageError } from './exit-codes.js';
 
 /** Where an error the bin reports came from: the command that ran and the options it was given. */
@@ -191,24 +186,11 @@ function adviceFor(error: unknown, where: Where): string | undefined {
       ? 'It was not found in the message logs yet: look again in a minute with `tenant-messaging list` before sending it again.'
       : 'Do not send it again blindly. Run the same command with --reconcile: it searches the message logs for this send instead of sending twice.';
   }
-  if (error instanceof OutcomeUnknownError)
-    return 'Check on the service whether the request took effect before repeating it.';
   if (error instanceof DeliveryTimeoutError) {
     const id = error.messageLogId;
     return `The message was sent; its delivery was not confirmed in time. Look again later with \`tenant-messaging wait ${id}\` or \`tenant-messaging get ${id}\`.`;
   }
   if (error instanceof UsageError || error instanceof ValidationError) return helpHint(command);
-  if (error instanceof AuthenticationError) {
-    return `Check the key: ${ENV.apiKey}, or the file given to --api-key-file.`;
-  }
-  if (error instanceof PermissionDeniedError) {
-    // The scope of the endpoint that refused (the SDK knows it), not of every endpoint the command
-    // may call: `send --wait` sends, then reads.
-    const scope = error.requiredScope;
-    return scope
-      ? `This key lacks the \`${scope}\` scope: use a key that has it.`
-      : 'This key lacks the permission for it: use a key that has it.';
-  }
   if (error instanceof NotFoundError) {
     return command === 'request'
       ? 'Check the path: the API has no such endpoint, or the id in it is not one of this tenant’s.'
@@ -219,13 +201,8 @@ function adviceFor(error: unknown, where: Where): string | undefined {
       ? 'The tenant’s rate limit was reached: wait, or lower --rate / --concurrency.'
       : 'The tenant’s rate limit was reached: wait a moment, then run it again.';
   }
-  if (error instanceof InternalServerError)
-    return 'The service, or a proxy in front of it, failed (a read was retried first): try again later.';
   if (error instanceof ResponseValidationError) {
     return 'The service answered in a shape the API specification does not give: report it, with what the same command prints with --verbose.';
   }
-  if (error instanceof APIConnectionError) {
-    return `${error.neverSent ? 'Nothing was sent. ' : ''}Check the base URL (--base-url or ${ENV.baseUrl}) and the network.`;
-  }
-  return undefined;
+  return sharedAdvice(error);
 }

@@ -26,6 +26,7 @@ import { located } from '../src/hints.js';
 import { program } from '../src/program.js';
 import { report } from '../src/report.js';
 import { SECRET_ENV } from '../src/webhook-secret.js';
+import { type SdkErrorKey, sdkErrors } from './sdk-errors.js';
 
 const SENDER = '+15550001001';
 /** The scopes an API key can carry (spec section 5). */
@@ -297,39 +298,10 @@ function argsThatParse(name: string, without?: string): string[] {
 }
 
 describe('the SDK’s errors, for every command that can meet them', () => {
-  /**
-   * The errors a client meets from a server's answers and a failing media source, made as a user
-   * meets them: a fresh one for each use, as each command run meets its own (an error keeps the
-   * first command it was located in).
-   */
-  const made = new Map<string, unknown[]>();
-  const take = (key: string) => made.get(key)?.pop();
-  const makeAll = async (key: string, make: () => Promise<unknown>) => {
-    made.set(key, await Promise.all(Array.from({ length: 2 * COMMANDS.length }, make)));
-  };
+  /** The SDK's errors of answers and of a failing media source, fresh for each use (sdk-errors.ts). */
+  let take: (key: SdkErrorKey) => unknown;
   beforeAll(async () => {
-    const answers: [key: string, status: number, body: string, headers: Record<string, string>][] = [
-      ['401', 401, '{"message":"Unauthenticated."}', {}],
-      ['403', 403, '{"message":"Forbidden."}', {}],
-      ['404', 404, '{"message":"Not found."}', {}],
-      ['429', 429, '{"message":"Too Many Attempts."}', { 'retry-after': '1' }],
-      ['502', 502, '<html><title>Bad Gateway</title></html>', {}],
-    ];
-    for (const [key, status, body, headers] of answers) {
-      await makeAll(key, () => errorOf((client) => client.me(), new Response(body, { status, headers })));
-    }
-    const failing = async function* () {
-      yield* [];
-      throw new Error('EIO: i/o error');
-    };
-    const sending = (client: MessagingClient) =>
-      client.messages.send({
-        sender_phone: SENDER,
-        to_phone: '+15551234567',
-        type: 'image',
-        media: { data: failing(), filename: 'receipt.png' },
-      });
-    await makeAll('media', () => errorOf(sending, new Response('{}', { status: 500 })));
+    take = await sdkErrors(2 * COMMANDS.length);
   });
   const api = COMMANDS.map((command) => command.name());
   const sending = ['send', 'send-many', 'demo'];
@@ -530,23 +502,3 @@ describe('tail, for people', () => {
     expect(once.stdout + followed.stdout).not.toContain(secret);
   });
 });
-
-/**
- * What `call` throws with a client whose every request is answered `answer` (after its body was
- * read, as a server does), without retries.
- */
-async function errorOf(call: (client: MessagingClient) => Promise<unknown>, answer: Response): Promise<unknown> {
-  const fetch = async (_url: string | URL | Request, init?: RequestInit) => {
-    await new Response(init?.body ?? null).arrayBuffer();
-    return answer.clone();
-  };
-  const client = new MessagingClient({ baseUrl: 'https://example.com', apiKey: 'tm_test_key', fetch, maxRetries: 0 });
-  try {
-    await call(client);
-  } catch (error) {
-    return error;
-  } finally {
-    await client.close();
-  }
-  throw new Error('the call did not fail');
-}

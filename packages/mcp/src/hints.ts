@@ -5,18 +5,13 @@
  * names what the server knows (the scope a key lacked, the tool to call), never a placeholder.
  */
 import {
-  APIConnectionError,
-  AuthenticationError,
   DeliveryTimeoutError,
-  InternalServerError,
   NotFoundError,
-  OutcomeUnknownError,
-  PermissionDeniedError,
   RateLimitError,
   ResponseValidationError,
   SendOutcomeUnknownError,
 } from 'tenant-messaging';
-import { ENV } from 'tenant-messaging-bin-kit';
+import { ENV, sharedAdvice } from 'tenant-messaging-bin-kit';
 
 /** What a result or a report shows of an error: its message, and what to do next. */
 export interface Explained {
@@ -76,29 +71,14 @@ function adviceFor(error: unknown): string | undefined {
   if (error instanceof SendOutcomeUnknownError) {
     return 'Do not send it again blindly: look for it with list_messages first.';
   }
-  if (error instanceof OutcomeUnknownError)
-    return 'Check on the service whether the request took effect before repeating it.';
   if (error instanceof DeliveryTimeoutError) {
     const id = error.messageLogId;
     return `The message was sent; its delivery was not confirmed in time. Look again later with wait_for_delivery or get_message (id ${id}).`;
   }
-  if (error instanceof AuthenticationError) return `Check the key: ${ENV.apiKey}, or the file given to --api-key-file.`;
-  if (error instanceof PermissionDeniedError) {
-    // The SDK names the scope of the endpoint that refused (its endpoint table).
-    const scope = error.requiredScope;
-    return scope
-      ? `This key lacks the \`${scope}\` scope: use a key that has it.`
-      : 'This key lacks the permission for it: use a key that has it.';
-  }
   if (error instanceof NotFoundError) return 'Check the id: it is not one of this tenant’s.';
   if (error instanceof RateLimitError) return 'The tenant’s rate limit was reached: wait a moment, then run it again.';
-  if (error instanceof InternalServerError)
-    return 'The service, or a proxy in front of it, failed (a read was retried first): try again later.';
   if (error instanceof ResponseValidationError) {
     return 'The service answered in a shape the API specification does not give: report it, with what the server logs with --verbose.';
   }
-  if (error instanceof APIConnectionError) {
-    return `${error.neverSent ? 'Nothing was sent. ' : ''}Check the base URL (--base-url or ${ENV.baseUrl}) and the network.`;
-  }
-  return undefined;
+  return sharedAdvice(error);
 }

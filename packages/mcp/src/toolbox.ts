@@ -56,11 +56,6 @@ export interface ToolboxOptions {
    * @default []
    */
   readonly secrets?: readonly string[] | undefined;
-  /**
-   * The OpenAPI document the tools' JSON Schemas are taken from.
-   * @default the package's own `tenant-messaging/openapi.json`, read on the first `tools/list`
-   */
-  readonly apiDocument?: unknown;
 }
 
 /** A tool as `tools/list` shows it. */
@@ -128,7 +123,7 @@ export function createToolbox(options: ToolboxOptions): Toolbox {
     allowSend,
     list: () => {
       listed ??= (async () => {
-        const schemas = toolSchemas(options.apiDocument ?? (await readApiDocument()));
+        const schemas = toolSchemas(await readApiDocument());
         return served.map((tool) => {
           const { input, output } = schemas[tool.name] ?? { input: { type: 'object' }, output: { type: 'object' } };
           return {

@@ -13,9 +13,6 @@ import {
 } from '@modelcontextprotocol/sdk/types.js';
 import { MessagingClient } from 'tenant-messaging';
 import { type RunningSandbox, startSandbox } from 'tenant-messaging/sandbox';
-// The SDK's OpenAPI document made from its sources (test code only): what its dist/openapi.json
-// holds once built, so the in-process tests need no build.
-import { openApiDocument } from '../../../src/openapi/document.js';
 import { createMcpServer } from '../src/server.js';
 import { createToolbox, type Toolbox, type ToolboxOptions } from '../src/toolbox.js';
 
@@ -70,7 +67,6 @@ export async function startFixture(): Promise<Fixture> {
     return made;
   };
   const acme = client();
-  const apiDocument = openApiDocument();
   return {
     sandbox,
     client,
@@ -78,7 +74,7 @@ export async function startFixture(): Promise<Fixture> {
     keys: Object.values(sandbox.tenants).flatMap((tenant) => Object.values(tenant.keys)),
     posts: () => sandbox.counters.requests['POST /messages'] ?? 0,
     async connect(options = {}, elicit) {
-      const toolbox = createToolbox({ client: acme, apiDocument, ...options });
+      const toolbox = createToolbox({ client: acme, ...options });
       const server = createMcpServer(toolbox);
       const asked: string[] = [];
       const mcp = new Client(

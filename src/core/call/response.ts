@@ -1,4 +1,4 @@
-import { errorFromResponse } from '../../api-error.js';
+import { errorFromResponse } from '../../error-from-response.js';
 import { ResponseValidationError } from '../../errors.js';
 import { parseJson } from '../../internal/json.js';
 import type { Route } from '../../internal/route.js';
