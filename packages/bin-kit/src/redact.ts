@@ -64,8 +64,12 @@ function withoutPercentEncoded(text: string, secrets: readonly string[], plus: b
     const run = escapes.exec(text)?.[0];
     const piece = run ? Buffer.from(run.replaceAll('%', ''), 'hex').toString('utf8') : (text[at] as string);
     const end = at + (run?.length ?? 1);
-    decoded += plus && piece === '+' ? ' ' : piece;
-    for (let i = 0; i < piece.length; i++) from.push(at), to.push(end);
+    // Only a `+` as written is a space: `%2B` is a plus sign.
+    decoded += plus && run === undefined && piece === '+' ? ' ' : piece;
+    for (let i = 0; i < piece.length; i++) {
+      from.push(at);
+      to.push(end);
+    }
     at = end;
   }
   const spans: [number, number][] = [];

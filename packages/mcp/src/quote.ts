@@ -86,7 +86,7 @@ export function shortenEchoes(text: string, input: unknown): string {
     const chars = [...long];
     const short = `${quoted(chars.slice(0, ECHO_MAX).join('')).slice(1, -1)}…(${chars.length.toLocaleString('en-US')} characters)`;
     for (const spelling of new Set([long, JSON.stringify(long).slice(1, -1), long.trim()])) {
-      if ([...spelling].length > ECHO_MAX && shown.includes(spelling)) shown = shown.replaceAll(spelling, short);
+      if ([...spelling].length > ECHO_MAX && shown.includes(spelling)) shown = shown.replaceAll(spelling, () => short);
     }
   }
   return shown;

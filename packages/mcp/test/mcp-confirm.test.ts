@@ -75,7 +75,12 @@ describe('the confirmation of send_message', () => {
     await fc.assert(
       fc.asyncProperty(hostile, fc.oneof(fc.constant(TO), hostile), async (content, to) => {
         runs++;
-        const prepared = await server.call('prepare_send', { sender_phone: SENDER, to_phone: to, type: 'text', content });
+        const prepared = await server.call('prepare_send', {
+          sender_phone: SENDER,
+          to_phone: to,
+          type: 'text',
+          content,
+        });
         expect(prepared.isError, text(prepared)).toBeFalsy();
         const approval = prepared.structuredContent?.['approval'] as string;
         const declined = await server.call('send_message', { approval });
