@@ -85,6 +85,7 @@ export async function serveHttp(
     }
     const id = req.headers['mcp-session-id'];
     if (typeof id === 'string') {
+      await sessions.sweep();
       const session = sessions.use(id);
       // Never opened, closed, or reclaimed: the protocol's answer, on which a client initializes again.
       if (!session) return reply(res, 404, 'Session not found: initialize a new one', {}, -32_001);

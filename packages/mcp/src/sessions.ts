@@ -4,8 +4,8 @@
  * reclaimed two ways:
  * - at the cap, the least recently used session with no call in flight is closed to make room
  *   for a new client: the door never stays shut because of abandoned sessions;
- * - a session with nothing open (no call, no stream) and no request for `idleMs` is closed on the
- *   next request that comes, so an abandoned one does not hold its memory for the process's life.
+ * - a session with nothing open (no call, no stream) and no request for `idleMs` is closed when
+ *   the next request comes, so an abandoned one does not hold its memory for the process's life.
  * A live client keeps its GET stream open, so it is never idle; one whose session was reclaimed
  * gets 404 on its next request and initializes again, as the protocol says.
  */
