@@ -99,7 +99,11 @@ function withoutPercentEncoded(text: string, secrets: readonly string[], plus: b
  * ```
  */
 export function holdsSecret(text: string, secrets: readonly string[], depth = DEPTH): boolean {
+  // No encoding here makes a text shorter: what is shorter than every secret holds none.
+  const shortest = Math.min(...secrets.filter((secret) => secret !== '').map((secret) => secret.length));
+  if (text.length < shortest) return false;
   for (const piece of piecesOf(text)) {
+    if (piece.length < shortest) continue;
     for (const form of decodedForms(piece)) {
       if (secrets.some((secret) => secret !== '' && form.includes(secret))) return true;
       // Only what an encoding was undone in is looked into again.

@@ -10,6 +10,7 @@
  * private-use and unassigned code points, lone surrogates.
  */
 const HIDDEN = /[\p{Cc}\p{Cf}\p{Zl}\p{Zp}\p{Co}\p{Cn}\p{Cs}]/gu;
+const HAS_HIDDEN = new RegExp(HIDDEN.source, 'u');
 
 /**
  * `text` in double quotes, as JSON writes a string, with every character of {@link HIDDEN} as a
@@ -56,17 +57,22 @@ export function shownPhone(phone: string, echo = false): string {
 export const ECHO_MAX = 60;
 
 /**
- * A caller's input as a refusal quotes it: {@link quoted}, and past {@link ECHO_MAX} characters
- * its start and its length (`"+1555555…" (5,012 characters)`).
+ * A caller's input as a refusal quotes it: between `mark`s when it is short and plain, else
+ * {@link quoted} (escapes shown), and past {@link ECHO_MAX} characters only its start and its
+ * length (`"+1555555…" (5,012 characters)`).
  *
  * @example
  * ```ts
  * echoed('+1'.padEnd(5012, '5')) // '"+15555555555…" (5,012 characters)'
+ * echoed('0', "'") // "'0'"
  * ```
  */
-export function echoed(input: string): string {
+export function echoed(input: string, mark: '"' | "'" = '"'): string {
   const chars = [...input];
-  if (chars.length <= ECHO_MAX) return quoted(input);
+  if (chars.length <= ECHO_MAX) {
+    const plain = mark === "'" && !input.includes("'") && !HAS_HIDDEN.test(input);
+    return plain ? `'${input}'` : quoted(input);
+  }
   return `${quoted(`${chars.slice(0, ECHO_MAX).join('')}…`)} (${chars.length.toLocaleString('en-US')} characters)`;
 }
 

@@ -5,8 +5,12 @@
  * description, schema or the server's instructions names a tool that is not listed.
  */
 import fc from 'fast-check';
+import { UsageError } from 'tenant-messaging-bin-kit';
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
+import { parseCommandLine } from '../src/command.js';
+import { mcpSettings } from '../src/options.js';
 import { ECHO_MAX, echoed } from '../src/quote.js';
+import { recipientList } from '../src/recipients.js';
 import { type Connected, type Fixture, startFixture, text } from './mcp-fixture.js';
 
 const SENDER = '+15550001001';
@@ -69,6 +73,36 @@ describe('refusals', () => {
     });
     expect(text(refused)).toMatch(/^"\+15{58}…" \(5,012 characters\) is not among the recipients/);
     expect(echoed(phone)).toBe(`"${phone.slice(0, ECHO_MAX)}…" (5,012 characters)`);
+  });
+});
+
+describe('usage errors', () => {
+  it('quote a long flag, value or variable shortened (fast-check)', () => {
+    const refusals: ((input: string) => unknown)[] = [
+      (input) => parseCommandLine([`--${input}`]),
+      (input) => mcpSettings({ allowSend: true, maxSends: input }, {}, false),
+      (input) => mcpSettings({ http: input }, {}, false),
+      (input) => mcpSettings({ http: `${input}:80` }, {}, false),
+      (input) => mcpSettings({}, { TENANT_MESSAGING_LOG: input }, false),
+      (input) => recipientList(`+1555*,x${input}`),
+    ];
+    fc.assert(
+      fc.property(long, fc.constantFrom(...refusals.keys()), (input, i) => {
+        const message = (() => {
+          try {
+            refusals[i]?.(input);
+            return '';
+          } catch (error) {
+            return error instanceof UsageError ? error.message : String(error);
+          }
+        })();
+        expect(message).not.toBe('');
+        expect(message).not.toContain(input);
+        expect(message.length).toBeLessThan(1_000);
+      }),
+      { numRuns: 120 },
+    );
+    expect(() => mcpSettings({ allowSend: true, maxSends: '0' }, {}, false)).toThrow(", got '0'");
   });
 });
 
