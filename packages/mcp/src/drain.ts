@@ -42,6 +42,12 @@ export class Drain {
     return this.#stopping.signal.aborted;
   }
 
+  /** True for an error the stop caused: its signal's reason, or an abort once the stop began. */
+  causedBy(error: unknown): boolean {
+    if (!this.stopping) return false;
+    return error === this.signal.reason || (error instanceof Error && error.name === 'AbortError');
+  }
+
   /**
    * Runs `work`, counted in flight; if the grace period of a stop ends first, answers `cut()` instead
    * (the work goes on, but the process will not wait for it).

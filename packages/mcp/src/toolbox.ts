@@ -169,7 +169,7 @@ export function createToolbox(options: ToolboxOptions): Toolbox {
               return await run(tool, args, call);
             } catch (error) {
               send.watch.observe(error);
-              if (drain.stopping && isAbort(error)) return failure(stoppedBefore(tool));
+              if (drain.causedBy(error)) return failure(stoppedBefore(tool));
               if (!(error instanceof ValidationError)) log?.warn?.(`mcp: ${name} failed`, { error: String(error) });
               return errorResult(error);
             }
@@ -189,10 +189,6 @@ function stoppedBefore(tool: ToolDefinition): string {
     ? 'The server stopped before this send finished: its outcome is unknown, and it may have been sent. Do not send it again: once the server is back, look for it with list_messages (approvals end with the server).'
     : `The server stopped before ${tool.name} finished; nothing was sent. Call it again once the server is back.`;
 }
-
-/** An abort of the stop's signal, as the SDK or fetch raise it. */
-const isAbort = (error: unknown) =>
-  error instanceof Error && (error.name === 'AbortError' || /abort/i.test(error.message));
 
 /** A refusal with every long input of `args` it quotes shortened (whoever quoted it: this server, the SDK, zod). */
 function withShortEchoes(result: ToolResult, args: unknown): ToolResult {

@@ -1,6 +1,7 @@
 /**
  * The stop of the toolbox (drain.ts), in this process against the sandbox: a confirmation still
- * unanswered when the stop begins ends unsent, with a result that says so; a send still waiting on
+ * unanswered when the stop begins ends unsent, with a result that says so; a wait_for_delivery
+ * ends at once; a send still waiting on
  * the API when the grace period ends is answered as of unknown outcome, never as unsent; a call
  * made once the stop began is refused without running.
  */
@@ -52,6 +53,20 @@ describe('the toolbox’s stop', () => {
     expect(text(await sending)).toMatch(/^The server is stopping and the person had not answered: nothing was sent/);
     expect(text(await server.call('get_usage'))).toMatch(/^The server is stopping: get_usage was not run/);
     expect(fx.posts()).toBe(before);
+  });
+
+  it('ends a wait_for_delivery at once, saying to call it again', async () => {
+    const server = await fx.connect();
+    const log = await fx.client().messages.send({
+      sender_phone: '+15550001001',
+      to_phone: SANDBOX_PHONES.neverDelivered,
+      type: 'text',
+      content: 'Never delivered',
+    });
+    const waiting = server.call('wait_for_delivery', { id: log.id, timeout: 60_000 });
+    await new Promise((resolve) => setTimeout(resolve, 50));
+    await server.toolbox.stop(5_000);
+    expect(text(await waiting)).toMatch(/^The server stopped before wait_for_delivery finished; nothing was sent/);
   });
 
   it('answers a send still waiting on the API at the end of the grace period as of unknown outcome', async () => {
