@@ -55,7 +55,7 @@ describe('tenant-messaging-mcp --http: sessions', () => {
   it('serves more connect/close cycles than there are sessions; the reclaimed session gets 404, then initializes again', async () => {
     const kept = await connect();
     expect((await kept.listTools()).tools.length).toBeGreaterThan(0);
-    const cycles = MAX_SESSIONS + 16;
+    const cycles = MAX_SESSIONS + 4;
     let served = 0;
     for (let i = 0; i < cycles; i++) {
       const client = await connect(); // initialize answered, or this throws
