@@ -8,5 +8,6 @@
  */
 export { sharedAdvice } from './advice.js';
 export { type CredentialFlags, type Credentials, credentialsFrom, ENV } from './credentials.js';
+export { REDACTED, redactSecrets, secretsInEnv } from './redact.js';
 export { catchStopSignals, STOP_SIGNALS, type StopSignal, type StopSignals, signalLabel } from './stop-signals.js';
 export { UsageError } from './usage-error.js';

@@ -5,6 +5,8 @@
  */
 import { parseArgs } from 'node:util';
 import { type CredentialFlags, UsageError } from 'tenant-messaging-bin-kit';
+import { EXIT_BOUND_MS } from './exit.js';
+import { echoed } from './quote.js';
 
 /** The environment variable that holds the bearer token of `--http`. */
 export const TOKEN_ENV = 'TENANT_MESSAGING_MCP_TOKEN';
@@ -87,7 +89,7 @@ export function parseCommandLine(argv: readonly string[]): CommandLine {
     const flag = FLAGS[token.name as Flag] as (typeof FLAGS)[Flag] | undefined;
     if (flag === undefined) {
       const near = nearest(token.name);
-      throw usage(`unknown option '${token.rawName}'${near ? ` (did you mean --${near}?)` : ''}`);
+      throw usage(`unknown option ${echoed(token.rawName, "'")}${near ? ` (did you mean --${near}?)` : ''}`);
     }
     if (flag.type === 'boolean' && token.inlineValue) throw usage(`option '${token.rawName}' takes no value`);
     if (flag.type === 'string' && (token.value === undefined || (!token.inlineValue && token.value.startsWith('--')))) {
@@ -178,6 +180,8 @@ token, and only loopback hosts may be named.
 
 Credentials: TENANT_MESSAGING_BASE_URL and TENANT_MESSAGING_API_KEY, or --base-url and
 --api-key-file <path>. A key on the command line (--api-key) is refused: ps and shell history show it.
+On SIGINT, SIGTERM or SIGHUP it takes no new call, lets the calls in flight finish and sends
+their results, then exits within ${EXIT_BOUND_MS / 1000} s (a second signal exits at once).
 Exit codes: 0 the client went away, 1 the server failed, 2 bad usage (nothing started), 128 + the
 signal when stopped (130 Ctrl-C, 143 SIGTERM, 129 SIGHUP).
 

@@ -2,6 +2,7 @@
  * `--http`: MCP over Streamable HTTP at `/mcp`, on loopback only, behind the bearer token. Each
  * client session (`Mcp-Session-Id`) has its own transport and MCP server session; they all share
  * one toolbox, so approvals, `--max-sends` and the allow-list are the process's, whatever the session.
+ * Sessions are bounded and reclaimed as sessions.ts says; an unknown one is answered 404.
  */
 import { randomUUID } from 'node:crypto';
 import { createServer, type IncomingMessage, type ServerResponse } from 'node:http';
@@ -13,27 +14,30 @@ import type { Log } from './log.js';
 import type { HttpAddress } from './options.js';
 import { TOKEN_ENV } from './options.js';
 import { createMcpServer } from './server.js';
+import { MAX_SESSIONS, type SessionEntry, SessionTable, type SessionTableOptions } from './sessions.js';
 import type { Toolbox } from './toolbox.js';
 
 /** The endpoint's path, as MCP clients expect it. */
 export const MCP_PATH = '/mcp';
 
-/** Sessions open at once: a client that opens session after session cannot exhaust the process. */
-const MAX_SESSIONS = 64;
-
 /** The largest request body read: MCP requests are small JSON-RPC messages. */
 const MAX_BODY_BYTES = 1_000_000;
+
+/** How long `close` waits for the results of calls that ended to reach their clients. */
+export const FLUSH_MS = 1_000;
+
+/** Options of {@link serveHttp} beyond the address, the token and the toolbox. */
+export interface HttpOptions extends SessionTableOptions {
+  readonly log: Log;
+}
 
 /** A running HTTP server. */
 export interface HttpServing {
   /** Where it listens, e.g. `http://127.0.0.1:8808/mcp`. */
   readonly url: string;
-  /** Closes every session and the listening socket. */
-  close(): Promise<void>;
-}
-
-interface Session {
-  readonly transport: StreamableHTTPServerTransport;
+  /** Refuses new sessions from now on (503); the open ones are still served, to finish their calls. */
+  stopAccepting(): void;
+  /** Waits (at most {@link FLUSH_MS}) for the calls' results to be sent, then closes every session and the socket. */
   close(): Promise<void>;
 }
 
@@ -42,12 +46,25 @@ interface Session {
  *
  * @example
  * ```ts
- * const serving = await serveHttp({ host: '127.0.0.1', port: 8808 }, token, toolbox, log)
+ * const serving = await serveHttp({ host: '127.0.0.1', port: 8808 }, token, toolbox, { log })
  * ```
  */
-export async function serveHttp(address: HttpAddress, token: string, toolbox: Toolbox, log: Log): Promise<HttpServing> {
+export async function serveHttp(
+  address: HttpAddress,
+  token: string,
+  toolbox: Toolbox,
+  options: HttpOptions,
+): Promise<HttpServing> {
+  const { log } = options;
   const allowed = bearerCheck(token);
-  const sessions = new Map<string, Session>();
+  const sessions = new SessionTable<SessionEntry & { readonly transport: StreamableHTTPServerTransport }>({
+    ...options,
+    onReclaim: (why, open) =>
+      log.debug?.(`mcp: session ${why === 'idle' ? 'idle too long' : 'least recently used, to make room'}: closed`, {
+        open,
+      }),
+  });
+  let accepting = true;
 
   const handle = async (req: IncomingMessage, res: ServerResponse) => {
     if (!allowed(req.headers.authorization)) {
@@ -68,22 +85,35 @@ export async function serveHttp(address: HttpAddress, token: string, toolbox: To
     }
     const id = req.headers['mcp-session-id'];
     if (typeof id === 'string') {
-      const session = sessions.get(id);
-      if (!session) return reply(res, 404, 'Session not found: initialize a new one');
+      await sessions.sweep();
+      const session = sessions.use(id);
+      // Never opened, closed, or reclaimed: the protocol's answer, on which a client initializes again.
+      if (!session) return reply(res, 404, 'Session not found: initialize a new one', {}, -32_001);
+      sessions.track(session, req.method === 'POST', (done) => res.once('close', done));
       return session.transport.handleRequest(req, res, body);
     }
     if (req.method !== 'POST' || !isInitializeRequest(body)) {
       return reply(res, 400, 'Bad request: no Mcp-Session-Id; send an initialize request first');
     }
-    if (sessions.size >= MAX_SESSIONS) return reply(res, 503, `Too many sessions open (${MAX_SESSIONS}): close one`);
+    if (!accepting) return reply(res, 503, 'The server is stopping: it takes no new session', { 'retry-after': '5' });
+    if (!(await sessions.makeRoom())) {
+      return reply(res, 503, `Every session (${MAX_SESSIONS}) has a call in flight: try again in a moment`, {
+        'retry-after': '1',
+      });
+    }
     const server = createMcpServer(toolbox);
     const transport = new StreamableHTTPServerTransport({
       sessionIdGenerator: randomUUID,
       onsessioninitialized: (sessionId) => {
-        sessions.set(sessionId, { transport, close: () => server.close() });
+        sessions.add(sessionId, entry);
         log.debug?.('mcp: session opened', { sessions: sessions.size });
       },
     });
+    const entry = Object.assign(
+      sessions.entry(() => server.close()),
+      { transport },
+    );
+    sessions.track(entry, true, (done) => res.once('close', done));
     transport.onclose = () => {
       if (transport.sessionId !== undefined) sessions.delete(transport.sessionId);
     };
@@ -108,9 +138,14 @@ export async function serveHttp(address: HttpAddress, token: string, toolbox: To
   const { port } = http.address() as AddressInfo;
   return {
     url: `http://${address.host}:${port}${MCP_PATH}`,
+    stopAccepting() {
+      accepting = false;
+    },
     async close() {
-      await Promise.allSettled([...sessions.values()].map((session) => session.close()));
-      sessions.clear();
+      accepting = false;
+      const until = Date.now() + FLUSH_MS;
+      while (sessions.callsInFlight() > 0 && Date.now() < until) await new Promise((r) => setTimeout(r, 10));
+      await sessions.closeAll();
       await new Promise<void>((resolve) => {
         http.close(() => resolve());
         http.closeAllConnections();

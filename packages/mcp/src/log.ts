@@ -1,10 +1,11 @@
 /**
  * The server's log: one line per event on stderr (stdout carries MCP messages only), at the level
- * of `TENANT_MESSAGING_LOG`, with the API key and the bearer token never shown. The SDK never puts
+ * of `TENANT_MESSAGING_LOG`, with the API key and the bearer token never shown, in any encoding. The SDK never puts
  * the key in a message; the redaction here also covers what this server did not write itself (a
  * library's error text quoting a header, say).
  */
 import type { Logger, LogLevel } from 'tenant-messaging';
+import { redactSecrets } from 'tenant-messaging-bin-kit';
 
 /** Every level, from the most to the least verbose (the client's `logLevel` takes the same). */
 export const LOG_LEVELS: readonly LogLevel[] = ['debug', 'info', 'warn', 'error', 'off'];
@@ -37,22 +38,16 @@ export function createLog(logger: Logger, level: LogLevel): Log {
   return { debug: at('debug'), info: at('info'), warn: at('warn'), error: at('error') };
 }
 
-/** What a secret is replaced with wherever it would appear. */
-export const REDACTED = '[redacted]';
-
 /**
- * `text` with every occurrence of each secret replaced by `[redacted]`.
+ * `text` with every secret replaced by `[redacted]`, in whatever spelling it appears (raw,
+ * percent-encoded, base64...: the bin kit's `redactSecrets`).
  *
  * @example
  * ```ts
- * redact('key tm_live_x refused', ['tm_live_x']) // 'key [redacted] refused'
+ * redact('GET /mcp?token=Tok%2Ben', ['Tok+en']) // 'GET /mcp?token=[redacted]'
  * ```
  */
-export function redact(text: string, secrets: readonly string[]): string {
-  let shown = text;
-  for (const secret of secrets) if (secret !== '' && shown.includes(secret)) shown = shown.replaceAll(secret, REDACTED);
-  return shown;
-}
+export const redact = (text: string, secrets: readonly string[]): string => redactSecrets(text, secrets);
 
 /**
  * A Logger that writes `[level] message {fields as JSON}` lines through `write`, secrets redacted

@@ -2,17 +2,24 @@
 /**
  * The `tenant-messaging-mcp` bin. Parses the command line (command.ts), serves (start.ts), and
  * exits with the code of its outcome (exit.ts). SIGINT, SIGTERM and SIGHUP (a terminal closed, a
- * process manager stopping the job) stop serving: every session is closed, a send in flight ends
- * as the SDK reports it, and the process exits 128 + the signal's number (130, 143, 129).
+ * process manager stopping the job) stop serving: no new call is taken, the calls in flight finish
+ * and their results are sent (run.ts), and the process exits 128 + the signal's number (130, 143,
+ * 129) within EXIT_BOUND_MS of the signal, whatever is still open.
  */
 // Loaded before anything else: the stop signals are caught from the first instant, and
 // command.ts needs nothing but node:util to answer --help, --version or a bad flag.
-import { catchStopSignals, signalLabel } from 'tenant-messaging-bin-kit';
+import { catchStopSignals, redactSecrets, secretsInEnv, signalLabel } from 'tenant-messaging-bin-kit';
 import { help, parseCommandLine } from './command.js';
+import { EXIT_BOUND_MS, STOP_EXIT_MS } from './exit.js';
 
 const stops = catchStopSignals({
   announce: (text) => process.stderr.write(`\n${text}\n`),
   reasonOf: (signal) => new Error(`Interrupted (${signalLabel(signal)})`),
+});
+// The hard bound: whatever is still open once a stop signal came (a send past the grace period
+// still waiting on the API) does not keep the process past EXIT_BOUND_MS.
+stops.signal.addEventListener('abort', () => {
+  setTimeout(() => process.exit(stops.exitCode()), EXIT_BOUND_MS).unref();
 });
 
 async function main(argv: readonly string[]): Promise<void> {
@@ -29,13 +36,18 @@ async function main(argv: readonly string[]): Promise<void> {
     if (!stops.caught()) await startMcp(command.flags, command.credentials, stops.signal);
   } catch (error) {
     const { exitCodeOf, report } = await import('./report.js');
-    process.stderr.write(report(error, command?.kind === 'serve' ? command.credentials : {}));
+    const text = report(error, command?.kind === 'serve' ? command.credentials : {});
+    process.stderr.write(redactSecrets(text, secretsInEnv(process.env)));
     process.exitCode = stops.exitCode() ?? exitCodeOf(error);
     return;
   } finally {
     stops.release();
   }
-  if (stops.caught()) process.exitCode = stops.exitCode();
+  if (stops.caught()) {
+    process.exitCode = stops.exitCode();
+    // Served and closed: what is left open (a call past the grace period) is not waited for long.
+    setTimeout(() => process.exit(stops.exitCode()), STOP_EXIT_MS).unref();
+  }
 }
 
 void main(process.argv.slice(2));

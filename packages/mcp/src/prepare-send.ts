@@ -13,6 +13,7 @@ import {
 } from 'tenant-messaging';
 import { type Approvals, TooManyApprovalsError } from './approvals.js';
 import type { SendBudget } from './limits.js';
+import { quoted, shownPhone } from './quote.js';
 import type { RecipientList } from './recipients.js';
 import { Refusal, success, type ToolResult } from './results.js';
 import { type RateWatch, sendTiming } from './timing.js';
@@ -67,7 +68,7 @@ export async function prepareSend(args: unknown, deps: SendDeps): Promise<ToolRe
   const params = await checkedTextSend(args);
   if (deps.recipients && !deps.recipients.allows(params.to_phone)) {
     throw new Refusal(
-      `${params.to_phone} is not among the recipients this server may write to (--allow-recipients ${deps.recipients.patterns.join(',')}). Nothing was prepared. Only the person running the server can change the list.`,
+      `${shownPhone(params.to_phone, true)} is not among the recipients this server may write to (--allow-recipients ${deps.recipients.patterns.join(',')}). Nothing was prepared. Only the person running the server can change the list.`,
     );
   }
   if (deps.budget.left === 0) throw new Refusal(capReached(deps.budget));
@@ -93,13 +94,26 @@ export async function prepareSend(args: unknown, deps: SendDeps): Promise<ToolRe
   };
   const text = [
     'Prepared, NOT sent. Show the person this message and send it only if they approve it as it is:',
-    `  From: ${params.sender_phone ?? `sender number ${params.sender_number_id}`}`,
-    `  To: ${params.to_phone}`,
-    `  Text: ${JSON.stringify(params.content)}`,
+    ...messageLines(params).map((line) => `  ${line}`),
     `  When: ${timing.when}`,
     `Once approved, call send_message with {"approval": "${approval.token}"}. The approval expires at ${expiresAt} (in ${minutes} minutes) and sends exactly this message, once. To change anything, call prepare_send again.`,
   ].join('\n');
   return success(text, { approval: approval.token, expires_at: expiresAt, preview });
+}
+
+/**
+ * The message as the person reads it, in the preview and in the confirmation: `To:`, `From:` and
+ * `Text:`, one line each, whatever the message holds.
+ *
+ * @example
+ * ```ts
+ * messageLines(params) // ['To: +15557654321', 'From: +15550001001', 'Text: "Hi"']
+ * ```
+ */
+export function messageLines(params: Readonly<SendTextParams>): string[] {
+  const from =
+    params.sender_phone === undefined ? `sender number ${params.sender_number_id}` : shownPhone(params.sender_phone);
+  return [`To: ${shownPhone(params.to_phone)}`, `From: ${from}`, `Text: ${quoted(params.content)}`];
 }
 
 /**

@@ -37,7 +37,7 @@ export function logLine(log: MessageLog): string {
 function notFound(id: number, error: NotFoundError): ToolResult {
   return failure(
     `Message log ${id} was not found: no log with this id exists in this tenant’s workspace (404: ${error.message}). ` +
-      'Use the `id` that send_message or list_messages returned, not `message_id`.',
+      'Use a log’s `id` (as list_messages shows it), not its `message_id`.',
   );
 }
 

@@ -1,11 +1,14 @@
 /**
  * `tenant-messaging-mcp` once its settings are checked and its client made: serves the tools over
  * stdio (the default) or Streamable HTTP (`--http`) until the client goes away (stdin ends) or a
- * stop signal comes, then closes every session and returns. Loaded by start.ts once the command
- * line is known good (a dynamic import): the MCP SDK loads only to serve.
+ * stop signal comes. On a stop signal it takes no new call, lets the calls in flight finish and
+ * sends their results (drain.ts: within STOP_GRACE_MS, then FLUSH_MS over HTTP), then closes every
+ * session and returns. Loaded by start.ts once the command line is known good (a dynamic import):
+ * the MCP SDK loads only to serve.
  */
 import { StdioServerTransport } from '@modelcontextprotocol/sdk/server/stdio.js';
 import type { MessagingClient } from 'tenant-messaging';
+import { STOP_GRACE_MS } from './drain.js';
 import { serveHttp } from './http.js';
 import type { Log, ServerLog } from './log.js';
 import type { McpSettings } from './options.js';
@@ -41,9 +44,11 @@ export async function runMcp(
     : 'read-only';
   if (settings.http === undefined) await serveStdio(toolbox, log, mode, signal);
   else {
-    const serving = await serveHttp(settings.http, settings.token ?? '', toolbox, log);
+    const serving = await serveHttp(settings.http, settings.token ?? '', toolbox, { log });
     log.info?.(`mcp: serving Streamable HTTP at ${serving.url} (${mode}; bearer token required)`);
     await stopped(signal);
+    serving.stopAccepting();
+    await drained(toolbox, log);
     await serving.close();
   }
   log.info?.('mcp: stopped');
@@ -63,12 +68,26 @@ async function serveStdio(toolbox: Toolbox, log: Log, mode: string, signal: Abor
   try {
     await server.connect(transport);
     log.info?.(`mcp: serving over stdio (${mode})`);
-    await Promise.race([inputEnded, stopped(signal)]);
+    const why = await Promise.race([
+      inputEnded.then(() => 'ended' as const),
+      stopped(signal).then(() => 'stop' as const),
+    ]);
+    if (why === 'stop') {
+      await drained(toolbox, log);
+      // The results of the last calls are written once their handlers resolved: a turn later.
+      await new Promise((resolve) => setImmediate(resolve));
+    }
   } finally {
     process.stdin.off('end', ended);
     process.stdin.off('close', ended);
     await server.close();
   }
+}
+
+/** Stops the toolbox: the calls in flight finish and resolve with their results (drain.ts). */
+async function drained(toolbox: Toolbox, log: Log): Promise<void> {
+  log.info?.(`mcp: stopping: no new calls; waiting up to ${STOP_GRACE_MS / 1000} s for the calls in flight`);
+  await toolbox.stop(STOP_GRACE_MS);
 }
 
 /** Resolves once `signal` aborts (a stop signal: main.ts sets the exit code). */

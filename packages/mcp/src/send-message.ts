@@ -14,15 +14,18 @@ import {
   ValidationError,
 } from 'tenant-messaging';
 import type { Approval } from './approvals.js';
-import { capReached, type SendDeps } from './prepare-send.js';
+import { capReached, messageLines, type SendDeps } from './prepare-send.js';
 import { logLine } from './read-tools.js';
 import { errorResult, failure, success, type ToolResult } from './results.js';
 
 /** A person's answer to "send this message?": as MCP elicitation names them. */
 export type Confirmation = 'accept' | 'decline' | 'cancel';
 
-/** Asks the person to confirm `question`; undefined when the client cannot ask (no elicitation). */
-export type Confirm = (question: string) => Promise<Confirmation>;
+/**
+ * Asks the person to confirm `question`, giving up when `signal` aborts (the server is stopping);
+ * undefined when the client cannot ask (no elicitation).
+ */
+export type Confirm = (question: string, signal: AbortSignal) => Promise<Confirmation>;
 
 /**
  * `send_message`: the approval's message, sent once.
@@ -36,6 +39,7 @@ export function sendMessage(
   args: { approval: string },
   deps: SendDeps,
   confirm: Confirm | undefined,
+  stopping: AbortSignal = new AbortController().signal,
 ): Promise<ToolResult> {
   const found = deps.approvals.find(args.approval);
   if ('missing' in found) {
@@ -56,7 +60,7 @@ export function sendMessage(
       failure('The person declined this message: nothing was sent, and this approval is spent. Do not send it.'),
     );
   }
-  const work = state.kind === 'unknown' ? lookFor(found, deps) : confirmAndSend(found, deps, confirm);
+  const work = state.kind === 'unknown' ? lookFor(found, deps) : confirmAndSend(found, deps, confirm, stopping);
   const shared = work.finally(() => {
     found.inFlight = undefined;
   });
@@ -65,13 +69,23 @@ export function sendMessage(
 }
 
 /** Asks (when the client can), then sends once. */
-async function confirmAndSend(approval: Approval, deps: SendDeps, confirm: Confirm | undefined): Promise<ToolResult> {
+async function confirmAndSend(
+  approval: Approval,
+  deps: SendDeps,
+  confirm: Confirm | undefined,
+  stopping: AbortSignal,
+): Promise<ToolResult> {
   const until = new Date(approval.expiresAt).toISOString();
   if (confirm) {
     let answer: Confirmation;
     try {
-      answer = await confirm(questionOf(approval.params));
+      answer = await confirm(questionOf(approval.params), stopping);
     } catch (error) {
+      if (stopping.aborted) {
+        return failure(
+          'The server is stopping and the person had not answered: nothing was sent. Approvals end with the server: once it is back, call prepare_send again and let the person approve the new preview.',
+        );
+      }
       return failure(
         `The person was asked to confirm, but no answer came (${error instanceof Error ? error.message : String(error)}): nothing was sent. The approval stays usable until ${until}.`,
       );
@@ -159,14 +173,16 @@ function sent(log: MessageLog, when: 'now' | 'again', reconciled: boolean): Tool
 }
 
 /**
- * The confirmation a person reads: the recipient and the text, exactly as they will be sent.
+ * The confirmation a person reads: the recipient and the sender once each, and the text quoted
+ * (line breaks, control and bidi characters shown as escapes), so that nothing in the message can
+ * pass for a line of the question. The same lines as `prepare_send`'s preview.
  *
  * @example
  * ```ts
  * questionOf({ sender_phone: '+15550001001', to_phone: '+15557654321', type: 'text', content: 'Hi' })
+ * // 'Send this text message?\n\nTo: +15557654321\nFrom: +15550001001\nText: "Hi"'
  * ```
  */
 export function questionOf(params: Readonly<SendTextParams>): string {
-  const from = params.sender_phone ?? `sender number ${params.sender_number_id}`;
-  return `Send this text message to ${params.to_phone}?\n\nTo: ${params.to_phone}\nFrom: ${from}\nText: ${params.content}`;
+  return `Send this text message?\n\n${messageLines(params).join('\n')}`;
 }

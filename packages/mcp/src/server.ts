@@ -42,12 +42,12 @@ export function createMcpServer(toolbox: Toolbox): Server {
     toolbox.call(request.params.name, request.params.arguments, {
       signal: extra.signal,
       confirm: canAsk(server.getClientCapabilities())
-        ? (question) =>
+        ? (question, stopping) =>
             extra
               .sendRequest(
                 { method: 'elicitation/create', params: { mode: 'form', message: question, requestedSchema: CONFIRM } },
                 ElicitResultSchema,
-                { timeout: CONFIRM_TIMEOUT_MS },
+                { timeout: CONFIRM_TIMEOUT_MS, signal: stopping },
               )
               .then(({ action, content }): Confirmation => {
                 if (action !== 'accept') return action;

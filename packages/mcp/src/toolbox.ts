@@ -5,9 +5,11 @@
  */
 import { type MessagingClient, ValidationError } from 'tenant-messaging';
 import { Approvals } from './approvals.js';
+import { Drain } from './drain.js';
 import { SendBudget } from './limits.js';
 import { type Log, redact } from './log.js';
 import type { SendDeps } from './prepare-send.js';
+import { echoed, shortenEchoes } from './quote.js';
 import { type RecipientList, recipientList } from './recipients.js';
 import { errorResult, failure, type ToolResult } from './results.js';
 import { issuesOf } from './schemas.js';
@@ -84,6 +86,11 @@ export interface Toolbox {
   list(): Promise<ListedTool[]>;
   /** Runs one tool; always a result, an error being one with `isError: true`. */
   call(name: string, args: unknown, options: CallOptions): Promise<ToolResult>;
+  /**
+   * Stops (drain.ts): new calls are refused, a pending confirmation ends unsent, the calls in
+   * flight finish within `graceMs` and resolve with their results; resolves once they all did.
+   */
+  stop(graceMs?: number): Promise<void>;
 }
 
 /**
@@ -107,6 +114,7 @@ export function createToolbox(options: ToolboxOptions): Toolbox {
     watch: new RateWatch(options.now),
   };
   const served = TOOLS.filter((tool) => allowSend || !tool.sends);
+  const drain = new Drain();
   let listed: Promise<ListedTool[]> | undefined;
 
   const run = async (tool: ToolDefinition, args: unknown, call: CallOptions): Promise<ToolResult> => {
@@ -116,11 +124,12 @@ export function createToolbox(options: ToolboxOptions): Toolbox {
       if (!checked.success) throw new ValidationError(`Invalid arguments for ${tool.name}`, issuesOf(checked.error));
       parsed = checked.data;
     }
-    return tool.run(parsed, { client, signal: call.signal, send, confirm: call.confirm });
+    return tool.run(parsed, { client, signal: call.signal, stopping: drain.signal, send, confirm: call.confirm });
   };
 
   return {
     allowSend,
+    stop: (graceMs) => drain.stop(graceMs),
     list: () => {
       listed ??= (async () => {
         const schemas = toolSchemas(await readApiDocument());
@@ -143,25 +152,47 @@ export function createToolbox(options: ToolboxOptions): Toolbox {
       let result: ToolResult;
       if (tool === undefined) {
         result = failure(
-          `There is no tool named ${JSON.stringify(name)}. Tools: ${served.map((t) => t.name).join(', ')}.`,
+          `There is no tool named ${echoed(String(name))}. Tools: ${served.map((t) => t.name).join(', ')}.`,
+        );
+      } else if (drain.stopping) {
+        result = failure(
+          `The server is stopping: ${name} was not run, and nothing was sent. Call it again once the server is back.`,
         );
       } else if (tool.sends && !allowSend) {
         result = failure(
           `Sending is off: this server is read-only (started without --allow-send). ${name} is not available; nothing was sent.`,
         );
       } else {
-        try {
-          result = await run(tool, args, call);
-        } catch (error) {
-          send.watch.observe(error);
-          if (!(error instanceof ValidationError)) log?.warn?.(`mcp: ${name} failed`, { error: String(error) });
-          result = errorResult(error);
-        }
+        result = await drain.run(
+          async () => {
+            try {
+              return await run(tool, args, call);
+            } catch (error) {
+              send.watch.observe(error);
+              if (drain.causedBy(error)) return failure(stoppedBefore(tool));
+              if (!(error instanceof ValidationError)) log?.warn?.(`mcp: ${name} failed`, { error: String(error) });
+              return errorResult(error);
+            }
+          },
+          () => failure(stoppedBefore(tool)),
+        );
       }
-      log?.debug?.(`mcp: ${String(name)} ${result.isError ? 'answered an error' : 'answered'}`);
-      return shown(result, secrets);
+      log?.debug?.(`mcp: ${echoed(String(name))} ${result.isError ? 'answered an error' : 'answered'}`);
+      return shown(result.isError ? withShortEchoes(result, args) : result, secrets);
     },
   };
+}
+
+/** The answer of a call the stop cut short (or that the grace period ended before it finished). */
+function stoppedBefore(tool: ToolDefinition): string {
+  return tool.name === 'send_message'
+    ? 'The server stopped before this send finished: its outcome is unknown, and it may have been sent. Do not send it again: once the server is back, look for it with list_messages (approvals end with the server).'
+    : `The server stopped before ${tool.name} finished; nothing was sent. Call it again once the server is back.`;
+}
+
+/** A refusal with every long input of `args` it quotes shortened (whoever quoted it: this server, the SDK, zod). */
+function withShortEchoes(result: ToolResult, args: unknown): ToolResult {
+  return { ...result, content: result.content.map((part) => ({ ...part, text: shortenEchoes(part.text, args) })) };
 }
 
 /** `result` with every secret redacted from its text. */

@@ -21,6 +21,8 @@ import { type Confirm, sendMessage } from './send-message.js';
 /** What a handler is handed: the client and signal of the call, the send state, and the person's confirmation. */
 export interface CallContext extends ReadContext {
   readonly send: SendDeps;
+  /** Aborted once the server is stopping: a confirmation still unanswered ends, unsent. */
+  readonly stopping: AbortSignal;
   /** Asks the person to confirm, when the client supports elicitation. */
   readonly confirm: Confirm | undefined;
 }
@@ -72,7 +74,7 @@ export const TOOLS: readonly ToolDefinition[] = [
     {
       title: 'Get a message log',
       description:
-        'Reads one message log by its id (the `id` send_message or list_messages returned, not `message_id`), with its current delivery_status: sent (stored, no confirmed delivery), delivered, read, or unknown.',
+        'Reads one message log by its id (a log’s `id`, as list_messages shows it, not its `message_id`), with its current delivery_status: sent (stored, no confirmed delivery), delivered, read, or unknown.',
       annotations: READ,
     },
     getMessage,
@@ -97,7 +99,8 @@ export const TOOLS: readonly ToolDefinition[] = [
         'Polls one message log until it is delivered (or read, with until: "read"), for at most `timeout` ms (default 60000, at most 600000). Returns the log; a timeout is a tool error that says the last status seen.',
       annotations: READ,
     },
-    waitForDelivery,
+    (args, context) =>
+      waitForDelivery(args, { ...context, signal: AbortSignal.any([context.signal, context.stopping]) }),
   ),
   tool(
     'lookup_contact',
@@ -145,6 +148,6 @@ export const TOOLS: readonly ToolDefinition[] = [
       sends: true,
       annotations: { readOnlyHint: false, destructiveHint: false, idempotentHint: true, openWorldHint: true },
     },
-    (args, context) => sendMessage(args, context.send, context.confirm),
+    (args, context) => sendMessage(args, context.send, context.confirm, context.stopping),
   ),
 ];

@@ -7,31 +7,28 @@
  * the server (143 for SIGTERM), and the end of stdin too (0). Needs `npm run build` first (`npm
  * test` does).
  */
-import { type ChildProcess, spawn } from 'node:child_process';
 import { existsSync, readFileSync } from 'node:fs';
 import { mkdtemp, rm, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import { StreamableHTTPClientTransport } from '@modelcontextprotocol/sdk/client/streamableHttp.js';
-import type { Transport } from '@modelcontextprotocol/sdk/shared/transport.js';
-import { type CallToolResult, ElicitRequestSchema, type JSONRPCMessage } from '@modelcontextprotocol/sdk/types.js';
+import { type CallToolResult, ElicitRequestSchema } from '@modelcontextprotocol/sdk/types.js';
 import { type RunningSandbox, SANDBOX_PHONES, startSandbox } from 'tenant-messaging/sandbox';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { BIN, type Child, childTransport, httpUrl, startBin, TOKEN } from './bin-fixture.js';
 
-const bin = join(import.meta.dirname, '../dist/main.js');
 const { version } = JSON.parse(readFileSync(join(import.meta.dirname, '../package.json'), 'utf8')) as {
   version: string;
 };
 const SENDER = '+15550001001';
-const TOKEN = 'mcp-test-token-0123456789abcdef';
 
 let sandbox: RunningSandbox;
 let tenant: RunningSandbox['tenants'][string];
 let dir: string;
 
 beforeAll(async () => {
-  if (!existsSync(bin)) throw new Error('run `npm run build` first (npm test does)');
+  if (!existsSync(BIN)) throw new Error('run `npm run build` first (npm test does)');
   sandbox = await startSandbox({ delivery: { deliveredAfterMs: 20, readAfterMs: 40 } });
   tenant = sandbox.tenants['acme'] as RunningSandbox['tenants'][string];
   dir = await mkdtemp(join(tmpdir(), 'tm-mcp-'));
@@ -41,65 +38,8 @@ afterAll(async () => {
   if (dir) await rm(dir, { recursive: true, force: true });
 });
 
-interface Child {
-  readonly child: ChildProcess;
-  readonly stdout: () => string;
-  readonly stderr: () => string;
-  readonly exit: Promise<number | null>;
-}
-
 function start(args: string[], env: Record<string, string | undefined>): Child {
-  const child = spawn(process.execPath, [bin, ...args], {
-    env: { ...process.env, TENANT_MESSAGING_API_KEY: undefined, TENANT_MESSAGING_BASE_URL: tenant.baseUrl, ...env },
-    stdio: ['pipe', 'pipe', 'pipe'],
-  });
-  let stdout = '';
-  let stderr = '';
-  child.stdout?.on('data', (chunk: Buffer) => (stdout += chunk));
-  child.stderr?.on('data', (chunk: Buffer) => (stderr += chunk));
-  const timer = setTimeout(() => child.kill('SIGKILL'), 30_000);
-  const exit = new Promise<number | null>((resolve) =>
-    child.once('close', (code) => {
-      clearTimeout(timer);
-      resolve(code);
-    }),
-  );
-  return { child, stdout: () => stdout, stderr: () => stderr, exit };
-}
-
-/** An MCP client transport over a child's stdin and stdout, one JSON-RPC message a line. */
-function childTransport(child: ChildProcess): Transport {
-  let buffer = '';
-  const transport: Transport = {
-    async start() {
-      child.stdout?.on('data', (chunk: Buffer) => {
-        buffer += chunk;
-        for (let end = buffer.indexOf('\n'); end !== -1; end = buffer.indexOf('\n')) {
-          const line = buffer.slice(0, end);
-          buffer = buffer.slice(end + 1);
-          transport.onmessage?.(JSON.parse(line) as JSONRPCMessage);
-        }
-      });
-    },
-    async send(message) {
-      child.stdin?.write(`${JSON.stringify(message)}\n`);
-    },
-    async close() {
-      child.stdin?.end();
-      transport.onclose?.();
-    },
-  };
-  return transport;
-}
-
-/** Waits until `read()` matches `pattern`, and returns the match. */
-async function waitFor(read: () => string, pattern: RegExp): Promise<RegExpMatchArray> {
-  for (let i = 0; i < 300; i++) {
-    const match = read().match(pattern);
-    if (match) return match;
-    await new Promise((resolve) => setTimeout(resolve, 20));
-  }
-  throw new Error(`never matched ${pattern}: ${read()}`);
+  return startBin(args, { TENANT_MESSAGING_API_KEY: undefined, TENANT_MESSAGING_BASE_URL: tenant.baseUrl, ...env });
 }
 
 const posts = () => sandbox.counters.requests['POST /messages'] ?? 0;
@@ -136,7 +76,7 @@ describe('tenant-messaging-mcp (the bin)', () => {
       TENANT_MESSAGING_API_KEY: tenant.keys.full,
       TENANT_MESSAGING_MCP_TOKEN: TOKEN,
     });
-    const [, url = ''] = await waitFor(run.stderr, /serving Streamable HTTP at (http:\/\/127\.0\.0\.1:\d+\/mcp)/);
+    const url = await httpUrl(run);
     const initialize = {
       method: 'POST',
       headers: { 'content-type': 'application/json', accept: 'application/json, text/event-stream' },
