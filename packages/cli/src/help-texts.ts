@@ -48,6 +48,8 @@ a text, an image with upload progress, the wait until read, the latest logs, usa
 paced to two people, and one deliberate error. Nothing to set up; it takes a couple of seconds.
 With TENANT_MESSAGING_BASE_URL and TENANT_MESSAGING_API_KEY (or --base-url and --api-key-file)
 it runs against that tenant instead, sends real messages, and only to --to (required then).
+A sandbox's credentials (a tm_test_ key, a base URL on loopback: \`tenant-messaging sandbox\`)
+need no --to: the story runs against that sandbox, sending to its phone that reads.
 
 Examples:
   $ npx tenant-messaging-cli demo

@@ -15,6 +15,7 @@ import {
 } from 'tenant-messaging';
 import { ENV, sharedAdvice } from 'tenant-messaging-bin-kit';
 import { UsageError } from './exit-codes.js';
+import { SentThenError } from './sent-then-error.js';
 
 /** Where an error the bin reports came from: the command that ran and the options it was given. */
 export interface Where {
@@ -44,6 +45,8 @@ const places = new WeakMap<object, Where>();
  */
 export function located<E>(error: E, where: Where): E {
   if (typeof error === 'object' && error !== null && !places.has(error)) places.set(error, where);
+  // What failed after a send is reported as itself (report.ts): it needs the same words.
+  if (error instanceof SentThenError) located(error.cause, where);
   return error;
 }
 

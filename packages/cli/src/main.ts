@@ -16,7 +16,7 @@ import { announceStop, InterruptedError } from './interrupt.js';
 const stops = catchStopSignals({ announce: announceStop, reasonOf: (signal) => new InterruptedError(signal) });
 
 async function main(): Promise<void> {
-  const [{ CommanderError }, { EXIT, exitCodeOf }, { program }, { report }] = await Promise.all([
+  const [{ CommanderError }, { EXIT, exitCodeOf, SentThenError }, { program }, { report }] = await Promise.all([
     import('commander'),
     import('./exit-codes.js'),
     import('./program.js'),
@@ -44,13 +44,15 @@ async function main(): Promise<void> {
     }
     // After a stop signal the exit code says so (128 + its number); an error other than the stop
     // itself (an unknown send outcome, say) is still reported, not hidden behind "Interrupted".
+    // What failed after a send says "sent" (5) whatever came: the message must not be sent again.
     if (!(stops.caught() && error instanceof InterruptedError)) process.stderr.write(report(error));
-    process.exitCode = stops.exitCode() ?? exitCodeOf(error);
+    process.exitCode = error instanceof SentThenError ? EXIT.sent : (stops.exitCode() ?? exitCodeOf(error));
     return;
   } finally {
     stops.release();
   }
-  if (stops.caught()) process.exitCode = stops.exitCode();
+  // A command that said its code keeps it (a send that finished after the signal: 0, it was sent).
+  if (stops.caught() && process.exitCode === undefined) process.exitCode = stops.exitCode();
 }
 
 void main();

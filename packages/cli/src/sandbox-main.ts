@@ -1,10 +1,11 @@
 /**
  * `tenant-messaging sandbox [--port N] [--rate-limit N/s|N/min] [--sender-limit N] [--pair-interval MS]`
- * starts the sandbox on 127.0.0.1, prints
- * each tenant's base URL and API keys, and stops cleanly on Ctrl-C (SIGINT) or SIGTERM.
+ * starts the sandbox on 127.0.0.1, prints each tenant's base URL and full key as one `export` line
+ * and its keys by role, and stops cleanly on Ctrl-C (SIGINT) or SIGTERM.
  */
 import { parseArgs } from 'node:util';
 import { type LaneLimits, type RateLimit, SANDBOX_PHONES, startSandbox } from 'tenant-messaging/sandbox';
+import { ENV } from 'tenant-messaging-bin-kit';
 
 const USAGE =
   'Usage: tenant-messaging sandbox [--port N] [--rate-limit N/s | N/min] [--sender-limit N] [--pair-interval MS]\n' +
@@ -111,7 +112,11 @@ export async function sandboxMain(args: readonly string[]): Promise<void> {
     '',
   ];
   for (const tenant of Object.values(sandbox.tenants)) {
-    lines.push(`${tenant.name} (${tenant.slug})`, `  TENANT_MESSAGING_BASE_URL=${tenant.baseUrl}`);
+    // One line to paste into a shell: the base URL and the key of every role (`full`).
+    lines.push(
+      `${tenant.name} (${tenant.slug})`,
+      `  export ${ENV.baseUrl}=${tenant.baseUrl} ${ENV.apiKey}=${tenant.keys.full}`,
+    );
     for (const [role, key] of Object.entries(tenant.keys)) lines.push(`  ${role.padEnd(9)} ${key}`);
     for (const n of tenant.senderNumbers) lines.push(`  sender #${n.id} ${n.phone} (${n.status})`);
     lines.push('');

@@ -3,6 +3,7 @@ import { DELIVERY_STATUSES, ValidationError } from 'tenant-messaging';
 import { type RelaySummary, relayWebhooks, type WebhookAttempt } from 'tenant-messaging/webhooks';
 import { parseDuration } from '../duration.js';
 import { EXIT, UsageError } from '../exit-codes.js';
+import { stopCodeOf } from '../interrupt.js';
 import { createOutput } from '../output.js';
 import { watchLogs } from '../watch-logs.js';
 import { SECRET_ENV, type WebhookSecret, webhookSecret } from '../webhook-secret.js';
@@ -99,7 +100,7 @@ export async function listen(flags: ListenFlags, { client, out: given, signal }:
     return EXIT.failed;
   }
   out.note(`Stopped: ${counts}`);
-  return signal.aborted ? EXIT.interrupted : EXIT.ok;
+  return signal.aborted ? stopCodeOf(signal) : EXIT.ok;
 }
 
 /** `--events a,b`: undefined for every type; a UsageError for an empty list or a type no log makes. */

@@ -1,7 +1,7 @@
 import type { SendMessageParams } from 'tenant-messaging';
 import { batchExitCode } from '../exit-codes.js';
 import { holdHeap } from '../heap.js';
-import { InterruptedError, signalLabel } from '../interrupt.js';
+import { signalLabel, stopOf } from '../interrupt.js';
 import { progressLine } from '../progress.js';
 import { ROW_FIELDS } from '../row-fields.js';
 import { type QueuedRow, RowOutcomes } from '../row-outcomes.js';
@@ -165,14 +165,10 @@ export async function sendMany(flags: SendManyFlags, { client, out, signal }: Co
   return batchExitCode({
     interrupted: stop?.exitCode,
     unknown: summary.unknown,
-    failed: summary.failed + (tracked?.failed ?? 0),
-    timedOut: tracked?.timeout ?? 0,
+    failed: summary.failed,
+    unconfirmed: (tracked?.failed ?? 0) + (tracked?.timeout ?? 0),
   });
 }
-
-/** The stop signal's reason (main.ts aborts with an InterruptedError), or Ctrl-C's when another abort came. */
-const stopOf = (signal: AbortSignal): InterruptedError =>
-  signal.reason instanceof InterruptedError ? signal.reason : new InterruptedError('SIGINT');
 
 /** A stop signal came before the first row was sent: nothing was, and the input itself is what remains. */
 function stoppedBeforeSending(file: RowFile, signal: AbortSignal, started: number, out: Context['out']): number {
