@@ -15,7 +15,17 @@ import { announceStop, InterruptedError } from './interrupt.js';
 // A hangup's stream errors are silenced so the rows not attempted are still written down.
 const stops = catchStopSignals({ announce: announceStop, reasonOf: (signal) => new InterruptedError(signal) });
 
+/** The oldest Node.js the bin supports (package.json `engines`). */
+const REQUIRED_NODE = [22, 19] as const;
+
 async function main(): Promise<void> {
+  // Below `engines` the bin still runs (colour and output behave), but says so once, on stderr.
+  const [major = 0, minor = 0] = process.versions.node.split('.').map(Number);
+  if (major < REQUIRED_NODE[0] || (major === REQUIRED_NODE[0] && minor < REQUIRED_NODE[1])) {
+    process.stderr.write(
+      `tenant-messaging: Node.js ${process.versions.node} is older than the ${REQUIRED_NODE.join('.')} this command requires; some commands may fail. Install Node.js ${REQUIRED_NODE.join('.')} or later.\n`,
+    );
+  }
   const [{ CommanderError }, { EXIT, exitCodeOf, SentThenError }, { program }, { report }] = await Promise.all([
     import('commander'),
     import('./exit-codes.js'),

@@ -18,7 +18,8 @@ export class SentThenError extends Error {
 }
 
 /**
- * `message log 42 was sent`, or `message logs 42, 43 were sent`.
+ * `message log 42 was sent`, `message logs 42, 43 were sent`, or for a batch its count with its
+ * first and last ids (the `--json` summary lists them all).
  *
  * @example
  * ```ts
@@ -26,5 +27,10 @@ export class SentThenError extends Error {
  * ```
  */
 export function sentWords(logIds: readonly number[]): string {
-  return logIds.length === 1 ? `message log ${logIds[0]} was sent` : `message logs ${logIds.join(', ')} were sent`;
+  if (logIds.length === 1) return `message log ${logIds[0]} was sent`;
+  if (logIds.length <= SHOWN) return `message logs ${logIds.join(', ')} were sent`;
+  return `${logIds.length} messages were sent (message logs ${logIds.slice(0, 3).join(', ')}, …, ${logIds.at(-1)})`;
 }
+
+/** The most log ids a sentence lists one by one. */
+const SHOWN = 5;

@@ -410,7 +410,8 @@ describe('hints that name what the bin knows', () => {
     const lost = await run(['send', '--from', SENDER, '--to', SANDBOX_PHONES.reads, '--text', 'Lost answer']);
     expect(lost.code).toBe(3);
     expect(codeWords(lost.stderr, commandNamed('send'))).toEqual([]);
-    expect(lost.stderr).toMatch(/\n→ Do not send it again blindly\. Run the same command with --reconcile/);
+    // Not "run it again with --reconcile": that would send it a second time if it was stored.
+    expect(lost.stderr).toMatch(/\n→ Do not send it again blindly: look for it with `tenant-messaging list` first\./);
     // Searched for and not found (it never reached the service): not "run it with --reconcile" again.
     sandbox.faults.add({ kind: 'drop', route: 'sendMessage', times: 1 });
     const dropped = await run([

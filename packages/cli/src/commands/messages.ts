@@ -1,5 +1,6 @@
 import type { MessageLog, MessagingClient, SendMessageParams } from 'tenant-messaging';
 import { DeliveryTimeoutError, mediaFromPath, SendOutcomeUnknownError } from 'tenant-messaging';
+import { quoteInput } from 'tenant-messaging-bin-kit';
 import { parseCount, parseDuration } from '../duration.js';
 import { EXIT, SentThenError, UsageError } from '../exit-codes.js';
 import { stopOf } from '../interrupt.js';
@@ -96,7 +97,7 @@ export async function send(flags: SendFlags, context: Context): Promise<number> 
   const until =
     flags.wait === 'read' ? 'read' : flags.wait === undefined || flags.wait === false ? undefined : 'delivered';
   if (typeof flags.wait === 'string' && flags.wait !== 'read' && flags.wait !== 'delivered') {
-    throw new UsageError(`--wait takes delivered or read, got '${flags.wait}'`);
+    throw new UsageError(`--wait takes delivered or read, got ${quoteInput(flags.wait)}`);
   }
   const timing = {
     timeout: parseDuration(flags.timeout, '--timeout'),

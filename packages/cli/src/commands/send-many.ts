@@ -1,5 +1,5 @@
 import type { SendMessageParams } from 'tenant-messaging';
-import { batchExitCode } from '../exit-codes.js';
+import { batchExitCode, SentThenError } from '../exit-codes.js';
 import { holdHeap } from '../heap.js';
 import { signalLabel, stopOf } from '../interrupt.js';
 import { progressLine } from '../progress.js';
@@ -108,7 +108,10 @@ export async function sendMany(flags: SendManyFlags, { client, out, signal }: Co
         handed.delete(result.index);
         if (result.status === 'sent') {
           outcomes.settle(queued, 'sent');
-          if (until !== undefined) sentIds.push(result.log.id);
+          sentIds.push(result.log.id);
+          // --ndjson: each sent row's log id as it comes, so that a run cut short still told it.
+          if (out.format === 'ndjson')
+            out.value({ line: queued.row.line, status: 'sent', id: result.log.id }, () => '');
           tick();
         } else refuse(queued, result.status, reasonOf(result.error));
         await outcomes.flush();
@@ -132,10 +135,16 @@ export async function sendMany(flags: SendManyFlags, { client, out, signal }: Co
     await rows.return(undefined);
     await Promise.all(Object.values(sinks).map((sink) => sink.close()));
   }
-  const tracked =
-    until === undefined || signal.aborted || failure || sentIds.length === 0
-      ? undefined
-      : await track(sender, sentIds, until, trackTimeout, out, signal);
+  let tracked: Awaited<ReturnType<typeof track>> | undefined;
+  let trackFailure: { error: unknown } | undefined;
+  if (until !== undefined && !signal.aborted && !failure && sentIds.length > 0) {
+    try {
+      tracked = await track(sender, sentIds, until, trackTimeout, out, signal);
+    } catch (error) {
+      // The tracking failed, not the sends: the summary is still printed, then the error (exit 5).
+      trackFailure = { error };
+    }
+  }
   const stop = signal.aborted ? stopOf(signal) : undefined;
   const summary: SendManySummary = {
     rows: file.rows,
@@ -147,6 +156,7 @@ export async function sendMany(flags: SendManyFlags, { client, out, signal }: Co
     ...(stop ? { signal: stop.signal } : {}),
     ...(tracked ? { tracked } : {}),
     seconds: secondsSince(started),
+    log_ids: sentIds,
     files: Object.fromEntries(
       Object.entries(sinks)
         .filter(([, sink]) => sink.rows > 0)
@@ -154,13 +164,16 @@ export async function sendMany(flags: SendManyFlags, { client, out, signal }: Co
     ),
   };
   printSummary(summary, out);
-  if (failure) {
-    throw new Error(
-      `send-many stopped before the end of ${file.path}: the rows after the last one counted were not read`,
-      {
-        cause: failure.error,
-      },
-    );
+  if (failure || trackFailure) {
+    const error = failure
+      ? new Error(
+          `send-many stopped before the end of ${file.path}: the rows after the last one counted were not read`,
+          { cause: failure.error },
+        )
+      : trackFailure?.error;
+    // Rows were sent before it: the exit code says "sent" (5), never "failed" (1), which invites
+    // sending the whole file again.
+    throw sentIds.length > 0 ? new SentThenError(sentIds, error) : error;
   }
   return batchExitCode({
     interrupted: stop?.exitCode,
@@ -184,6 +197,7 @@ function stoppedBeforeSending(file: RowFile, signal: AbortSignal, started: numbe
       interrupted: true,
       signal: stop.signal,
       seconds: secondsSince(started),
+      log_ids: [],
       files: { remaining: file.path },
     },
     out,
