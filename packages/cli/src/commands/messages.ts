@@ -103,6 +103,8 @@ export async function send(flags: SendFlags, context: Context): Promise<number> 
     timeout: parseDuration(flags.timeout, '--timeout'),
     interval: parseDuration(flags.interval, '--interval'),
   };
+  // A stop signal that came while the bin started: nothing is sent (main.ts exits 128 + its number).
+  signal.throwIfAborted();
   let log: MessageLog;
   try {
     // Not aborted by Ctrl-C: a send in flight finishes and is reported (an aborted POST could
