@@ -244,18 +244,8 @@ describe('exit codes', () => {
   });
 
   it('5 (sent) for a delivery timeout of send --wait, naming --timeout and the log to look at again', async () => {
-    const run = await cli([
-      'send',
-      '--from',
-      SENDER,
-      '--to',
-      SANDBOX_PHONES.neverDelivered,
-      '--text',
-      'Never delivered',
-      '--wait',
-      '--timeout',
-      '1s',
-    ]);
+    const never = ['send', '--from', SENDER, '--to', SANDBOX_PHONES.neverDelivered, '--text', 'Never delivered'];
+    const run = await cli([...never, '--wait', '--timeout', '1s']);
     expect(run.code).toBe(5);
     const id = /sent: message log (\d+)/.exec(run.stderr)?.[1];
     // stdout says it too: what was sent, and that its delivery was not confirmed.

@@ -248,7 +248,6 @@ describe('usage errors, for every command of the program', () => {
         ['request', 'GET', '/me', '--data', '{}'],
         ['request', 'POST', '/messages', '--data', '{'],
       ],
-      // Without --to against a tenant that is no sandbox on loopback.
       demo: [['demo', '--json'], withEnv({ [ENV.baseUrl]: 'https://acme.example.com' }, 'demo'), ['demo', '--to', ' ']],
     };
     expect(Object.keys(cases).sort()).toEqual(COMMANDS.map((command) => command.name()).sort());
@@ -377,8 +376,7 @@ describe('hints that name what the bin knows', () => {
     ];
     for (const [args, key, scope] of cases) {
       const result = await run(args, { env: { [ENV.apiKey]: key } });
-      // The wait after a send failed, not the send: exit 5 (sent), and the log it was sent as.
-      const afterSend = args.includes('--wait');
+      const afterSend = args.includes('--wait'); // the wait failed, not the send: exit 5 (sent)
       expect(result.code, args.join(' ')).toBe(afterSend ? 5 : 1);
       expect(result.stderr, args.join(' ')).toMatch(
         new RegExp(
@@ -410,7 +408,6 @@ describe('hints that name what the bin knows', () => {
     const lost = await run(['send', '--from', SENDER, '--to', SANDBOX_PHONES.reads, '--text', 'Lost answer']);
     expect(lost.code).toBe(3);
     expect(codeWords(lost.stderr, commandNamed('send'))).toEqual([]);
-    // Not "run it again with --reconcile": that would send it a second time if it was stored.
     expect(lost.stderr).toMatch(/\n→ Do not send it again blindly: look for it with `tenant-messaging list` first\./);
     // Searched for and not found (it never reached the service): not "run it with --reconcile" again.
     sandbox.faults.add({ kind: 'drop', route: 'sendMessage', times: 1 });
@@ -450,7 +447,6 @@ describe('hints that name what the bin knows', () => {
       setTimeout(() => controller.abort(new Error('Interrupted (Ctrl-C)')), 150);
       const started = Date.now();
       const result = await run(args, { signal: controller.signal });
-      // A wait after a send ends with what was sent (exit code 5), nothing else.
       if (args[0] === 'send') expect(result.code).toBe(5);
       else expect(result.error, args.join(' ')).toBeUndefined();
       expect(result.stderr, args.join(' ')).not.toMatch(/Error/);
