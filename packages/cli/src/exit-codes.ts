@@ -38,6 +38,21 @@ export const EXIT = Object.freeze({
   interrupted: 130,
 });
 
+/**
+ * The code of an error that says a message was sent (5) or may have been (3), undefined for any
+ * other: these win over a stop signal's code, which would say that nothing was sent.
+ *
+ * @example
+ * ```ts
+ * process.exitCode = sendingCodeOf(error) ?? stops.exitCode() ?? exitCodeOf(error)
+ * ```
+ */
+export function sendingCodeOf(error: unknown): number | undefined {
+  if (error instanceof SentThenError) return EXIT.sent;
+  if (error instanceof OutcomeUnknownError) return EXIT.unknown;
+  return undefined;
+}
+
 /** The exit code for an error a command ended with. */
 export function exitCodeOf(error: unknown): number {
   if (error instanceof SentThenError) return EXIT.sent;

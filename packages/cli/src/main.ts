@@ -26,7 +26,7 @@ async function main(): Promise<void> {
       `tenant-messaging: Node.js ${process.versions.node} is older than the ${REQUIRED_NODE.join('.')} this command requires; some commands may fail. Install Node.js ${REQUIRED_NODE.join('.')} or later.\n`,
     );
   }
-  const [{ CommanderError }, { EXIT, exitCodeOf, SentThenError }, { program }, { report }] = await Promise.all([
+  const [{ CommanderError }, { EXIT, exitCodeOf, sendingCodeOf }, { program }, { report }] = await Promise.all([
     import('commander'),
     import('./exit-codes.js'),
     import('./program.js'),
@@ -54,9 +54,10 @@ async function main(): Promise<void> {
     }
     // After a stop signal the exit code says so (128 + its number); an error other than the stop
     // itself (an unknown send outcome, say) is still reported, not hidden behind "Interrupted".
-    // What failed after a send says "sent" (5) whatever came: the message must not be sent again.
+    // What failed after a send says "sent" (5), an unknown outcome 3, whatever came: the message
+    // was (or may have been) sent, and 128 + n would say that nothing was.
     if (!(stops.caught() && error instanceof InterruptedError)) process.stderr.write(report(error));
-    process.exitCode = error instanceof SentThenError ? EXIT.sent : (stops.exitCode() ?? exitCodeOf(error));
+    process.exitCode = sendingCodeOf(error) ?? stops.exitCode() ?? exitCodeOf(error);
     return;
   } finally {
     stops.release();

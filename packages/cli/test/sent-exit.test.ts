@@ -117,6 +117,20 @@ describe('a failed wait is no failed send: stdout has the log, the exit code is 
   });
 });
 
+describe('an outcome unknown stays unknown (3) until found', () => {
+  it('send --reconcile whose search of the logs is refused (a key without messages.read): 3, not 1', async () => {
+    sandbox.faults.clear();
+    sandbox.faults.add({ kind: 'lost-answer', route: 'sendMessage', times: 1 });
+    const args = ['send', '--from', SENDER, '--to', SANDBOX_PHONES.reads, '--text', 'Lost, search refused'];
+    const run = await cli([...args, '--reconcile', '--json'], { TENANT_MESSAGING_API_KEY: keys.noRead });
+    expect(run.code, run.stderr).toBe(3);
+    storedOnce('Lost, search refused');
+    expect(run.stderr).toContain('The search did not end (The API key does not include the required scope.).');
+    expect(run.stderr).toMatch(/^SendOutcomeUnknownError: /m);
+    expect(run.stdout).toBe('');
+  });
+});
+
 describe('SIGTERM in the middle of send --wait: what was sent is printed, exit 5, at once', () => {
   it('during the wait: the poll stops, the log is printed with wait.outcome interrupted', async () => {
     const before = polls();

@@ -113,7 +113,15 @@ export async function send(flags: SendFlags, context: Context): Promise<number> 
   } catch (error) {
     if (!(error instanceof SendOutcomeUnknownError) || !flags.reconcile || !error.params) throw error;
     out.note(`The outcome is unknown (${error.message.split('\n')[0]}). Searching the message logs for it...`);
-    const result = await client.messages.reconcile(error.params, { since: error.startedAt, signal });
+    // A search that fails (a 403, the network, a stop signal) leaves the outcome unknown (exit 3).
+    const result = await client.messages
+      .reconcile(error.params, { since: error.startedAt, signal })
+      .catch((searchError: unknown) => {
+        out.note(
+          `The search did not end (${searchError instanceof Error ? searchError.message : String(searchError)}).`,
+        );
+        throw error;
+      });
     if (result.status !== 'found') {
       out.value(
         result,
