@@ -7,7 +7,7 @@
  */
 import { spawn, spawnSync } from 'node:child_process';
 import { existsSync } from 'node:fs';
-import { mkdtemp, rm, writeFile } from 'node:fs/promises';
+import { mkdir, mkdtemp, rm, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { type RunningSandbox, SANDBOX_PHONES, startSandbox } from 'tenant-messaging/sandbox';
@@ -180,6 +180,24 @@ describe('send-many --track that cannot read the logs', () => {
     expect(summary).toMatchObject({ sent: 2, failed: 0, tracked: { reached: 0, failed: 2 } });
     expect(summary.files).toEqual({}); // no failed rows' file: nothing to send again
     expect([...summary.log_ids].sort((a, b) => a - b)).toEqual(ids);
+  });
+});
+
+describe('send-many whose failed rows cannot be written', () => {
+  it('the summary with the log ids still comes, then the error; exit 5, not 1', async () => {
+    const dir = await mkdtemp(join(tmpdir(), 'tm-sent-'));
+    const file = join(dir, 'full.csv');
+    await writeFile(file, `to,text\n${SANDBOX_PHONES.reads},Written 1\n${SANDBOX_PHONES.reads},\n`);
+    // Where the refused row's file goes, a folder: its write fails as on a full disk.
+    await mkdir(join(dir, 'full.failed.csv'));
+    const run = await cli(['send-many', '--file', file, '--from', SENDER, '--json']).finally(() =>
+      rm(dir, { recursive: true, force: true }),
+    );
+    expect(run.code, run.stderr).toBe(5);
+    const { id } = storedOnce('Written 1');
+    expect(JSON.parse(run.stdout)).toMatchObject({ sent: 1, failed: 1, log_ids: [id] });
+    expect(run.stderr).toMatch(/cannot write .*full\.failed\.csv/);
+    expect(run.stderr).toContain(`→ Sent: message log ${id} was sent (exit code 5)`);
   });
 });
 

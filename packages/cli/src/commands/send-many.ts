@@ -100,6 +100,8 @@ export async function sendMany(flags: SendManyFlags, { client, out, signal }: Co
   }
 
   let failure: { error: unknown } | undefined;
+  /** What failed once the sends had ended (writing the rows' files, the tracking): the summary still comes first. */
+  let afterwards: { error: unknown } | undefined;
   const sentIds: number[] = [];
   try {
     try {
@@ -130,19 +132,22 @@ export async function sendMany(flags: SendManyFlags, { client, out, signal }: Co
         await outcomes.flush();
       }
     });
+  } catch (error) {
+    afterwards = { error };
   } finally {
     bar?.stop();
     await rows.return(undefined);
-    await Promise.all(Object.values(sinks).map((sink) => sink.close()));
+    // A file that cannot be written (a full disk) is reported after the summary, not instead of it.
+    const closed = await Promise.allSettled(Object.values(sinks).map((sink) => sink.close()));
+    for (const close of closed) if (close.status === 'rejected') afterwards ??= { error: close.reason };
   }
   let tracked: Awaited<ReturnType<typeof track>> | undefined;
-  let trackFailure: { error: unknown } | undefined;
-  if (until !== undefined && !signal.aborted && !failure && sentIds.length > 0) {
+  if (until !== undefined && !signal.aborted && !failure && !afterwards && sentIds.length > 0) {
     try {
       tracked = await track(sender, sentIds, until, trackTimeout, out, signal);
     } catch (error) {
       // The tracking failed, not the sends: the summary is still printed, then the error (exit 5).
-      trackFailure = { error };
+      afterwards = { error };
     }
   }
   const stop = signal.aborted ? stopOf(signal) : undefined;
@@ -164,13 +169,13 @@ export async function sendMany(flags: SendManyFlags, { client, out, signal }: Co
     ),
   };
   printSummary(summary, out);
-  if (failure || trackFailure) {
+  if (failure || afterwards) {
     const error = failure
       ? new Error(
           `send-many stopped before the end of ${file.path}: the rows after the last one counted were not read`,
           { cause: failure.error },
         )
-      : trackFailure?.error;
+      : afterwards?.error;
     // Rows were sent before it: the exit code says "sent" (5), never "failed" (1), which invites
     // sending the whole file again.
     throw sentIds.length > 0 ? new SentThenError(sentIds, error) : error;
