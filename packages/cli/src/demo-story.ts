@@ -1,7 +1,8 @@
-import { styleText } from 'node:util';
 import type { JsonObject, MessagingClient } from 'tenant-messaging';
 import { MessagingError, mediaFromPath } from 'tenant-messaging';
+import { paint as paintOn, type StyleFormat } from './colour.js';
 import { DEMO_MIN_INTERVAL, pacingStep } from './demo-pacing.js';
+import { SentThenError } from './sent-then-error.js';
 
 /** Where the story runs and with what: the command (commands/demo.ts) decides, the story only tells. */
 export interface DemoSetting {
@@ -43,6 +44,8 @@ export async function tellStory(setting: DemoSetting, stdout: NodeJS.WriteStream
   const live = setting.sandboxUrl === undefined;
   const print = printer(stdout);
   const { show, progress } = print;
+  /** The log ids of the messages sent so far: an error after them ends the demo with "sent" (5). */
+  const sent: number[] = [];
   try {
     stdout.write(
       `${print.bold('tenant-messaging demo')} ${print.dim(live ? `against ${client.baseUrl}` : `against the local sandbox at ${setting.sandboxUrl}`)}\n`,
@@ -76,6 +79,7 @@ export async function tellStory(setting: DemoSetting, stdout: NodeJS.WriteStream
       type: 'text',
       content: 'Hello from the tenant-messaging demo!',
     });
+    sent.push(text.id);
     show('message log', `#${text.id}, status ${text.status}, delivery_status ${text.delivery_status}`);
 
     print.step('Send an image from a file on disk (streamed)', signal);
@@ -92,6 +96,7 @@ export async function tellStory(setting: DemoSetting, stdout: NodeJS.WriteStream
           progress(`uploading ${loaded} / ${total ?? '?'} bytes`, loaded === total),
       },
     );
+    sent.push(image.id);
     show('message log', `#${image.id}, media_url ${image.response_payload.media_url}`);
 
     print.step(`Wait until message #${text.id} is read`, signal);
@@ -146,6 +151,8 @@ export async function tellStory(setting: DemoSetting, stdout: NodeJS.WriteStream
     }
 
     stdout.write(`\n${print.green('done')} in ${((performance.now() - setting.started) / 1000).toFixed(1)} s\n`);
+  } catch (error) {
+    throw sent.length > 0 ? new SentThenError(sent, error) : error;
   } finally {
     print.endProgress();
   }
@@ -157,9 +164,8 @@ const field = (object: JsonObject, path: string): unknown =>
 
 /** The story's typography: numbered headings, aligned fields, and one status line a terminal rewrites. */
 function printer(stdout: NodeJS.WriteStream) {
-  // styleText leaves the text plain when stdout is no terminal, or NO_COLOR is set.
-  const paint = (format: Parameters<typeof styleText>[0]) => (text: string) =>
-    styleText(format, text, { stream: stdout });
+  // Plain when stdout is no terminal, or NO_COLOR is set (colour.ts), on every Node.
+  const paint = (format: StyleFormat) => (text: string) => paintOn(format, text, stdout);
   const bold = paint('bold');
   const dim = paint('dim');
   const tty = stdout.isTTY === true;

@@ -1,9 +1,10 @@
 import { APIError, DeliveryTimeoutError, MessagingError, OutcomeUnknownError, ValidationError } from 'tenant-messaging';
 import { UsageError } from 'tenant-messaging-bin-kit';
 import { InterruptedError } from './interrupt.js';
+import { SentThenError } from './sent-then-error.js';
 
 // The bins' shared usage error (a command line found wrong before any request: exit code 2).
-export { UsageError };
+export { SentThenError, UsageError };
 
 /**
  * The CLI's exit codes (README, "Command line"), so a script can tell the outcomes apart.
@@ -22,8 +23,14 @@ export const EXIT = Object.freeze({
   usage: 2,
   /** The outcome is unknown: the message may have been sent. Reconcile before sending again. */
   unknown: 3,
-  /** The delivery did not reach the status waited for in time. */
+  /** `wait <log-id>`: the delivery did not reach the status waited for in time. */
   deliveryTimeout: 4,
+  /**
+   * Sent: the message was accepted (its log id is printed: on stdout with `--json`), but what was
+   * asked after the send did not end well: the wait or the tracking timed out, could not read the
+   * log (a 403, the network), or a stop signal cut it. Never send it again: follow its log id.
+   */
+  sent: 5,
   /**
    * Interrupted by Ctrl-C (SIGINT). Every stop signal exits 128 + its number: SIGTERM 143, SIGHUP 129
    * (`InterruptedError.exitCode`).
@@ -31,8 +38,24 @@ export const EXIT = Object.freeze({
   interrupted: 130,
 });
 
+/**
+ * The code of an error that says a message was sent (5) or may have been (3), undefined for any
+ * other: these win over a stop signal's code, which would say that nothing was sent.
+ *
+ * @example
+ * ```ts
+ * process.exitCode = sendingCodeOf(error) ?? stops.exitCode() ?? exitCodeOf(error)
+ * ```
+ */
+export function sendingCodeOf(error: unknown): number | undefined {
+  if (error instanceof SentThenError) return EXIT.sent;
+  if (error instanceof OutcomeUnknownError) return EXIT.unknown;
+  return undefined;
+}
+
 /** The exit code for an error a command ended with. */
 export function exitCodeOf(error: unknown): number {
+  if (error instanceof SentThenError) return EXIT.sent;
   if (error instanceof InterruptedError) return error.exitCode;
   if (error instanceof OutcomeUnknownError) return EXIT.unknown;
   if (error instanceof DeliveryTimeoutError) return EXIT.deliveryTimeout;
@@ -47,10 +70,10 @@ export interface BatchOutcome {
   readonly interrupted?: number | undefined;
   /** Rows whose outcome is unknown (they may have been sent). */
   readonly unknown: number;
-  /** Rows refused (by the checks or the API), and sent messages whose delivery failed or could not be followed. */
+  /** Rows refused (by the checks or the API): safe to fix and send again. */
   readonly failed: number;
-  /** Sent messages that did not reach the status tracked for in time. */
-  readonly timedOut: number;
+  /** Sent messages that did not reach the status tracked for: timed out, failed, or could not be read. */
+  readonly unconfirmed: number;
 }
 
 /**
@@ -58,17 +81,18 @@ export interface BatchOutcome {
  * Bad usage (2) never gets here: it is found before any request and nothing is sent. Then:
  * interrupted (128 + the signal: the run is incomplete, send the remaining rows' file), unknown (3:
  * rows may have been sent, reconcile before sending them again), failed (1: fix the refused rows
- * and send them), delivery timeout (4: everything was sent, not all confirmed in time), 0.
+ * and send them; the rows sent are not in that file), sent (5: every row sent, not every delivery
+ * confirmed by --track), 0.
  *
  * @example
  * ```ts
- * batchExitCode({ unknown: 0, failed: 2, timedOut: 5 }) // 1: the refused rows need fixing first
+ * batchExitCode({ unknown: 0, failed: 2, unconfirmed: 5 }) // 1: the refused rows need fixing first
  * ```
  */
 export function batchExitCode(outcome: BatchOutcome): number {
   if (outcome.interrupted !== undefined) return outcome.interrupted;
   if (outcome.unknown > 0) return EXIT.unknown;
   if (outcome.failed > 0) return EXIT.failed;
-  if (outcome.timedOut > 0) return EXIT.deliveryTimeout;
+  if (outcome.unconfirmed > 0) return EXIT.sent;
   return EXIT.ok;
 }

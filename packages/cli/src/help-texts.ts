@@ -7,9 +7,11 @@ import { REASON_COLUMN } from './row-fields.js';
 
 /** The end of the root `--help`: the exit codes and where the credentials come from. */
 export const ROOT_HELP = `
-Exit codes: 0 done, 1 the API or the network failed it, 2 bad usage, 3 outcome unknown (the
-message may have been sent), 4 delivery timeout, 128 + the signal when stopped (130 Ctrl-C, 143
-SIGTERM, 129 SIGHUP).
+Exit codes: 0 done, 1 the API or the network failed it (nothing sent), 2 bad usage, 3 outcome
+unknown (the message may have been sent), 4 wait timed out, 5 sent (the message was accepted, its
+log id printed, but the wait after it failed or was stopped: do not send it again), 128 + the
+signal when stopped (130 Ctrl-C, 143 SIGTERM, 129 SIGHUP). With --json, once a message is
+accepted, stdout has its log whatever happens next.
 Credentials: TENANT_MESSAGING_BASE_URL and TENANT_MESSAGING_API_KEY, or --base-url and
 --api-key-file <path>. A key on the command line (--api-key) is refused: ps and shell history show it.`;
 
@@ -48,6 +50,8 @@ a text, an image with upload progress, the wait until read, the latest logs, usa
 paced to two people, and one deliberate error. Nothing to set up; it takes a couple of seconds.
 With TENANT_MESSAGING_BASE_URL and TENANT_MESSAGING_API_KEY (or --base-url and --api-key-file)
 it runs against that tenant instead, sends real messages, and only to --to (required then).
+A sandbox's credentials (a tm_test_ key, a base URL on loopback: \`tenant-messaging sandbox\`)
+need no --to: the story runs against that sandbox, sending to its phone that reads.
 
 Examples:
   $ npx tenant-messaging-cli demo
@@ -75,11 +79,12 @@ each as it was, with its reason added as a last column, ${REASON_COLUMN} (NDJSON
 failed rows and send that file (${REASON_COLUMN} is not read); reconcile the unknown ones first.
 Ctrl-C, SIGTERM or SIGHUP: the sends in flight finish and are recorded, nothing new starts, and
 the rows not attempted go to <file>.remaining.<ext> (send it to go on: no row is sent twice).
-The summary goes to stderr; with --json, it is the one JSON document on stdout.
+The summary goes to stderr; with --json, it is the one JSON document on stdout, with the log_ids
+of the rows sent; with --ndjson, each row sent is a line as it is sent, then the summary.
 
 Exit code, the first that applies: 128 + the signal's number when interrupted (130 Ctrl-C, 143
-SIGTERM, 129 SIGHUP); 3 some rows' outcome is unknown; 1 rows refused, or with --track a delivery
-failed or could not be followed; 4 with --track, deliveries timed out; 0 every row sent (and
+SIGTERM, 129 SIGHUP); 3 some rows' outcome is unknown; 1 rows refused; 5 sent, but with --track
+not every delivery was confirmed (timed out, failed, or could not be read); 0 every row sent (and
 tracked). Bad usage (2) is found before any request.
 
 Example:

@@ -15,6 +15,7 @@ import {
 } from 'tenant-messaging';
 import { ENV, sharedAdvice } from 'tenant-messaging-bin-kit';
 import { UsageError } from './exit-codes.js';
+import { SentThenError } from './sent-then-error.js';
 
 /** Where an error the bin reports came from: the command that ran and the options it was given. */
 export interface Where {
@@ -44,6 +45,8 @@ const places = new WeakMap<object, Where>();
  */
 export function located<E>(error: E, where: Where): E {
   if (typeof error === 'object' && error !== null && !places.has(error)) places.set(error, where);
+  // What failed after a send is reported as itself (report.ts): it needs the same words.
+  if (error instanceof SentThenError) located(error.cause, where);
   return error;
 }
 
@@ -184,7 +187,8 @@ function adviceFor(error: unknown, where: Where): string | undefined {
     if (command !== 'send') return 'Do not send it again blindly: look for it with `tenant-messaging list` first.';
     return where.flags?.['reconcile'] === true
       ? 'It was not found in the message logs yet: look again in a minute with `tenant-messaging list` before sending it again.'
-      : 'Do not send it again blindly. Run the same command with --reconcile: it searches the message logs for this send instead of sending twice.';
+      : // Running the same command again, --reconcile or not, would send it a second time if it was stored.
+        'Do not send it again blindly: look for it with `tenant-messaging list` first. Next time, --reconcile makes send search the message logs itself when an answer is lost.';
   }
   if (error instanceof DeliveryTimeoutError) {
     const id = error.messageLogId;

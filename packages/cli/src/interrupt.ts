@@ -61,3 +61,25 @@ export function announceStopWith(print: (text: string) => void): () => void {
     if (announcer === print) announcer = undefined;
   };
 }
+
+/**
+ * Why a command's `signal` was aborted: its stop signal (main.ts aborts it with an
+ * InterruptedError), or Ctrl-C when something else aborted it (a test, a caller of program()).
+ *
+ * @example
+ * ```ts
+ * if (signal.aborted) return stopOf(signal).exitCode // 143 after SIGTERM
+ * ```
+ */
+export const stopOf = (signal: AbortSignal): InterruptedError =>
+  signal.reason instanceof InterruptedError ? signal.reason : new InterruptedError('SIGINT', { cause: signal.reason });
+
+/**
+ * The exit code of a command stopped through `signal` ({@link stopOf}).
+ *
+ * @example
+ * ```ts
+ * if (signal.aborted) return stopCodeOf(signal) // 143 after SIGTERM
+ * ```
+ */
+export const stopCodeOf = (signal: AbortSignal): number => stopOf(signal).exitCode;

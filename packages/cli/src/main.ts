@@ -15,8 +15,18 @@ import { announceStop, InterruptedError } from './interrupt.js';
 // A hangup's stream errors are silenced so the rows not attempted are still written down.
 const stops = catchStopSignals({ announce: announceStop, reasonOf: (signal) => new InterruptedError(signal) });
 
+/** The oldest Node.js the bin supports (package.json `engines`). */
+const REQUIRED_NODE = [22, 19] as const;
+
 async function main(): Promise<void> {
-  const [{ CommanderError }, { EXIT, exitCodeOf }, { program }, { report }] = await Promise.all([
+  // Below `engines` the bin still runs (colour and output behave), but says so once, on stderr.
+  const [major = 0, minor = 0] = process.versions.node.split('.').map(Number);
+  if (major < REQUIRED_NODE[0] || (major === REQUIRED_NODE[0] && minor < REQUIRED_NODE[1])) {
+    process.stderr.write(
+      `tenant-messaging: Node.js ${process.versions.node} is older than the ${REQUIRED_NODE.join('.')} this command requires; some commands may fail. Install Node.js ${REQUIRED_NODE.join('.')} or later.\n`,
+    );
+  }
+  const [{ CommanderError }, { EXIT, exitCodeOf, sendingCodeOf }, { program }, { report }] = await Promise.all([
     import('commander'),
     import('./exit-codes.js'),
     import('./program.js'),
@@ -44,13 +54,16 @@ async function main(): Promise<void> {
     }
     // After a stop signal the exit code says so (128 + its number); an error other than the stop
     // itself (an unknown send outcome, say) is still reported, not hidden behind "Interrupted".
+    // What failed after a send says "sent" (5), an unknown outcome 3, whatever came: the message
+    // was (or may have been) sent, and 128 + n would say that nothing was.
     if (!(stops.caught() && error instanceof InterruptedError)) process.stderr.write(report(error));
-    process.exitCode = stops.exitCode() ?? exitCodeOf(error);
+    process.exitCode = sendingCodeOf(error) ?? stops.exitCode() ?? exitCodeOf(error);
     return;
   } finally {
     stops.release();
   }
-  if (stops.caught()) process.exitCode = stops.exitCode();
+  // A command that said its code keeps it (a send that finished after the signal: 0, it was sent).
+  if (stops.caught() && process.exitCode === undefined) process.exitCode = stops.exitCode();
 }
 
 void main();

@@ -1,4 +1,4 @@
-import { styleText } from 'node:util';
+import { paint } from './colour.js';
 
 /** How data is printed: tables for people, one JSON document, or one JSON line per item. */
 export type Format = 'human' | 'json' | 'ndjson';
@@ -58,7 +58,7 @@ export function createOutput(format: Format, stdout = process.stdout, stderr = p
   };
 }
 
-/** Columns aligned with spaces, the header dimmed on a terminal (NO_COLOR respected by styleText). */
+/** Columns aligned with spaces, the header bold on a terminal that takes colour (colour.ts). */
 function table(
   items: readonly Record<string, unknown>[],
   columns: readonly string[],
@@ -74,6 +74,6 @@ function table(
       .map((text, i) => text.padEnd(widths[i] ?? 0))
       .join('  ')
       .trimEnd();
-  const header = styleText('bold', line(columns), { stream });
+  const header = paint('bold', line(columns), stream);
   return [header, ...rows.map(line)].join('\n');
 }

@@ -1,4 +1,5 @@
 import { Command, Option } from 'commander';
+import { quoteInput } from 'tenant-messaging-bin-kit';
 import { lookup, read, request, senders } from './commands/account.js';
 import { type DemoFlags, demo } from './commands/demo.js';
 import { type ListenFlags, listen } from './commands/listen.js';
@@ -51,7 +52,7 @@ export function program(signal: AbortSignal, sandbox: (args: readonly string[]) 
     .configureHelp({ showGlobalOptions: true })
     .configureOutput({
       writeErr: (text) => process.stderr.write(text),
-      outputError: (text, write) => write(withoutValueSyntax(text)),
+      outputError: (text, write) => write(shortenQuoted(withoutValueSyntax(text))),
     });
 
   /**
@@ -250,6 +251,14 @@ export function program(signal: AbortSignal, sandbox: (args: readonly string[]) 
   // After a usage error, the help of the command that was run, by its name.
   for (const command of root.commands) command.showHelpAfterError(`→ ${helpHint(command.name())}`);
   return root;
+}
+
+/**
+ * Commander's error line with each value it quotes from the command line (`unknown command
+ * 'x...'`, `argument 'x...' is invalid`) quoted as every refusal quotes input: shortened when long.
+ */
+function shortenQuoted(text: string): string {
+  return text.replace(/'([^']*)'/g, (_whole, inner: string) => quoteInput(inner));
 }
 
 /**

@@ -1,6 +1,8 @@
-import { styleText } from 'node:util';
+import { paint } from './colour.js';
 import { explain } from './hints.js';
+import { InterruptedError } from './interrupt.js';
 import { RowFileError } from './row-file-error.js';
+import { SentThenError, sentWords } from './sent-then-error.js';
 
 /**
  * An error as a person at a terminal needs it: its class, its message, and what to do next.
@@ -12,11 +14,23 @@ import { RowFileError } from './row-file-error.js';
  * ```
  */
 export function report(error: unknown, stream: NodeJS.WriteStream = process.stderr): string {
+  // What failed after a send is reported as itself, followed by what was sent (exit code 5).
+  if (error instanceof SentThenError) {
+    const ids = error.logIds;
+    const follow =
+      ids.length === 1
+        ? `do not send it again; follow it with \`tenant-messaging wait ${ids[0]}\``
+        : 'do not send them again; look them up by their log ids with `tenant-messaging get`';
+    const sent = `Sent: ${sentWords(ids)} (exit code 5): ${follow}.`;
+    // A stop signal was announced already ("Interrupted (SIGTERM): stopping."): no error to report.
+    const cause = error.cause instanceof InterruptedError ? '' : report(error.cause, stream);
+    return `${cause}${paint('yellow', `→ ${sent}`, stream)}\n`;
+  }
   const name = error instanceof Error ? error.name : 'Error';
   // In the command line's words, with advice naming the command, the id or the scope (hints.ts);
   // a file that cannot be read says how to fix the file.
   const { message, advice: hint } = explain(error);
   const advice = error instanceof RowFileError ? error.advice : hint;
-  const head = styleText(['bold', 'red'], `${name}:`, { stream });
-  return `${head} ${message}${advice ? `\n${styleText('yellow', `→ ${advice}`, { stream })}` : ''}\n`;
+  const head = paint(['bold', 'red'], `${name}:`, stream);
+  return `${head} ${message}${advice ? `\n${paint('yellow', `→ ${advice}`, stream)}` : ''}\n`;
 }

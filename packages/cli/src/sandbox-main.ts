@@ -1,10 +1,11 @@
 /**
  * `tenant-messaging sandbox [--port N] [--rate-limit N/s|N/min] [--sender-limit N] [--pair-interval MS]`
- * starts the sandbox on 127.0.0.1, prints
- * each tenant's base URL and API keys, and stops cleanly on Ctrl-C (SIGINT) or SIGTERM.
+ * starts the sandbox on 127.0.0.1, prints each tenant's base URL and full key as one `export` line
+ * and its keys by role, and stops cleanly on Ctrl-C (SIGINT) or SIGTERM.
  */
 import { parseArgs } from 'node:util';
 import { type LaneLimits, type RateLimit, SANDBOX_PHONES, startSandbox } from 'tenant-messaging/sandbox';
+import { ENV, quoteInput } from 'tenant-messaging-bin-kit';
 
 const USAGE =
   'Usage: tenant-messaging sandbox [--port N] [--rate-limit N/s | N/min] [--sender-limit N] [--pair-interval MS]\n' +
@@ -17,7 +18,7 @@ const USAGE =
 function parseRateLimit(text: string): RateLimit {
   const match = /^(\d+)(?:\/(s|sec|second|m|min|minute))?$/.exec(text.trim());
   const n = Number(match?.[1]);
-  if (!match || !(n >= 1)) throw new Error(`--rate-limit must look like 100/s or 60/min, got '${text}'`);
+  if (!match || !(n >= 1)) throw new Error(`--rate-limit must look like 100/s or 60/min, got ${quoteInput(text)}`);
   return match[2]?.startsWith('s') ? { perSecond: n } : { perMinute: n };
 }
 
@@ -27,7 +28,8 @@ const sends = (n: number) => `${n} send${n === 1 ? '' : 's'}`;
 /** `--sender-limit 10` or `--pair-interval 1000`: a whole number >= 1. */
 function parseCount(flag: string, text: string): number {
   const n = /^\d+$/.test(text.trim()) ? Number(text) : Number.NaN;
-  if (!(Number.isSafeInteger(n) && n >= 1)) throw new Error(`${flag} must be a whole number >= 1, got '${text}'`);
+  if (!(Number.isSafeInteger(n) && n >= 1))
+    throw new Error(`${flag} must be a whole number >= 1, got ${quoteInput(text)}`);
   return n;
 }
 
@@ -69,7 +71,7 @@ export async function sandboxMain(args: readonly string[]): Promise<void> {
     if (values.port !== undefined) {
       port = Number(values.port);
       if (!Number.isInteger(port) || port < 0 || port > 65_535)
-        throw new Error(`--port must be 0..65535, got '${values.port}'`);
+        throw new Error(`--port must be 0..65535, got ${quoteInput(values.port)}`);
     }
   } catch (error) {
     console.error(`${(error as Error).message}\n${USAGE}`);
@@ -111,7 +113,11 @@ export async function sandboxMain(args: readonly string[]): Promise<void> {
     '',
   ];
   for (const tenant of Object.values(sandbox.tenants)) {
-    lines.push(`${tenant.name} (${tenant.slug})`, `  TENANT_MESSAGING_BASE_URL=${tenant.baseUrl}`);
+    // One line to paste into a shell: the base URL and the key of every role (`full`).
+    lines.push(
+      `${tenant.name} (${tenant.slug})`,
+      `  export ${ENV.baseUrl}=${tenant.baseUrl} ${ENV.apiKey}=${tenant.keys.full}`,
+    );
     for (const [role, key] of Object.entries(tenant.keys)) lines.push(`  ${role.padEnd(9)} ${key}`);
     for (const n of tenant.senderNumbers) lines.push(`  sender #${n.id} ${n.phone} (${n.status})`);
     lines.push('');

@@ -97,10 +97,17 @@ describe('tenant-messaging (the command line)', () => {
       '--json',
     ]);
     expect(run.code).toBe(0);
-    expect(json(run)).toMatchObject({ message_type: 'document', content: 'Your receipt', delivery_status: 'read' });
-    // The status lines go to stderr, one per change when stderr is not a terminal.
-    expect(run.stderr).toMatch(/sent: message log \d+/);
-    expect(run.stderr).toMatch(/: read/);
+    expect(json(run)).toMatchObject({
+      message_type: 'document',
+      content: 'Your receipt',
+      delivery_status: 'read',
+      wait: { until: 'read', outcome: 'reached' },
+    });
+    // The status lines go to stderr, one per change when stderr is not a terminal: the send's
+    // status once, and the one waited for only in the result (stdout), not twice.
+    expect(run.stderr).toMatch(/^sent: message log \d+: document, sent\n/);
+    expect(run.stderr).not.toMatch(/message log \d+: sent/);
+    expect(run.stderr).not.toMatch(/: read/);
   });
 
   it('get, list, me, usage, senders, lookup and request answer with what the API answered', async () => {
@@ -236,28 +243,20 @@ describe('exit codes', () => {
     expect(sandbox.messages('acme').filter((m) => m.content === 'Lost then found')).toHaveLength(1);
   });
 
-  it('4 for a delivery timeout, naming --timeout and the log to look at again', async () => {
-    const run = await cli([
-      'send',
-      '--from',
-      SENDER,
-      '--to',
-      SANDBOX_PHONES.neverDelivered,
-      '--text',
-      'Never delivered',
-      '--wait',
-      '--timeout',
-      '1s',
-    ]);
-    expect(run.code).toBe(4);
+  it('5 (sent) for a delivery timeout of send --wait, naming --timeout and the log to look at again', async () => {
+    const never = ['send', '--from', SENDER, '--to', SANDBOX_PHONES.neverDelivered, '--text', 'Never delivered'];
+    const run = await cli([...never, '--wait', '--timeout', '1s']);
+    expect(run.code).toBe(5);
     const id = /sent: message log (\d+)/.exec(run.stderr)?.[1];
+    // stdout says it too: what was sent, and that its delivery was not confirmed.
+    expect(run.stdout).toBe(`sent: message log ${id}: text, sent (delivered not confirmed: timeout)\n`);
     expect(run.stderr).toMatch(/DeliveryTimeoutError: .* look again later or raise --timeout\.\n/);
     expect(run.stderr).toContain(
       `→ The message was sent; its delivery was not confirmed in time. Look again later with \`tenant-messaging wait ${id}\``,
     );
   });
 
-  it('130 for Ctrl-C during a send, which lets the send finish and reports it (stored once)', async () => {
+  it('0 for Ctrl-C during a send, which lets the send finish and reports it (stored once): it was sent', async () => {
     sandbox.faults.add({ kind: 'latency', latencyMs: 1_000, route: 'sendMessage', times: 1 });
     const before = sandbox.faults.injected;
     // Ctrl-C once the service holds the send (the fault is counted when it starts holding).
@@ -266,7 +265,8 @@ describe('exit codes', () => {
       check();
     };
     const run = await cli([...text, 'Held then interrupted', '--json'], {}, whenHeld);
-    expect(run.code).toBe(130);
+    expect(run.code).toBe(0);
+    expect(run.stderr).toMatch(/Interrupted \(Ctrl-C\): stopping/);
     expect(json(run)).toMatchObject({ content: 'Held then interrupted' });
     expect(sandbox.messages('acme').filter((m) => m.content === 'Held then interrupted')).toHaveLength(1);
   });

@@ -1,7 +1,7 @@
 /**
- * `tenant-messaging demo`, the built bin as a subprocess: against a configured tenant (the test's
- * sandbox, through the two environment variables) it refuses without `--to` (exit 2) and sends
- * only to `--to`; its options are checked like the other commands'; Ctrl-C at any step ends it
+ * `tenant-messaging demo`, the built bin as a subprocess: against a real tenant's credentials it
+ * refuses without `--to` (exit 2); against a configured sandbox (the test's, through the two
+ * environment variables) it sends to `--to`, or without it to the sandbox's phone that reads; its options are checked like the other commands'; Ctrl-C at any step ends it
  * with 130, stopping its own sandbox and leaving no temporary file. The story without credentials
  * runs from a packed install in test/package.test.ts. Runs the build (`npm test` builds first).
  */
@@ -10,7 +10,7 @@ import { existsSync } from 'node:fs';
 import { mkdtemp, readdir, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { type RunningSandbox, startSandbox } from 'tenant-messaging/sandbox';
+import { type RunningSandbox, SANDBOX_PHONES, startSandbox } from 'tenant-messaging/sandbox';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 
 const bin = join(import.meta.dirname, '../dist/main.js');
@@ -63,12 +63,25 @@ async function demo(args: string[], env: Record<string, string>, interruptAt?: s
 
 describe('tenant-messaging demo', () => {
   it('against a configured tenant without --to: exit 2, a message naming --to, nothing sent', async () => {
-    const before = sandbox.messages('acme').length;
-    const run = await demo([], configured);
+    // A real tenant's credentials (refused before any request, so none is needed behind them).
+    const real = { TENANT_MESSAGING_BASE_URL: 'https://acme.example.com', TENANT_MESSAGING_API_KEY: 'tm_live_x' };
+    const run = await demo([], real);
     expect(run.code).toBe(2);
     expect(run.stderr).toMatch(/UsageError: .*only to a recipient you name with --to: tenant-messaging demo --to \+/);
     expect(run.stdout).toBe('');
-    expect(sandbox.messages('acme')).toHaveLength(before);
+    // A test key is no sandbox unless its base URL is on loopback.
+    const remote = await demo([], { ...real, TENANT_MESSAGING_API_KEY: 'tm_test_acme_full' });
+    expect(remote.code).toBe(2);
+  });
+
+  it("with a sandbox's credentials (a tm_test_ key on loopback) and no --to: runs, sending to the phone that reads", async () => {
+    const before = sandbox.messages('acme').length;
+    const run = await demo([], configured);
+    expect(run.code, run.stderr).toBe(0);
+    expect(run.stdout).toContain(`Look up ${SANDBOX_PHONES.reads}`);
+    expect(run.stdout).toMatch(/done in \d+\.\d s/);
+    const sent = sandbox.messages('acme').slice(before);
+    expect(sent.map((log) => log.request_payload?.to_phone)).toEqual([SANDBOX_PHONES.reads, SANDBOX_PHONES.reads]);
   });
 
   it('against a configured tenant, runs the story and sends only to --to', async () => {
@@ -113,12 +126,13 @@ describe('tenant-messaging demo', () => {
     expect(run.stdout).toContain('$ npx tenant-messaging-cli demo');
   });
 
-  it('Ctrl-C at any step (a read, a send, the wait) ends it with 130, its sandbox stopped and no file left', async () => {
+  it('Ctrl-C at any step ends it with 130, or 5 once a message was sent (the send in flight finishes), its sandbox stopped and no file left', async () => {
     const steps = ['1. Who am I', '5. Send a text', '6. Send an image', '7. Wait until'];
     const runs = await Promise.all(steps.map((step) => demo([], none, step)));
     for (const [i, run] of runs.entries()) {
-      expect(run.code, `${steps[i]}: ${run.stderr}`).toBe(130);
+      expect(run.code, `${steps[i]}: ${run.stderr}`).toBe(i === 0 ? 130 : 5);
       expect(run.stderr).toContain('Interrupted');
+      if (i > 0) expect(run.stderr).toMatch(/→ Sent: message logs? \d+.* \(exit code 5\): do not send (it|them) again/);
       expect(run.stdout).not.toContain('done in');
       expect(run.leftovers).toEqual([]);
     }

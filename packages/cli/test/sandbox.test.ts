@@ -31,7 +31,10 @@ describe('tenant-messaging sandbox', () => {
   it('prints each tenant base URL and keys, serves them, and stops cleanly on SIGINT', async () => {
     const cli = run(['--port', '0'], /Press Ctrl-C/);
     const output = await cli.ready;
-    expect(output).toMatch(/TENANT_MESSAGING_BASE_URL=http:\/\/127\.0\.0\.1:\d+\/t\/acme/);
+    // Ready to paste: the base URL and the key, as the variables the commands read.
+    expect(output).toMatch(
+      /^ {2}export TENANT_MESSAGING_BASE_URL=http:\/\/127\.0\.0\.1:\d+\/t\/acme TENANT_MESSAGING_API_KEY=tm_test_acme_full$/m,
+    );
     expect(output).toMatch(/full\s+tm_test_acme_full/);
     expect(output).toMatch(/TENANT_MESSAGING_BASE_URL=http:\/\/127\.0\.0\.1:\d+\/t\/globex/);
     expect(output).toMatch(/pending_account_verification/);

@@ -328,13 +328,13 @@ describe('send-many', () => {
 });
 
 describe('send-many exit code precedence', () => {
-  it('interrupted, then unknown, then failed (rows refused, deliveries failed), then delivery timeout, then 0', () => {
-    const none = { unknown: 0, failed: 0, timedOut: 0 };
+  it('interrupted, then unknown, then failed (rows refused), then sent (deliveries tracked but not confirmed), then 0', () => {
+    const none = { unknown: 0, failed: 0, unconfirmed: 0 };
     expect(batchExitCode(none)).toBe(0);
-    expect(batchExitCode({ ...none, timedOut: 3 })).toBe(4);
-    expect(batchExitCode({ ...none, failed: 1, timedOut: 3 })).toBe(1);
-    expect(batchExitCode({ unknown: 1, failed: 1, timedOut: 3 })).toBe(3);
-    expect(batchExitCode({ interrupted: 143, unknown: 1, failed: 1, timedOut: 3 })).toBe(143);
+    expect(batchExitCode({ ...none, unconfirmed: 3 })).toBe(5);
+    expect(batchExitCode({ ...none, failed: 1, unconfirmed: 3 })).toBe(1);
+    expect(batchExitCode({ unknown: 1, failed: 1, unconfirmed: 3 })).toBe(3);
+    expect(batchExitCode({ interrupted: 143, unknown: 1, failed: 1, unconfirmed: 3 })).toBe(143);
     expect(batchExitCode({ interrupted: 129, ...none })).toBe(129);
   });
 });

@@ -1,4 +1,5 @@
 import type { HttpMethod, JsonValue } from 'tenant-messaging';
+import { quoteInput } from 'tenant-messaging-bin-kit';
 import { UsageError } from '../exit-codes.js';
 import type { Context } from './messages.js';
 
@@ -31,7 +32,8 @@ export async function request(
   { client, out, signal }: Context,
 ): Promise<void> {
   const verb = method.toUpperCase() as HttpMethod;
-  if (!METHODS.includes(verb)) throw new UsageError(`the method must be one of ${METHODS.join(', ')}, got '${method}'`);
+  if (!METHODS.includes(verb))
+    throw new UsageError(`the method must be one of ${METHODS.join(', ')}, got ${quoteInput(method)}`);
   let body: JsonValue | undefined;
   if (flags.data !== undefined) {
     try {

@@ -2,6 +2,7 @@ import { mkdtemp, rm, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { MessagingClient } from 'tenant-messaging';
+import { type Credentials, credentialsFrom, ENV } from 'tenant-messaging-bin-kit';
 import { type CredentialOptions, clientFrom, loggingOf } from '../credentials.js';
 import { tellStory } from '../demo-story.js';
 import { UsageError } from '../exit-codes.js';
@@ -35,6 +36,30 @@ export function isConfigured(globals: CredentialOptions, env: NodeJS.ProcessEnv 
 }
 
 /**
+ * Whether the credentials given are a sandbox's: a test key (`tm_test_`, the sandbox's keys) for a
+ * base URL on loopback. A real tenant is never on loopback, so nothing real can be sent to it.
+ *
+ * @example
+ * ```ts
+ * await isSandbox({}, { TENANT_MESSAGING_BASE_URL: 'http://127.0.0.1:4010/t/acme', TENANT_MESSAGING_API_KEY: 'tm_test_acme_full' }) // true
+ * ```
+ */
+export async function isSandbox(globals: CredentialOptions, env: NodeJS.ProcessEnv = process.env): Promise<boolean> {
+  let credentials: Credentials;
+  try {
+    credentials = await credentialsFrom(globals, env);
+  } catch {
+    return false; // refused or missing: the client made from them says why
+  }
+  const key = credentials.apiKey ?? env[ENV.apiKey]?.trim() ?? '';
+  const host = URL.parse(credentials.baseUrl ?? env[ENV.baseUrl]?.trim() ?? '')?.hostname;
+  return key.startsWith('tm_test_') && host !== undefined && LOOPBACK.test(host);
+}
+
+/** The host names of this machine, as a URL's hostname gives them. */
+const LOOPBACK = /^(?:localhost|\[::1\]|127\.\d{1,3}\.\d{1,3}\.\d{1,3})$/;
+
+/**
  * `demo`: the SDK's whole story (demo-story.ts). With no credentials it starts the sandbox in this
  * process (loaded only here) and runs against it; with credentials it runs against that tenant
  * and sends only to `--to`, refusing without it (exit code 2), since a real message goes out.
@@ -53,7 +78,10 @@ export async function demo(flags: DemoFlags, globals: DemoGlobals, signal: Abort
   }
   const started = performance.now();
   const live = isConfigured(globals);
-  if (live && flags.to === undefined) {
+  // A sandbox of the user's (`tenant-messaging sandbox`, its test key on loopback) sends nothing
+  // real: its phone that reads its messages is the recipient, as in the demo's own sandbox.
+  const sandboxed = live && (await isSandbox(globals));
+  if (live && !sandboxed && flags.to === undefined) {
     throw new UsageError(
       `against a real tenant the demo sends real messages, and only to a recipient you name with --to: ${TO_EXAMPLE}`,
     );
@@ -70,9 +98,10 @@ export async function demo(flags: DemoFlags, globals: DemoGlobals, signal: Abort
     await writeFile(imagePath, receiptPng());
     if (live) {
       client = await clientFrom(globals);
+      const recipient = flags.to ?? (await import('tenant-messaging/sandbox')).SANDBOX_PHONES.reads;
       await tellStory({
         client,
-        recipient: flags.to as string,
+        recipient,
         imagePath,
         sandboxUrl: undefined,
         keyWithoutUsage: undefined,

@@ -1,8 +1,10 @@
 import type { DeliveryUpdate } from 'tenant-messaging';
 import { DELIVERY_STATUSES, ValidationError } from 'tenant-messaging';
 import { type RelaySummary, relayWebhooks, type WebhookAttempt } from 'tenant-messaging/webhooks';
+import { quoteInput } from 'tenant-messaging-bin-kit';
 import { parseDuration } from '../duration.js';
 import { EXIT, UsageError } from '../exit-codes.js';
+import { stopCodeOf } from '../interrupt.js';
 import { createOutput } from '../output.js';
 import { watchLogs } from '../watch-logs.js';
 import { SECRET_ENV, type WebhookSecret, webhookSecret } from '../webhook-secret.js';
@@ -99,7 +101,7 @@ export async function listen(flags: ListenFlags, { client, out: given, signal }:
     return EXIT.failed;
   }
   out.note(`Stopped: ${counts}`);
-  return signal.aborted ? EXIT.interrupted : EXIT.ok;
+  return signal.aborted ? stopCodeOf(signal) : EXIT.ok;
 }
 
 /** `--events a,b`: undefined for every type; a UsageError for an empty list or a type no log makes. */
@@ -110,10 +112,11 @@ function eventTypesOf(text: string | undefined): readonly string[] | undefined {
     .map((type) => type.trim())
     .filter(Boolean);
   const known = EVENT_TYPES.join(', ');
-  if (types.length === 0) throw new UsageError(`--events takes a comma-separated list of ${known}; got '${text}'`);
+  if (types.length === 0)
+    throw new UsageError(`--events takes a comma-separated list of ${known}; got ${quoteInput(text)}`);
   const unknown = types.filter((type) => !EVENT_TYPES.includes(type));
   if (unknown.length > 0) {
-    throw new UsageError(`--events: unknown event type ${unknown.map((t) => `'${t}'`).join(', ')}; use ${known}`);
+    throw new UsageError(`--events: unknown event type ${unknown.map((t) => quoteInput(t)).join(', ')}; use ${known}`);
   }
   return types;
 }

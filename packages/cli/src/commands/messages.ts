@@ -1,7 +1,9 @@
 import type { MessageLog, MessagingClient, SendMessageParams } from 'tenant-messaging';
-import { mediaFromPath, SendOutcomeUnknownError } from 'tenant-messaging';
+import { DeliveryTimeoutError, mediaFromPath, SendOutcomeUnknownError } from 'tenant-messaging';
+import { quoteInput } from 'tenant-messaging-bin-kit';
 import { parseCount, parseDuration } from '../duration.js';
-import { UsageError } from '../exit-codes.js';
+import { EXIT, SentThenError, UsageError } from '../exit-codes.js';
+import { stopOf } from '../interrupt.js';
 import type { Output } from '../output.js';
 
 /** What every command is handed: its client, its output, and the signal Ctrl-C aborts. */
@@ -70,24 +72,56 @@ export function sendParamsOf(flags: SendFlags): SendMessageParams {
   } as SendMessageParams;
 }
 
-/** `send`: one message; `--wait` follows it to delivered (or read); `--reconcile` settles an unknown outcome. */
-export async function send(flags: SendFlags, { client, out, signal }: Context): Promise<void> {
+/** What became of `send --wait`'s wait: `wait` in the `--json` document, beside the log's fields. */
+export interface WaitOutcome {
+  /** The status waited for. */
+  readonly until: 'delivered' | 'read';
+  /**
+   * `reached`; `timeout` (not there within --timeout); `failed` (the log could not be read: a 403,
+   * the network); `interrupted` (a stop signal came). The message was sent in every case.
+   */
+  readonly outcome: 'reached' | 'timeout' | 'failed' | 'interrupted';
+  /** What ended a wait that timed out or failed: its class and message. */
+  readonly error?: { readonly name: string; readonly message: string };
+}
+
+/**
+ * `send`: one message; `--wait` follows it to delivered (or read); `--reconcile` settles an unknown
+ * outcome. Once the message is accepted, every way out prints its log (with `--json`, on stdout,
+ * with `wait` saying what became of the wait) and exits 0 or 5 (sent): a wait that failed is no
+ * failed send, and neither the code nor the output may invite a second one.
+ */
+export async function send(flags: SendFlags, context: Context): Promise<number> {
+  const { client, out, signal } = context;
   const params = sendParamsOf(flags);
   const until =
     flags.wait === 'read' ? 'read' : flags.wait === undefined || flags.wait === false ? undefined : 'delivered';
   if (typeof flags.wait === 'string' && flags.wait !== 'read' && flags.wait !== 'delivered') {
-    throw new UsageError(`--wait takes delivered or read, got '${flags.wait}'`);
+    throw new UsageError(`--wait takes delivered or read, got ${quoteInput(flags.wait)}`);
   }
-  const timeout = parseDuration(flags.timeout, '--timeout');
+  const timing = {
+    timeout: parseDuration(flags.timeout, '--timeout'),
+    interval: parseDuration(flags.interval, '--interval'),
+  };
+  // A stop signal that came while the bin started: nothing is sent (main.ts exits 128 + its number).
+  signal.throwIfAborted();
   let log: MessageLog;
   try {
     // Not aborted by Ctrl-C: a send in flight finishes and is reported (an aborted POST could
-    // have reached the service with nobody told). The exit code is still 130 afterwards.
+    // have reached the service with nobody told).
     log = await client.messages.send(params);
   } catch (error) {
     if (!(error instanceof SendOutcomeUnknownError) || !flags.reconcile || !error.params) throw error;
     out.note(`The outcome is unknown (${error.message.split('\n')[0]}). Searching the message logs for it...`);
-    const result = await client.messages.reconcile(error.params, { since: error.startedAt, signal });
+    // A search that fails (a 403, the network, a stop signal) leaves the outcome unknown (exit 3).
+    const result = await client.messages
+      .reconcile(error.params, { since: error.startedAt, signal })
+      .catch((searchError: unknown) => {
+        out.note(
+          `The search did not end (${searchError instanceof Error ? searchError.message : String(searchError)}).`,
+        );
+        throw error;
+      });
     if (result.status !== 'found') {
       out.value(
         result,
@@ -98,39 +132,75 @@ export async function send(flags: SendFlags, { client, out, signal }: Context): 
     log = result.log;
     out.note(`Found: the send reached the service as message log ${log.id}.`);
   }
+  // Sent, even if a stop signal came meanwhile: the code says so (0), not the signal's.
   if (until === undefined) {
     out.value(log, () => `sent: ${logLine(log)}`);
-    return;
+    return EXIT.ok;
   }
   out.note(`sent: ${logLine(log)}`);
-  await follow(
-    log.id,
-    until,
-    { timeout, interval: parseDuration(flags.interval, '--interval') },
-    { client, out, signal },
-  );
+  try {
+    const reached = await pollUntil(log, until, timing, context);
+    out.value(
+      { ...reached, wait: { until, outcome: 'reached' } satisfies WaitOutcome },
+      () => `${until}: ${logLine(reached)}`,
+    );
+    return EXIT.ok;
+  } catch (error) {
+    const last = error instanceof DeliveryTimeoutError && isLog(error.lastLog) ? error.lastLog : log;
+    const wait = waitOutcomeOf(until, error, signal);
+    out.value({ ...last, wait }, () => `sent: ${logLine(last)} (${until} not confirmed: ${wait.outcome})`);
+    throw new SentThenError([log.id], wait.outcome === 'interrupted' ? stopOf(signal) : error);
+  }
+}
+
+/** The wait's outcome from what ended it. */
+function waitOutcomeOf(until: 'delivered' | 'read', error: unknown, signal: AbortSignal): WaitOutcome {
+  if (signal.aborted && error === signal.reason) return { until, outcome: 'interrupted' };
+  const described =
+    error instanceof Error ? { name: error.name, message: error.message } : { name: 'Error', message: String(error) };
+  return { until, outcome: error instanceof DeliveryTimeoutError ? 'timeout' : 'failed', error: described };
+}
+
+/** A DeliveryTimeoutError's last log, when it is one (it carries what was seen, if anything). */
+const isLog = (value: unknown): value is MessageLog =>
+  typeof value === 'object' && value !== null && typeof (value as { id?: unknown }).id === 'number';
+
+/**
+ * Polls `log` until `until`, with a status line for each status it moves through on the way:
+ * the one already shown (the send's) and the one waited for (the result line says it) are not
+ * repeated.
+ */
+function pollUntil(
+  log: Pick<MessageLog, 'id'> & Partial<Pick<MessageLog, 'delivery_status'>>,
+  until: 'delivered' | 'read',
+  { timeout, interval }: { timeout: number; interval: number },
+  { client, out, signal }: Context,
+): Promise<MessageLog> {
+  let shown: string | undefined = log.delivery_status;
+  return client
+    .waitForDelivery(log.id, {
+      until,
+      timeout,
+      interval,
+      signal,
+      onUpdate: (seen) => {
+        if (seen.delivery_status === shown || seen.delivery_status === until) return;
+        shown = seen.delivery_status;
+        out.status(`message log ${log.id}: ${shown}`);
+      },
+    })
+    .finally(() => out.endStatus());
 }
 
 /** `wait`: follows a log until `until`, with a live status line on a terminal. */
 export async function follow(
   id: number,
   until: 'delivered' | 'read',
-  { timeout, interval }: { timeout: number; interval: number },
-  { client, out, signal }: Context,
-) {
-  try {
-    const log = await client.waitForDelivery(id, {
-      until,
-      timeout,
-      interval,
-      signal,
-      onUpdate: (seen) => out.status(`message log ${id}: ${seen.delivery_status}`),
-    });
-    out.endStatus();
-    out.value(log, () => `${until === 'read' ? 'read' : 'delivered'}: ${logLine(log)}`);
-  } finally {
-    out.endStatus();
-  }
+  timing: { timeout: number; interval: number },
+  context: Context,
+): Promise<void> {
+  const log = await pollUntil({ id }, until, timing, context);
+  context.out.value(log, () => `${until}: ${logLine(log)}`);
 }
 
 /** `get`: one log. */

@@ -19,6 +19,8 @@ export interface SendManySummary {
   /** With --track: how the sent messages ended. */
   tracked?: { reached: number; timeout: number; failed: number };
   seconds: number;
+  /** The log ids of the rows sent, in the order their sends answered (with --ndjson, also one line each as it comes). */
+  log_ids: readonly number[];
   /**
    * The files the failed, unknown and remaining rows were written to; `remaining` is the input
    * file itself when the stop came before any row was sent.

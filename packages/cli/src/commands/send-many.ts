@@ -1,7 +1,7 @@
 import type { SendMessageParams } from 'tenant-messaging';
-import { batchExitCode } from '../exit-codes.js';
+import { batchExitCode, SentThenError } from '../exit-codes.js';
 import { holdHeap } from '../heap.js';
-import { InterruptedError, signalLabel } from '../interrupt.js';
+import { signalLabel, stopOf } from '../interrupt.js';
 import { progressLine } from '../progress.js';
 import { ROW_FIELDS } from '../row-fields.js';
 import { type QueuedRow, RowOutcomes } from '../row-outcomes.js';
@@ -100,6 +100,8 @@ export async function sendMany(flags: SendManyFlags, { client, out, signal }: Co
   }
 
   let failure: { error: unknown } | undefined;
+  /** What failed once the sends had ended (writing the rows' files, the tracking): the summary still comes first. */
+  let afterwards: { error: unknown } | undefined;
   const sentIds: number[] = [];
   try {
     try {
@@ -108,7 +110,10 @@ export async function sendMany(flags: SendManyFlags, { client, out, signal }: Co
         handed.delete(result.index);
         if (result.status === 'sent') {
           outcomes.settle(queued, 'sent');
-          if (until !== undefined) sentIds.push(result.log.id);
+          sentIds.push(result.log.id);
+          // --ndjson: each sent row's log id as it comes, so that a run cut short still told it.
+          if (out.format === 'ndjson')
+            out.value({ line: queued.row.line, status: 'sent', id: result.log.id }, () => '');
           tick();
         } else refuse(queued, result.status, reasonOf(result.error));
         await outcomes.flush();
@@ -127,15 +132,24 @@ export async function sendMany(flags: SendManyFlags, { client, out, signal }: Co
         await outcomes.flush();
       }
     });
+  } catch (error) {
+    afterwards = { error };
   } finally {
     bar?.stop();
     await rows.return(undefined);
-    await Promise.all(Object.values(sinks).map((sink) => sink.close()));
+    // A file that cannot be written (a full disk) is reported after the summary, not instead of it.
+    const closed = await Promise.allSettled(Object.values(sinks).map((sink) => sink.close()));
+    for (const close of closed) if (close.status === 'rejected') afterwards ??= { error: close.reason };
   }
-  const tracked =
-    until === undefined || signal.aborted || failure || sentIds.length === 0
-      ? undefined
-      : await track(sender, sentIds, until, trackTimeout, out, signal);
+  let tracked: Awaited<ReturnType<typeof track>> | undefined;
+  if (until !== undefined && !signal.aborted && !failure && !afterwards && sentIds.length > 0) {
+    try {
+      tracked = await track(sender, sentIds, until, trackTimeout, out, signal);
+    } catch (error) {
+      // The tracking failed, not the sends: the summary is still printed, then the error (exit 5).
+      afterwards = { error };
+    }
+  }
   const stop = signal.aborted ? stopOf(signal) : undefined;
   const summary: SendManySummary = {
     rows: file.rows,
@@ -147,6 +161,7 @@ export async function sendMany(flags: SendManyFlags, { client, out, signal }: Co
     ...(stop ? { signal: stop.signal } : {}),
     ...(tracked ? { tracked } : {}),
     seconds: secondsSince(started),
+    log_ids: sentIds,
     files: Object.fromEntries(
       Object.entries(sinks)
         .filter(([, sink]) => sink.rows > 0)
@@ -154,25 +169,24 @@ export async function sendMany(flags: SendManyFlags, { client, out, signal }: Co
     ),
   };
   printSummary(summary, out);
-  if (failure) {
-    throw new Error(
-      `send-many stopped before the end of ${file.path}: the rows after the last one counted were not read`,
-      {
-        cause: failure.error,
-      },
-    );
+  if (failure || afterwards) {
+    const error = failure
+      ? new Error(
+          `send-many stopped before the end of ${file.path}: the rows after the last one counted were not read`,
+          { cause: failure.error },
+        )
+      : afterwards?.error;
+    // Rows were sent before it: the exit code says "sent" (5), never "failed" (1), which invites
+    // sending the whole file again.
+    throw sentIds.length > 0 ? new SentThenError(sentIds, error) : error;
   }
   return batchExitCode({
     interrupted: stop?.exitCode,
     unknown: summary.unknown,
-    failed: summary.failed + (tracked?.failed ?? 0),
-    timedOut: tracked?.timeout ?? 0,
+    failed: summary.failed,
+    unconfirmed: (tracked?.failed ?? 0) + (tracked?.timeout ?? 0),
   });
 }
-
-/** The stop signal's reason (main.ts aborts with an InterruptedError), or Ctrl-C's when another abort came. */
-const stopOf = (signal: AbortSignal): InterruptedError =>
-  signal.reason instanceof InterruptedError ? signal.reason : new InterruptedError('SIGINT');
 
 /** A stop signal came before the first row was sent: nothing was, and the input itself is what remains. */
 function stoppedBeforeSending(file: RowFile, signal: AbortSignal, started: number, out: Context['out']): number {
@@ -188,6 +202,7 @@ function stoppedBeforeSending(file: RowFile, signal: AbortSignal, started: numbe
       interrupted: true,
       signal: stop.signal,
       seconds: secondsSince(started),
+      log_ids: [],
       files: { remaining: file.path },
     },
     out,

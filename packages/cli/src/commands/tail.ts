@@ -1,6 +1,7 @@
 import type { MessageLog } from 'tenant-messaging';
 import { parseDuration } from '../duration.js';
 import { EXIT } from '../exit-codes.js';
+import { stopCodeOf } from '../interrupt.js';
 import { createOutput } from '../output.js';
 import { type LogChange, watchLogs } from '../watch-logs.js';
 import type { Context } from './messages.js';
@@ -30,7 +31,7 @@ export async function tail(flags: TailFlags, { client, out: given, signal }: Con
   }
   if (!flags.follow) return EXIT.ok;
   out.note(`Stopped: ${events} changes seen.`);
-  return EXIT.interrupted;
+  return stopCodeOf(signal);
 }
 
 /**
