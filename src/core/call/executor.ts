@@ -1,5 +1,6 @@
 import type { EndpointName } from '../../endpoints.js';
 import { OutcomeUnknownError } from '../../errors.js';
+import { monotonicNow } from '../../internal/clock.js';
 import { type Route, routeOf } from '../../internal/route.js';
 import type { RequestOptions, SendOptions } from '../../types/options.js';
 import type { APIPromise } from '../../types/response.js';
@@ -77,7 +78,7 @@ export class Executor {
         }
         throw failure;
       } finally {
-        record.durationMs = performance.now() - record.startedAt;
+        record.durationMs = monotonicNow() - record.startedAt;
       }
     };
     if (!requestTraced()) return apiPromise(work(), record);
