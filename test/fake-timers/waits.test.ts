@@ -1,0 +1,83 @@
+/**
+ * The waits the simulated hour does not reach, under the timers-and-`Date` subset of
+ * `@sinonjs/fake-timers` (`performance` real, as under node:test): a call's deadline, the rate
+ * gate's fixed rate, and the SDK's clock itself, which never goes back whatever `Date` does.
+ */
+import { type Clock, install } from '@sinonjs/fake-timers';
+import fc from 'fast-check';
+import { APITimeoutError, MessagingClient } from 'tenant-messaging';
+import { createSandbox } from 'tenant-messaging/sandbox';
+import { afterEach, describe, expect, it } from 'vitest';
+import { monotonicNow } from '../../src/internal/clock.js';
+
+const TIMERS_AND_DATE = [
+  'setTimeout',
+  'clearTimeout',
+  'setInterval',
+  'clearInterval',
+  'setImmediate',
+  'clearImmediate',
+  'Date',
+] as const;
+let clock: Clock | undefined;
+afterEach(() => {
+  clock?.uninstall();
+  clock = undefined;
+});
+
+function fakeClient(options: Record<string, unknown> = {}) {
+  clock = install({ toFake: [...TIMERS_AND_DATE], now: Date.parse('2026-11-28T09:00:00Z') });
+  const sandbox = createSandbox();
+  const { baseUrl, keys } = sandbox.tenants.acme;
+  return {
+    sandbox,
+    fake: clock,
+    client: new MessagingClient({ baseUrl, apiKey: keys.full, fetch: sandbox.fetch, ...options }),
+  };
+}
+
+describe('under the timers and Date of @sinonjs/fake-timers', () => {
+  it("a call's deadline passes at its fake time, not before", async () => {
+    const { sandbox, fake, client } = fakeClient({ timeout: 30_000, maxRetries: 0 });
+    sandbox.faults.add({ kind: 'latency', latencyMs: 120_000, route: 'GET /me', times: 1 });
+    const settled = client.me().then(
+      () => 'answered',
+      (error: unknown) => error,
+    );
+    await fake.tickAsync(29_999);
+    expect(sandbox.counters.requests['GET /me']).toBe(1);
+    await fake.tickAsync(1);
+    expect(await settled).toBeInstanceOf(APITimeoutError);
+  });
+
+  it('the rate gate spaces requests by its fixed rate in fake time', async () => {
+    const { sandbox, fake, client } = fakeClient({ rateLimit: { requestsPerSecond: 0.5 } });
+    const calls = Promise.all([client.me(), client.me(), client.me()]);
+    await fake.tickAsync(4_000);
+    await calls;
+    const times = sandbox.requestLog.acceptedAt();
+    expect(times.map((at) => at - (times[0] as number))).toEqual([0, 2_000, 4_000]);
+  });
+});
+
+describe("the SDK's clock", () => {
+  it('follows Date forward, never back: each reading adds what Date moved forward since the last', () => {
+    fc.assert(
+      fc.property(fc.array(fc.integer({ min: -86_400_000, max: 86_400_000 }), { maxLength: 30 }), (moves) => {
+        clock = install({ toFake: ['Date'], now: Date.parse('2026-11-28T09:00:00Z') });
+        try {
+          let last = monotonicNow();
+          for (const move of moves) {
+            clock.setSystemTime(Date.now() + move);
+            const reading = monotonicNow();
+            expect(reading - last).toBe(Math.max(0, move));
+            last = reading;
+          }
+        } finally {
+          clock.uninstall();
+          clock = undefined;
+        }
+      }),
+    );
+  });
+});
