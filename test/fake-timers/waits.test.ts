@@ -9,6 +9,7 @@ import { APITimeoutError, MessagingClient } from 'tenant-messaging';
 import { createSandbox } from 'tenant-messaging/sandbox';
 import { afterEach, describe, expect, it } from 'vitest';
 import { monotonicNow } from '../../src/internal/clock.js';
+import { settle } from './simulated-hour.cjs';
 
 const TIMERS_AND_DATE = [
   'setTimeout',
@@ -57,6 +58,27 @@ describe('under the timers and Date of @sinonjs/fake-timers', () => {
     await calls;
     const times = sandbox.requestLog.acceptedAt();
     expect(times.map((at) => at - (times[0] as number))).toEqual([0, 2_000, 4_000]);
+  });
+});
+
+describe('sendMany and trackDeliveries under the timers and Date of @sinonjs/fake-timers', () => {
+  it('a batch paced a minute per person, tracked until read, moves with the fake clock', async () => {
+    const { sandbox, fake, client } = fakeClient({ rateLimit: { perRecipient: { minInterval: 60_000 } } });
+    const to = '+15551230001';
+    const rows = [1, 2, 3].map((n) => ({ sender_phone: '+15550001001', to_phone: to, type: 'text' as const, content: `Part ${n}` }));
+    const ids: number[] = [];
+    const updates: string[] = [];
+    const run = (async () => {
+      for await (const result of client.messages.sendMany(rows)) if (result.status === 'sent') ids.push(result.log.id);
+      for await (const update of client.trackDeliveries(ids, { until: 'read', interval: 1_000, timeout: 60_000 })) {
+        updates.push(`${update.id}:${update.status}`);
+      }
+    })();
+    await settle(run, (ms) => fake.tickAsync(ms), 1_000);
+    const sends = sandbox.requestLog.acceptedAt({ recipient: to });
+    expect(sends.map((at) => at - (sends[0] as number))).toEqual([0, 60_000, 120_000]);
+    // The sandbox reads every message 900 ms after its send: each id is seen as read once.
+    expect(updates.filter((update) => update.endsWith(':read')).sort()).toEqual(ids.map((id) => `${id}:read`).sort());
   });
 });
 
