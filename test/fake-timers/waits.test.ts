@@ -65,7 +65,12 @@ describe('sendMany and trackDeliveries under the timers and Date of @sinonjs/fak
   it('a batch paced a minute per person, tracked until read, moves with the fake clock', async () => {
     const { sandbox, fake, client } = fakeClient({ rateLimit: { perRecipient: { minInterval: 60_000 } } });
     const to = '+15551230001';
-    const rows = [1, 2, 3].map((n) => ({ sender_phone: '+15550001001', to_phone: to, type: 'text' as const, content: `Part ${n}` }));
+    const rows = [1, 2, 3].map((n) => ({
+      sender_phone: '+15550001001',
+      to_phone: to,
+      type: 'text' as const,
+      content: `Part ${n}`,
+    }));
     const ids: number[] = [];
     const updates: string[] = [];
     const run = (async () => {
