@@ -9,6 +9,7 @@ import { APITimeoutError, MessagingClient } from 'tenant-messaging';
 import { createSandbox } from 'tenant-messaging/sandbox';
 import { afterEach, describe, expect, it } from 'vitest';
 import { monotonicNow } from '../../src/internal/clock.js';
+import { wholeTurn } from '../../src/internal/whole-turn.js';
 import { settle } from './simulated-hour.cjs';
 
 const TIMERS_AND_DATE = [
@@ -84,6 +85,15 @@ describe('sendMany and trackDeliveries under the timers and Date of @sinonjs/fak
     expect(sends.map((at) => at - (sends[0] as number))).toEqual([0, 60_000, 120_000]);
     // The sandbox reads every message 900 ms after its send: each id is seen as read once.
     expect(updates.filter((update) => update.endsWith(':read')).sort()).toEqual(ids.map((id) => `${id}:read`).sort());
+  });
+});
+
+describe('a yield to the event loop is not a wait', () => {
+  it('wholeTurn (a large upload, a long trackDeliveries) goes on under fake immediates, with no advance', async () => {
+    const realTimeout = setTimeout;
+    clock = install({ toFake: [...TIMERS_AND_DATE] });
+    const hung = new Promise((resolve) => realTimeout(() => resolve('held by the fake setImmediate'), 2_000));
+    expect(await Promise.race([wholeTurn().then(() => 'went on'), hung])).toBe('went on');
   });
 });
 
