@@ -7,11 +7,11 @@ import { DEFAULT_RETRY_POLICY } from './core/call/retry.js';
 import type { PollScheduler } from './core/polling/poll-scheduler.js';
 import { Lanes } from './core/rate/lanes.js';
 import { RateGate } from './core/rate/rate-gate.js';
-import { realClock } from './core/rate/wake-timer.js';
 import { createDefaultTransport } from './core/transport/default-transport.js';
 import { FetchTransport } from './core/transport/fetch-transport.js';
 import type { Transport } from './core/transport/transport.js';
 import type { ClientConfig } from './internal/client-config.js';
+import { runtimeClock } from './internal/clock.js';
 import { loadPhoneTools } from './internal/phone.js';
 import type { ClientOptions } from './types/options.js';
 
@@ -100,7 +100,7 @@ function lanesOf({ perSender, perRecipient }: ClientConfig['rateLimit']): Lanes 
   if (perSender === undefined && perRecipient === undefined) return undefined;
   // Loaded now, off the first send's path; a failed load fails the sends that need it, not this.
   if (perRecipient !== undefined) loadPhoneTools().catch(() => undefined);
-  return new Lanes({ perSender, perRecipient }, realClock);
+  return new Lanes({ perSender, perRecipient }, runtimeClock);
 }
 
 /** What `withOptions` handed over, if anything; a caller's hostile object is left for the option checks. */

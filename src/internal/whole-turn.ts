@@ -1,4 +1,11 @@
 /**
+ * The runtime's setImmediate as it was when the SDK loaded (if it has one). Why not the global of
+ * the moment: this is a yield to the event loop, not a wait, and a test's fake timers installed
+ * later would hold it until the test advances them (a large upload, a long `trackDeliveries`).
+ */
+const loopImmediate = typeof setImmediate === 'function' ? setImmediate : undefined;
+
+/**
  * Resolves once the event loop has gone through a whole turn, timers included: for work that runs
  * as one long chain of promise jobs (a source whose items are all at hand) and must let the rest
  * of the process run now and then.
@@ -9,6 +16,7 @@
  * timers phase.
  */
 export async function wholeTurn(): Promise<void> {
-  await new Promise((resolve) => setImmediate(resolve));
-  await new Promise((resolve) => setImmediate(resolve));
+  const immediate = loopImmediate ?? setImmediate;
+  await new Promise((resolve) => immediate(resolve));
+  await new Promise((resolve) => immediate(resolve));
 }

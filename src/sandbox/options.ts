@@ -115,7 +115,9 @@ export interface SandboxOptions<Slug extends string = string> {
   seed?: number;
   /**
    * The clock, in ms since the epoch: inject one to drive the delivery simulation and rate windows.
-   * @default Date.now
+   * `createSandbox()` reads `Date.now()` at each request, so a test runner's fake timers drive it
+   * too; `startSandbox()` keeps the real clock (its requests come over sockets, which fake timers do not run).
+   * @default Date.now (createSandbox: the global one at each call; startSandbox: the real one)
    */
   now?: () => number;
   /**

@@ -30,7 +30,15 @@ export interface RunningSandbox<Slug extends string = string> extends Sandbox<Sl
 }
 
 /**
- * Starts the sandbox on 127.0.0.1. Each tenant's base URL is a path prefix of the one server.
+ * The real clock, taken when this module loads: a sandbox on loopback keeps real time even in a
+ * process whose test runner fakes `Date` later. Its clients' requests travel over sockets, which
+ * fake timers do not run: a fake clock would stand still while a request is on its way.
+ */
+const realNow = Date.now;
+
+/**
+ * Starts the sandbox on 127.0.0.1. It keeps real time (unless given `now`): use `createSandbox()`
+ * with `sandbox.fetch` to test under fake timers. Each tenant's base URL is a path prefix of the one server.
  *
  * @example
  * ```ts
@@ -54,7 +62,7 @@ export async function startSandbox<const Slug extends string = DefaultTenantSlug
     });
   });
   const url = `http://127.0.0.1:${(server.address() as AddressInfo).port}`;
-  const sandbox = createSandbox({ ...sandboxOptions, origin: url });
+  const sandbox = createSandbox({ now: realNow, ...sandboxOptions, origin: url });
   server.on('request', (req: IncomingMessage, res: ServerResponse) => {
     serve(req, res).catch((error: unknown) => {
       onError(error);

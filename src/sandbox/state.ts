@@ -92,7 +92,8 @@ export class SandboxState {
   #nextMessageId = 9001;
 
   constructor(options: SandboxOptions) {
-    this.now = options.now ?? Date.now;
+    // Read at each call, never captured: fake timers installed after the sandbox was made still count.
+    this.now = options.now ?? (() => Date.now());
     this.tenants = new Map(buildTenants(options, this.now()).map((t) => [t.slug, t]));
     this.deliveredAfterMs = options.delivery?.deliveredAfterMs ?? SANDBOX_DEFAULTS.deliveredAfterMs;
     this.readAfterMs = options.delivery?.readAfterMs ?? SANDBOX_DEFAULTS.readAfterMs;

@@ -1,3 +1,4 @@
+import { monotonicNow } from '../../internal/clock.js';
 import type { APIPromise, RateLimitInfo, ResponseInfo } from '../../types/response.js';
 
 /** What a call learns about its answers as it runs; read by `.withResponse()` and the trace. */
@@ -10,7 +11,7 @@ export interface CallRecord {
 }
 
 export function newCallRecord(): CallRecord {
-  return { attempts: 0, status: undefined, headers: undefined, startedAt: performance.now(), durationMs: 0 };
+  return { attempts: 0, status: undefined, headers: undefined, startedAt: monotonicNow(), durationMs: 0 };
 }
 
 /**

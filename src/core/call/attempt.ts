@@ -1,4 +1,5 @@
 import type { Readable } from 'node:stream';
+import { monotonicNow } from '../../internal/clock.js';
 import { describeValue } from '../../internal/describe-value.js';
 import type { Route } from '../../internal/route.js';
 import { channels, publishRateLimited } from '../channels.js';
@@ -27,7 +28,7 @@ export async function attempt(config: ExecutorConfig, x: Exchange, attempt: numb
     }
   }
   record.attempts = attempt;
-  const started = log.debug ? performance.now() : 0;
+  const started = log.debug ? monotonicNow() : 0;
   let response: Awaited<ReturnType<Transport['send']>>;
   try {
     let body: string | Readable | undefined;
@@ -48,7 +49,7 @@ export async function attempt(config: ExecutorConfig, x: Exchange, attempt: numb
       method: route.method,
       path,
       attempt,
-      durationMs: Math.round(performance.now() - started),
+      durationMs: Math.round(monotonicNow() - started),
       error: failure instanceof Error ? failure.message : describeValue(failure),
     });
     rateGate.settle(0, undefined); // rate gate: no answer
@@ -65,7 +66,7 @@ export async function attempt(config: ExecutorConfig, x: Exchange, attempt: numb
     path,
     status: response.status,
     attempt,
-    durationMs: Math.round(performance.now() - started),
+    durationMs: Math.round(monotonicNow() - started),
     requestId: response.headers['x-request-id'],
   });
   return toResult(route, path, response);

@@ -1,5 +1,6 @@
 import type { EndpointName } from '../../endpoints.js';
 import { OutcomeUnknownError } from '../../errors.js';
+import { monotonicNow } from '../../internal/clock.js';
 import { type Route, routeOf } from '../../internal/route.js';
 import type { RequestOptions, SendOptions } from '../../types/options.js';
 import type { APIPromise } from '../../types/response.js';
@@ -58,8 +59,8 @@ export class Executor {
         const pending = typeof spec.request === 'function' ? spec.request() : spec.request;
         const request = pending instanceof Promise ? await pending : pending;
         const exchange = resolveExchange(config, this.#jsonHeaders, route, request, options, record);
-        // Most calls succeed at once: the first attempt runs directly, and p-retry (which owns the
-        // loop and counts the whole budget) is only set up once an attempt has failed.
+        // Most calls succeed at once: the first attempt runs directly, and the retry loop (which
+        // counts the whole budget) only runs once an attempt has failed.
         let result: ApiResult;
         try {
           result = await attempt(config, exchange, 1);
@@ -77,7 +78,7 @@ export class Executor {
         }
         throw failure;
       } finally {
-        record.durationMs = performance.now() - record.startedAt;
+        record.durationMs = monotonicNow() - record.startedAt;
       }
     };
     if (!requestTraced()) return apiPromise(work(), record);

@@ -14,8 +14,9 @@ export interface FailedAttempt {
 }
 
 /**
- * Tunables of the retry policy. The attempt budget (`maxRetries`) is not among them: p-retry
- * counts it, in one place, and asks the policy only about attempts the budget still allows.
+ * Tunables of the retry policy. The attempt budget (`maxRetries`) is not among them: the retry
+ * loop (retry-loop.ts) counts it, in one place, and asks the policy only about attempts the
+ * budget still allows.
  */
 export interface RetryPolicy {
   /** @default 500 */

@@ -1,17 +1,8 @@
+import { runtimeClock, type WaitClock } from '../../internal/clock.js';
 import { MinHeap } from '../../internal/heap.js';
 
 /** Time for the scheduler: injectable so its tests are exact. */
-export interface SchedulerClock {
-  now(): number;
-  setTimeout(run: () => void, ms: number): unknown;
-  clearTimeout(handle: unknown): void;
-}
-
-const realClock: SchedulerClock = {
-  now: () => performance.now(),
-  setTimeout: (run, ms) => setTimeout(run, ms),
-  clearTimeout: (handle) => clearTimeout(handle as NodeJS.Timeout),
-};
+export type SchedulerClock = Pick<WaitClock, 'now' | 'setTimeout' | 'clearTimeout'>;
 
 interface Ticket {
   /**
@@ -66,7 +57,7 @@ export class PollScheduler {
   #timer: unknown;
   #timerAt = Number.POSITIVE_INFINITY;
 
-  constructor(options: { maxConcurrent: number; maxPerSecond: number }, clock: SchedulerClock = realClock) {
+  constructor(options: { maxConcurrent: number; maxPerSecond: number }, clock: SchedulerClock = runtimeClock) {
     this.#maxConcurrent = options.maxConcurrent;
     this.#spacing = 1000 / options.maxPerSecond;
     this.#clock = clock;

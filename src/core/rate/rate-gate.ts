@@ -1,4 +1,5 @@
 import { APIError, retryAfterMs } from '../../api-error.js';
+import { runtimeClock } from '../../internal/clock.js';
 import { Fifo, type FifoNode } from '../../internal/fifo.js';
 import type { Route } from '../../internal/route.js';
 import { publishRateLimited } from '../channels.js';
@@ -12,7 +13,7 @@ import {
   type RateSettings,
   type RateState,
 } from './rate-policy.js';
-import { type GateClock, realClock, WakeTimer } from './wake-timer.js';
+import { type GateClock, WakeTimer } from './wake-timer.js';
 
 /** A call waiting at the gate: a node of its FIFO. */
 interface Waiter extends FifoNode<Waiter> {
@@ -39,7 +40,7 @@ export class RateGate {
   #inFlight = 0;
   readonly #timer: WakeTimer;
 
-  constructor(settings: RateSettings, clock: GateClock = realClock) {
+  constructor(settings: RateSettings, clock: GateClock = runtimeClock) {
     this.#state = initialRateState(settings);
     this.#clock = clock;
     this.#timer = new WakeTimer(clock, () => this.#pump());

@@ -1,22 +1,8 @@
 import { MAX_TIMER_MS } from '../../internal/checks.js';
+import type { WaitClock } from '../../internal/clock.js';
 
 /** Time for the rate gate and the lanes: injectable so their tests need no real waits. */
-export interface GateClock {
-  /** Monotonic ms (performance.now()). */
-  now(): number;
-  /** Wall-clock ms (Date.now()), for HTTP dates and Unix reset times. */
-  wall(): number;
-  setTimeout(run: () => void, ms: number): unknown;
-  clearTimeout(handle: unknown): void;
-}
-
-/** The process's clocks and timers. */
-export const realClock: GateClock = {
-  now: () => performance.now(),
-  wall: () => Date.now(),
-  setTimeout: (run, ms) => setTimeout(run, ms),
-  clearTimeout: (handle) => clearTimeout(handle as NodeJS.Timeout),
-};
+export type GateClock = WaitClock;
 
 /**
  * The one timer of a waiting line (the rate gate's, the lanes'): set for the next moment anything

@@ -1,4 +1,5 @@
 import type { Dispatcher } from 'undici';
+import { monotonicNow } from '../../internal/clock.js';
 import { DeadlineExceededError } from './transport.js';
 
 /**
@@ -13,7 +14,7 @@ import { DeadlineExceededError } from './transport.js';
 export class Deadline {
   readonly #timer: NodeJS.Timeout;
   readonly #timeout: number;
-  /** When the deadline passes, on `performance.now()`'s clock. */
+  /** When the deadline passes, on `monotonicNow()`'s clock (the one its timer runs on). */
   readonly #due: number;
   #controller: Dispatcher.DispatchController | undefined;
   #expired: DeadlineExceededError | undefined;
@@ -21,7 +22,7 @@ export class Deadline {
 
   constructor(timeout: number) {
     this.#timeout = timeout;
-    this.#due = performance.now() + timeout;
+    this.#due = monotonicNow() + timeout;
     this.#timer = setTimeout(() => this.#expire(), timeout);
   }
 
@@ -40,7 +41,7 @@ export class Deadline {
    */
   expireIfDue(): boolean {
     if (this.#expired) return true;
-    if (performance.now() < this.#due - 1) return false;
+    if (monotonicNow() < this.#due - 1) return false;
     clearTimeout(this.#timer);
     this.#expire();
     return true;
