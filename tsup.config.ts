@@ -2,6 +2,13 @@ import { resolve } from 'node:path';
 import { defineConfig, type Options } from 'tsup';
 
 /**
+ * p-retry (and its one dependency) is bundled, as zod is: imported with the SDK rather than loaded
+ * on the first failure (real I/O a test's fake timers do not wait for), and an ES module only,
+ * which jest's CommonJS runtime cannot `require`.
+ */
+const RETRY = ['p-retry', 'is-network-error'];
+
+/**
  * The Cloudflare Workers build of the main entry (package.json's `workerd` condition, which
  * wrangler resolves first): the same sources, with the modules a Worker cannot use replaced by
  * their `.workerd.ts` twins, so that undici (sockets, and `node:sqlite` in its cache store) never
@@ -21,7 +28,7 @@ const workerdBuild: Options = {
   // formdata-node is bundled here in its Node build: a Worker's bundler would pick its `browser`
   // build, which is the platform's own FormData, and that one turns the SDK's streamed media
   // part into the text "[object File]".
-  noExternal: [/^zod/, 'formdata-node'],
+  noExternal: [/^zod/, 'formdata-node', ...RETRY],
   esbuildOptions(options) {
     options.define = { ...options.define, TENANT_MESSAGING_CJS: 'false' };
     // Its own folder: the main build's `clean` must not race with these chunks.
@@ -70,7 +77,7 @@ export default defineConfig([
     },
     // zod/mini is bundled into the lazily loaded schema chunk, tree-shaken to what the schemas use:
     // loading it is several times cheaper than importing zod from node_modules (README, Performance).
-    noExternal: [/^zod/],
+    noExternal: [/^zod/, ...RETRY],
     // The datastore's SQL and Lua, kept in files of their own, are bundled as text.
     loader: { '.sql': 'text', '.lua': 'text' },
   },

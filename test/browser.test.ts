@@ -23,7 +23,6 @@ if (!chromium) console.warn('browser test skipped: install Chromium with `apt-ge
 
 const STUBS: Record<string, string> = {
   undici: 'export class Agent {}; export const request = () => { throw new Error("no undici here") };',
-  'p-retry': 'export default async (fn) => fn(1); export class AbortError extends Error {}',
   'form-data-encoder': 'export class FormDataEncoder {}',
   'formdata-node': 'export class FormData {}',
   fs: 'export class ReadStream {}; export const promises = {}; export const createReadStream = () => {};',

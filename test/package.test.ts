@@ -261,9 +261,10 @@ describe('the published package', () => {
   it('declares the engines floor and the runtime dependencies', async () => {
     const pkg = JSON.parse(await readFile(join(project, 'node_modules', 'tenant-messaging', 'package.json'), 'utf8'));
     expect(pkg.engines.node).toBe('>=22.19');
-    // zod/mini is bundled (tree-shaken) into the lazily loaded schema chunk: no runtime zod install.
+    // zod/mini is bundled (tree-shaken) into the lazily loaded schema chunk, and p-retry into the
+    // build (tsup.config.ts): neither is installed at run time.
     // The command line and the MCP server are packages of their own (test/install.test.ts).
-    expect(Object.keys(pkg.dependencies).sort()).toEqual(['form-data-encoder', 'formdata-node', 'p-retry', 'undici']);
+    expect(Object.keys(pkg.dependencies).sort()).toEqual(['form-data-encoder', 'formdata-node', 'undici']);
     expect(pkg.bin).toBeUndefined();
     // Optional peers: each is loaded only by the entry that needs it, and only when it is used.
     expect(pkg.peerDependenciesMeta).toEqual({

@@ -1,3 +1,4 @@
+import pRetry from 'p-retry';
 import { sleep } from '../../internal/sleep.js';
 import { publishRetry } from '../channels.js';
 import { attempt } from './attempt.js';
@@ -6,39 +7,37 @@ import type { ApiResult } from './response.js';
 import { DEFAULT_RETRY_POLICY, decideRetry } from './retry.js';
 
 /**
- * The attempts after a first one failed with `first`, while the budget (`maxRetries`) lasts:
- * `decideRetry` says whether to retry and after how long (it honours `Retry-After`, and never
- * repeats a request that may have reached the service unless repeating it is harmless).
+ * The attempts after a first one failed with `first`. p-retry owns the loop and counts the
+ * budget (`maxRetries`), and is handed `first` as its own first attempt, so the budget is counted
+ * in one place; for each failure it still allows, `decideRetry` says whether to retry and after
+ * how long (it honours `Retry-After`, and never repeats a request that may have reached the
+ * service unless repeating it is harmless).
  *
- * Why a loop of our own, with nothing loaded on the first failure: a module loaded then is real
- * I/O between an answer and its retry, which a test's fake timers do not wait for (the retry moved
- * with the load), and an ES-module-only dependency fails to load under jest's CommonJS runtime.
+ * p-retry is bundled into the build and imported with it, not loaded on the first failure: a
+ * module loaded then is real I/O between an answer and its retry, which a test's fake timers do
+ * not wait for, and jest's CommonJS runtime cannot load an ES-module-only package.
  */
 export async function retryAfterFirst(config: ExecutorConfig, exchange: Exchange, first: unknown): Promise<ApiResult> {
   const { route, path, body, signal, maxRetries } = exchange;
   const replayable = body?.kind !== 'stream' || body.replayable;
-  let error = first;
-  for (let failed = 1; ; failed++) {
-    signal?.throwIfAborted();
-    if (failed > maxRetries) throw error;
-    const decision = decideRetry(
-      { error, attempt: failed, idempotent: route.idempotent, replayable },
-      DEFAULT_RETRY_POLICY,
-      Math.random,
-    );
-    if (!decision.retry) throw error;
-    config.log.info?.(`retrying ${route.method} ${path} in ${decision.delayMs} ms: ${decision.reason}`, {
-      attempt: failed,
-      delayMs: decision.delayMs,
-    });
-    // rate gate: a 429 it paused on is waited for at the gate (every request with it), not here too.
-    const heldByGate = config.rateGate.absorbs(error);
-    publishRetry(route, failed, decision.delayMs, decision.reason, error, heldByGate);
-    if (!heldByGate) await sleep(decision.delayMs, signal);
-    try {
-      return await attempt(config, exchange, failed + 1);
-    } catch (next) {
-      error = next;
-    }
-  }
+  return pRetry((n) => (n === 1 ? Promise.reject(first) : attempt(config, exchange, n)), {
+    retries: maxRetries,
+    // The delay comes from the policy (it honours Retry-After) and is slept in shouldRetry.
+    minTimeout: 0,
+    ...(signal ? { signal } : {}),
+    shouldRetry: async ({ error, attemptNumber }) => {
+      const failed = { error, attempt: attemptNumber, idempotent: route.idempotent, replayable };
+      const decision = decideRetry(failed, DEFAULT_RETRY_POLICY, Math.random);
+      if (!decision.retry) return false;
+      config.log.info?.(`retrying ${route.method} ${path} in ${decision.delayMs} ms: ${decision.reason}`, {
+        attempt: attemptNumber,
+        delayMs: decision.delayMs,
+      });
+      // rate gate: a 429 it paused on is waited for at the gate (every request with it), not here too.
+      const heldByGate = config.rateGate.absorbs(error);
+      publishRetry(route, attemptNumber, decision.delayMs, decision.reason, error, heldByGate);
+      if (!heldByGate) await sleep(decision.delayMs, signal);
+      return true;
+    },
+  });
 }
