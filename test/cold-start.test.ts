@@ -61,9 +61,7 @@ describe('a cold start', () => {
     expect(outcome).toBe('log 42');
     expect(loaded.some((url) => url.includes('/undici/'))).toBe(true); // the request went out through undici
     expect(zodFiles(loaded)).toEqual([]);
-    expect(
-      loaded.filter((url) => /form-data-encoder|formdata-node|media-part/.test(url)),
-    ).toEqual([]);
+    expect(loaded.filter((url) => /form-data-encoder|formdata-node|media-part/.test(url))).toEqual([]);
   });
 
   it('loads Zod for a first answer that is not a valid log, and names what is wrong', async () => {
