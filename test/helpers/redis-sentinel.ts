@@ -35,6 +35,12 @@ export interface TestRedisSentinel {
    * memory: a primary killed then takes them with it. Resolves with the replica's port (resume it).
    */
   lagReplica(): Promise<number>;
+  /**
+   * Stops the replica (SIGSTOP) and kills its replication link on the primary (CLIENT KILL TYPE
+   * replica): the primary then counts no replica, yet the sentinels may still promote this one,
+   * with what it had. Resolves with the replica's port (resume it).
+   */
+  cutReplica(): Promise<number>;
   /** Pauses (SIGSTOP) or resumes (SIGCONT) the server on `port`: a replica stopped this way lags. */
   pause(port: number): void;
   resume(port: number): void;
@@ -176,6 +182,15 @@ export async function startRedisSentinel(): Promise<TestRedisSentinel> {
       if (pid === undefined) throw new Error(`no process for the replica on ${replica}`);
       process.kill(pid, 'SIGSTOP');
       await fillReplicationStream(primary, 'tm-lag');
+      return replica;
+    },
+    cutReplica: async () => {
+      const primary = await primaryPort();
+      const replica = servers.find((listen) => listen !== primary) as number;
+      const pid = children.get(replica)?.pid;
+      if (pid === undefined) throw new Error(`no process for the replica on ${replica}`);
+      process.kill(pid, 'SIGSTOP');
+      await run('redis-cli', ['-p', String(primary), 'CLIENT', 'KILL', 'TYPE', 'replica'], { timeout: 2_000 });
       return replica;
     },
     pause: (listen) => {

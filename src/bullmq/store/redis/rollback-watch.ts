@@ -74,8 +74,8 @@ export function rollbackWatch(client: Promise<RedisClient>, reader: ReplicationR
         if (lost.length > 0 || unknown > 0) report(rolledBack(settings.queue, lost, unknown, since));
       } else {
         replid = info.replid;
-        // With no replica, no failover can roll back to one; with some, what all of them hold is safe.
-        const safe = info.replicas === 0 ? Number.POSITIVE_INFINITY : info.ackedByAll;
+        // Safe: what every replica that may still be promoted holds, one that dropped out included.
+        const safe = reader.safeOffset(info);
         buckets = buckets.filter((bucket) => bucket.offset === -1 || bucket.offset > safe);
       }
     } catch {
