@@ -32,10 +32,10 @@ const UNSEEN = '';
  * at least, from the readings of its `INFO replication`. A replica that drops out (its line gone
  * from INFO) is still counted, with the offset it last acknowledged (it holds at least that),
  * until `REPLICA_GONE_MS` after the first reading that missed it: the moment it dropped out is
- * not known better, however long this process went without a reading. A primary that keeps a
- * replication backlog yet lists no replica at this process's first reading had one, which may
- * have dropped out just before: it is counted as holding nothing known. A new replication id (a
- * failover) starts over: until a replica joins the promoted primary, none can replace it.
+ * not known better, however long this process went without a reading. A replica may have
+ * dropped out just before this process's first reading of a primary that keeps a replication
+ * backlog (it has or had a replica): it is counted, for `REPLICA_GONE_MS`, as holding nothing
+ * known. A new replication id (a failover) starts over, as a first reading.
  */
 export function replicaMemory(now: () => number) {
   let replid: string | undefined;
@@ -53,10 +53,9 @@ export function replicaMemory(now: () => number) {
     note(info: ReplicaReading): void {
       const at = now();
       if (info.replid !== replid) {
-        const first = replid === undefined;
         replicas.clear();
         replid = info.replid;
-        if (first && info.backlog && info.listed.size === 0) replicas.set(UNSEEN, { offset: -1, missingSince: at });
+        if (info.backlog) replicas.set(UNSEEN, { offset: -1, missingSince: at });
       }
       for (const [address, offset] of info.listed) {
         // One listed but not online (syncing) still holds what it had acknowledged before.
