@@ -21,6 +21,8 @@ export interface CutRun {
   readonly falselyReported: readonly string[];
   /** Dropped sends never named: lost in silence. */
   readonly silent: readonly string[];
+  /** Calls that failed for want of a primary (not acknowledged, made again). */
+  readonly failedCalls: number;
   /** Ms from the kill to the promotion. */
   readonly failoverMs: number;
 }
@@ -44,21 +46,25 @@ export async function sendsAcrossCutFailover(queue: MessagingQueue, topology: Cu
   const acknowledged: string[] = [];
   const reported = new Set<string>();
   const unexpected: unknown[] = [];
+  // Calls that failed while no primary answered (a Cluster's redirections exhausted): not acknowledged.
+  let failedCalls = 0;
   const hear = (error: unknown) => {
     if (error instanceof DatastoreError && error.reason === 'rolled-back') for (const id of error.ids) reported.add(id);
-    else unexpected.push(error);
+    else if (error instanceof DatastoreError) unexpected.push(error);
+    else failedCalls++;
   };
+  const pause = () => new Promise((resolve) => setTimeout(resolve, PACE_MS));
   // The producer's own reader, open before the first send: a rollback ends its iteration, naming the ids.
   const reader = new AbortController();
   const reading = (async () => {
-    for (;;) {
+    while (!reader.signal.aborted) {
       try {
         for await (const _ of queue.updates({ signal: reader.signal })) {
           // only its end is of interest
         }
-        return;
       } catch (error) {
         hear(error);
+        await pause();
       }
     }
   })();
@@ -66,17 +72,18 @@ export async function sendsAcrossCutFailover(queue: MessagingQueue, topology: Cu
   const sending = (async () => {
     for (let n = 0; !stopped; n++) {
       const id = `c-${n}`;
-      // A call a rollback was reported to did nothing: made again, once it has heard.
-      for (let tries = 0; tries < 3; tries++) {
+      // A call that failed (a rollback reported to it, or no primary to answer) did nothing: made again.
+      for (let tries = 0; tries < 100; tries++) {
         try {
           await queue.send({ ...text(n), content: `cut ${n}` }, { id });
           acknowledged.push(id);
           break;
         } catch (error) {
           hear(error);
+          await pause();
         }
       }
-      await new Promise((resolve) => setTimeout(resolve, PACE_MS));
+      await pause();
     }
   })();
   await new Promise((resolve) => setTimeout(resolve, 300));
@@ -109,11 +116,12 @@ export async function sendsAcrossCutFailover(queue: MessagingQueue, topology: Cu
     reported: dropped.filter((id) => reported.has(id)).length,
     falselyReported: [...reported].filter((id) => !dropped.includes(id)),
     silent: dropped.filter((id) => !reported.has(id)),
+    failedCalls,
     failoverMs,
   };
 }
 
 /** One line of figures for the run. */
 export function describeRun(label: string, run: CutRun): string {
-  return `${label}: acknowledged ${run.acknowledged} (${run.afterCut} after the link was cut), dropped ${run.dropped.length} (${run.droppedAfterCut} acknowledged after the cut), reported ${run.reported}, silent ${run.silent.length}${run.silent.length > 0 ? ` (${run.silent.join(',')})` : ''}, falsely reported ${run.falselyReported.length}; promoted ${run.failoverMs} ms after the kill`;
+  return `${label}: acknowledged ${run.acknowledged} (${run.afterCut} after the link was cut), dropped ${run.dropped.length} (${run.droppedAfterCut} acknowledged after the cut), reported ${run.reported}, silent ${run.silent.length}${run.silent.length > 0 ? ` (${run.silent.join(',')})` : ''}, falsely reported ${run.falselyReported.length}; ${run.failedCalls} calls failed during the failover; promoted ${run.failoverMs} ms after the kill`;
 }
