@@ -39,6 +39,8 @@ export interface CutTopology {
 
 /** Pace of the sends, ms between two. */
 const PACE_MS = 20;
+/** Sends before the cut. */
+const WARM_MS = 1_500;
 /** From the cut to the kill, as the issue had it. */
 const CUT_TO_KILL_MS = 1_500;
 
@@ -86,7 +88,9 @@ export async function sendsAcrossCutFailover(queue: MessagingQueue, topology: Cu
       await pause();
     }
   })();
-  await new Promise((resolve) => setTimeout(resolve, 300));
+  // Long enough for the producer to read the replica's acknowledgements at least once (it looks
+  // about once a second): it then knows the replica it must not forget.
+  await new Promise((resolve) => setTimeout(resolve, WARM_MS));
   // Sends acknowledged from here on may have been written after the link died.
   const cutBefore = acknowledged.length;
   const resume = await topology.cut();
