@@ -35,7 +35,9 @@ const UNSEEN = '';
  * not known better, however long this process went without a reading. A replica may have
  * dropped out just before this process's first reading of a primary that keeps a replication
  * backlog (it has or had a replica): it is counted, for `REPLICA_GONE_MS`, as holding nothing
- * known. A new replication id (a failover) starts over, as a first reading.
+ * known. A new replication id (a failover) starts over, as a first reading. Past
+ * `REPLICA_GONE_MS` a replica that left is no longer waited for (`seen`), but its return through
+ * the backlog is still reckoned with (`safeOffset`).
  */
 export function replicaMemory(now: () => number) {
   let replid: string | undefined;
@@ -74,10 +76,14 @@ export function replicaMemory(now: () => number) {
     },
     /**
      * The replication offset every replica that may be promoted holds at least: a write on the
-     * primary of `info` at or below it survives any failover. +Infinity with none.
+     * primary of `info` at or below it survives any failover. With none known, nothing is safe on
+     * a primary that keeps a backlog: a replica that left may come back through it (a partial
+     * resync) holding less, and be promoted before it caught up. Everything is, on one without.
      */
     safeOffset(info: ReplicaReading): number {
-      return Math.min(...promotable(info).map((replica) => replica.offset));
+      const offsets = promotable(info).map((replica) => replica.offset);
+      if (offsets.length === 0) return info.backlog ? -1 : Number.POSITIVE_INFINITY;
+      return Math.min(...offsets);
     },
   };
 }

@@ -58,17 +58,24 @@ export function rollbackWatch(client: Promise<RedisClient>, reader: ReplicationR
     if (looking) return;
     looking = true;
     try {
-      // Ids enqueued from here on were stored after this reading: they go to a new bucket.
-      const sealed = buckets.at(-1);
-      if (sealed?.offset === -1 && sealed.ids.length > 0) buckets.push({ ids: [], offset: -1, at: new Date() });
+      // Every bucket still open is closed before the reading is asked for: an id in it was
+      // acknowledged before the reading was sent, so the offset read covers it. Ids enqueued from
+      // here on go to a new bucket (their writes may come after the reading).
+      const sealing = buckets.filter((bucket) => bucket.offset === -1);
+      if (sealing.length > 0) buckets.push({ ids: [], offset: -1, at: new Date() });
       const info = await reader.info(true);
-      if (sealed?.offset === -1) sealed.offset = info.offset;
+      for (const bucket of sealing) bucket.offset = info.offset;
       if (replid !== undefined && info.replid !== replid) {
-        const ids = buckets.flatMap((bucket) => bucket.ids);
-        const since = buckets[0]?.at ?? new Date();
+        // Every id kept is looked up, those enqueued since the reading was asked for included (a
+        // primary that died may have acknowledged them). Those enqueued during the lookup, on the
+        // new primary, go to a new bucket and stay kept: a later failover may drop them.
+        const looked = [...buckets];
+        buckets.push({ ids: [], offset: -1, at: new Date() });
+        const ids = looked.flatMap((bucket) => bucket.ids);
+        const since = looked[0]?.at ?? new Date();
         const lost = await missing(ids);
         const unknown = dropped;
-        buckets = [];
+        buckets = buckets.filter((bucket) => !looked.includes(bucket));
         dropped = 0;
         replid = info.replid;
         if (lost.length > 0 || unknown > 0) report(rolledBack(settings.queue, lost, unknown, since));
@@ -76,7 +83,7 @@ export function rollbackWatch(client: Promise<RedisClient>, reader: ReplicationR
         replid = info.replid;
         // Safe: what every replica that may still be promoted holds, one that dropped out included.
         const safe = reader.safeOffset(info);
-        buckets = buckets.filter((bucket) => bucket.offset === -1 || bucket.offset > safe);
+        buckets = buckets.filter((bucket) => bucket.offset === -1 || (bucket.offset > safe && bucket.ids.length > 0));
       }
     } catch {
       // The primary cannot be reached now (a failover under way): the next look tries again.
