@@ -147,6 +147,15 @@ export async function startRedisSentinel(): Promise<TestRedisSentinel> {
     ]);
     return Number(stdout.trim().split('\n')[1]);
   };
+  /** SIGSTOPs the server that is a replica now; resolves with its port and the primary's. */
+  const stopReplica = async () => {
+    const primary = await primaryPort();
+    const replica = servers.find((listen) => listen !== primary) as number;
+    const pid = children.get(replica)?.pid;
+    if (pid === undefined) throw new Error(`no process for the replica on ${replica}`);
+    process.kill(pid, 'SIGSTOP');
+    return { primary, replica };
+  };
   return {
     connection: {
       sentinels: sentinels.map((listen) => ({ host: '127.0.0.1', port: listen })),
@@ -176,20 +185,12 @@ export async function startRedisSentinel(): Promise<TestRedisSentinel> {
       return servers.find((listen) => listen !== primary) as number;
     },
     lagReplica: async () => {
-      const primary = await primaryPort();
-      const replica = servers.find((listen) => listen !== primary) as number;
-      const pid = children.get(replica)?.pid;
-      if (pid === undefined) throw new Error(`no process for the replica on ${replica}`);
-      process.kill(pid, 'SIGSTOP');
+      const { primary, replica } = await stopReplica();
       await fillReplicationStream(primary, 'tm-lag');
       return replica;
     },
     cutReplica: async () => {
-      const primary = await primaryPort();
-      const replica = servers.find((listen) => listen !== primary) as number;
-      const pid = children.get(replica)?.pid;
-      if (pid === undefined) throw new Error(`no process for the replica on ${replica}`);
-      process.kill(pid, 'SIGSTOP');
+      const { primary, replica } = await stopReplica();
       await run('redis-cli', ['-p', String(primary), 'CLIENT', 'KILL', 'TYPE', 'replica'], { timeout: 2_000 });
       return replica;
     },
