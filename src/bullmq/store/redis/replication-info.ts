@@ -5,6 +5,13 @@ import { type ReplicaReading, replicaMemory } from './replica-memory.js';
 export interface ReplicationInfo extends ReplicaReading {
   /** Where the primary's replication stream stands (bytes). */
   readonly offset: number;
+  /**
+   * On a promoted replica, its former primary's replication id (`master_replid2`) and the offset
+   * from which its own stream took over (`second_repl_offset`): it held that primary's stream
+   * before that offset. `''` and -1 otherwise.
+   */
+  readonly replid2: string;
+  readonly secondOffset: number;
 }
 
 /** ioredis's INFO, which takes a section. */
@@ -57,6 +64,8 @@ export function replicationOf(fields: Map<string, string>): ReplicationInfo {
   return {
     replid: fields.get('master_replid') ?? '',
     offset: Number(fields.get('master_repl_offset') ?? 0),
+    replid2: fields.get('master_replid2') ?? '',
+    secondOffset: Number(fields.get('second_repl_offset') ?? -1),
     replicas: Number(fields.get('connected_slaves') ?? 0),
     listed,
     backlog: fields.get('repl_backlog_active') === '1',

@@ -7,6 +7,9 @@ import type { ReplicationReader } from './replication-info.js';
 /** Ids kept at most: past it the oldest are dropped, and a loss among them is reported as a count. */
 export const MAX_KEPT_IDS = 10_000;
 
+/** How far the producer's clock and the datastore's may differ, when an event's time is compared with a bucket's. */
+const SKEW_MS = 5_000;
+
 /** Ids enqueued between two readings of the replication offset, and where the stream stood after them. */
 interface Bucket {
   readonly ids: string[];
@@ -47,11 +50,28 @@ export function rollbackWatch(client: Promise<RedisClient>, reader: ReplicationR
     for (const listener of listeners) listener(error);
   };
 
-  /** The kept ids the primary reached now does not hold. */
-  const missing = async (ids: readonly string[]): Promise<string[]> => {
-    const redis = (await client) as unknown as { exists(key: string): Promise<number> };
+  /**
+   * The kept ids the primary reached now does not hold, and whose adding it never saw: a job gone
+   * whose `added` event (no older than its bucket, give or take the clocks' skew) the queue's
+   * event stream still holds was removed (finished, cancelled), not rolled back.
+   */
+  const missing = async (kept: readonly Bucket[]): Promise<string[]> => {
+    const redis = (await client) as unknown as Lookups;
+    const ids = kept.flatMap((bucket) => bucket.ids);
     const held = await Promise.all(ids.map((id) => redis.exists(settings.keyOf(id))));
-    return ids.filter((_, i) => held[i] === 0);
+    const gone = ids.filter((_, i) => held[i] === 0);
+    if (gone.length === 0) return gone;
+    const since = new Map(
+      kept.flatMap((bucket) => bucket.ids.map((id) => [id, bucket.at.getTime() - SKEW_MS] as const)),
+    );
+    const added = new Set<string>();
+    for (const [eventId, fields] of await redis.xrange(settings.keyOf('events'), '-', '+')) {
+      const id = fields[fields.indexOf('jobId') + 1];
+      const at = Number(eventId.split('-')[0]);
+      if (fields[fields.indexOf('event') + 1] === 'added' && id !== undefined && at >= (since.get(id) ?? at + 1))
+        added.add(id);
+    }
+    return gone.filter((id) => !added.has(id));
   };
 
   const look = async () => {
@@ -64,16 +84,19 @@ export function rollbackWatch(client: Promise<RedisClient>, reader: ReplicationR
       const sealing = buckets.filter((bucket) => bucket.offset === -1);
       if (sealing.length > 0) buckets.push({ ids: [], offset: -1, at: new Date() });
       const info = await reader.info(true);
-      for (const bucket of sealing) bucket.offset = info.offset;
-      if (replid !== undefined && info.replid !== replid) {
+      const failedOver = replid !== undefined && info.replid !== replid;
+      // A reading of the primary that took over says nothing of where the old one's stream stood.
+      if (!failedOver) for (const bucket of sealing) bucket.offset = info.offset;
+      if (failedOver) {
         // Every id kept is looked up, those enqueued since the reading was asked for included (a
-        // primary that died may have acknowledged them). Those enqueued during the lookup, on the
-        // new primary, go to a new bucket and stay kept: a later failover may drop them.
+        // primary that died may have acknowledged them), but those the promoted replica is known
+        // to have received (sealed below where its own stream took over). Those enqueued during
+        // the lookup, on the new primary, go to a new bucket and stay kept.
         const looked = [...buckets];
         buckets.push({ ids: [], offset: -1, at: new Date() });
-        const ids = looked.flatMap((bucket) => bucket.ids);
+        const received = info.replid2 === replid && info.secondOffset > 0 ? info.secondOffset - 1 : -1;
         const since = looked[0]?.at ?? new Date();
-        const lost = await missing(ids);
+        const lost = await missing(looked.filter((bucket) => bucket.offset === -1 || bucket.offset > received));
         const unknown = dropped;
         buckets = buckets.filter((bucket) => !looked.includes(bucket));
         dropped = 0;
@@ -135,6 +158,12 @@ export function rollbackWatch(client: Promise<RedisClient>, reader: ReplicationR
 }
 
 export type RollbackWatch = ReturnType<typeof rollbackWatch>;
+
+/** ioredis's commands the lookup uses (BullMQ's client type declares neither). */
+interface Lookups {
+  exists(key: string): Promise<number>;
+  xrange(key: string, start: string, end: string): Promise<[string, string[]][]>;
+}
 
 function rolledBack(queue: string, ids: readonly string[], unknown: number, since: Date): DatastoreError {
   const untracked =
