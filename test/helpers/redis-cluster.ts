@@ -26,6 +26,12 @@ export interface TestRedisCluster {
    */
   lagReplicaOf(key: string): Promise<number>;
   /**
+   * Stops the replica of the master holding `key`'s slot (SIGSTOP) and kills its replication link
+   * on the master (CLIENT KILL TYPE replica): the master then counts no replica, yet the Cluster may
+   * still promote this one, with what it had. Resolves with the replica's port (resume it).
+   */
+  cutReplicaOf(key: string): Promise<number>;
+  /**
    * SIGKILLs the master holding `key`'s slot and waits until a live node names another master for
    * it (its replica promoted); resolves with the ms that took. `afterKill` runs once it is dead.
    */
@@ -169,6 +175,13 @@ export async function startRedisCluster(masters = 3, options: ClusterOptions = {
       pause(replica);
       // On a key of the same slot (the hash tag of `key`).
       await fillReplicationStream(master, `${key}:tm-lag`);
+      return replica;
+    },
+    cutReplicaOf: async (key) => {
+      const master = await masterPort(key);
+      const replica = await replicaOf(master);
+      pause(replica);
+      await run('redis-cli', ['-p', String(master), 'CLIENT', 'KILL', 'TYPE', 'replica'], { timeout: 2_000 });
       return replica;
     },
     failover: async (key, failoverOptions = {}) => {

@@ -35,6 +35,12 @@ export interface TestRedisSentinel {
    * memory: a primary killed then takes them with it. Resolves with the replica's port (resume it).
    */
   lagReplica(): Promise<number>;
+  /**
+   * Stops the replica (SIGSTOP) and kills its replication link on the primary (CLIENT KILL TYPE
+   * replica): the primary then counts no replica, yet the sentinels may still promote this one,
+   * with what it had. Resolves with the replica's port (resume it).
+   */
+  cutReplica(): Promise<number>;
   /** Pauses (SIGSTOP) or resumes (SIGCONT) the server on `port`: a replica stopped this way lags. */
   pause(port: number): void;
   resume(port: number): void;
@@ -141,6 +147,15 @@ export async function startRedisSentinel(): Promise<TestRedisSentinel> {
     ]);
     return Number(stdout.trim().split('\n')[1]);
   };
+  /** SIGSTOPs the server that is a replica now; resolves with its port and the primary's. */
+  const stopReplica = async () => {
+    const primary = await primaryPort();
+    const replica = servers.find((listen) => listen !== primary) as number;
+    const pid = children.get(replica)?.pid;
+    if (pid === undefined) throw new Error(`no process for the replica on ${replica}`);
+    process.kill(pid, 'SIGSTOP');
+    return { primary, replica };
+  };
   return {
     connection: {
       sentinels: sentinels.map((listen) => ({ host: '127.0.0.1', port: listen })),
@@ -170,12 +185,13 @@ export async function startRedisSentinel(): Promise<TestRedisSentinel> {
       return servers.find((listen) => listen !== primary) as number;
     },
     lagReplica: async () => {
-      const primary = await primaryPort();
-      const replica = servers.find((listen) => listen !== primary) as number;
-      const pid = children.get(replica)?.pid;
-      if (pid === undefined) throw new Error(`no process for the replica on ${replica}`);
-      process.kill(pid, 'SIGSTOP');
+      const { primary, replica } = await stopReplica();
       await fillReplicationStream(primary, 'tm-lag');
+      return replica;
+    },
+    cutReplica: async () => {
+      const { primary, replica } = await stopReplica();
+      await run('redis-cli', ['-p', String(primary), 'CLIENT', 'KILL', 'TYPE', 'replica'], { timeout: 2_000 });
       return replica;
     },
     pause: (listen) => {

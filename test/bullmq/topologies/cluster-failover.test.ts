@@ -5,6 +5,9 @@
  * SIGKILLed, the replica resumed and promoted by the Cluster. No send may go out twice, and every
  * enqueue the failover rolled back must be reported by id. First `waitForReplicas` on the master
  * of the queue's slot: a send resolves once its replica holds it, and fails typed while it is stopped.
+ * Between them (issue 38), on another master: its replica stopped and its link killed 1.5 s before
+ * the master's SIGKILL, sends going on; every acknowledged send the new master lacks must be
+ * reported by id (cut-failover.ts).
  */
 import { Cluster } from 'ioredis';
 import { MessagingClient } from 'tenant-messaging';
@@ -14,6 +17,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { redisAvailable, uniqueName } from '../../helpers/redis.js';
 import { startRedisCluster, type TestRedisCluster } from '../../helpers/redis-cluster.js';
 import { errorLines, recorder, text, until } from '../fixture.js';
+import { describeRun, sendsAcrossCutFailover } from './cut-failover.js';
 import { holds, sendLedger } from './lagging-failover.js';
 
 const available = redisAvailable();
@@ -95,6 +99,35 @@ describe.runIf(available)('a Redis Cluster with replicas, the master of the queu
       await queue.close();
     }
   }, 30_000);
+
+  it('issue 38: a failover to a replica whose link was cut: every acknowledged send it dropped is reported by id, none in silence', async () => {
+    // A slot of another master than the next test's: its replica stays for that test.
+    const taken = await cluster.ownerOf('{failover}');
+    let prefix = '';
+    for (let i = 0; prefix === ''; i++) if ((await cluster.ownerOf(`{cut-${i}}`)) !== taken) prefix = `{cut-${i}}`;
+    const name = uniqueName('cluster-cut');
+    const queue = new MessagingQueue({ connection: connect(), name, prefix, logger: recorder().logger });
+    try {
+      const result = await sendsAcrossCutFailover(queue, {
+        cut: async () => {
+          const replica = await cluster.cutReplicaOf(prefix);
+          return () => cluster.resume(replica);
+        },
+        failover: (afterKill) => cluster.failover(prefix, { afterKill }),
+        lacking: async (ids) => {
+          const keys = ids.map((id) => `${prefix}:${name}:${id}`);
+          const held = await holds(await cluster.masterPort(prefix), keys, { readOnly: true });
+          return ids.filter((_, i) => !held[i]);
+        },
+      });
+      console.log(describeRun('cluster, link cut 1.5 s before the kill', result));
+      expect(result.dropped.length, 'the failover dropped acknowledged sends').toBeGreaterThan(0);
+      expect(result.silent, 'dropped and never reported').toEqual([]);
+      expect(result.falselyReported, 'reported but held by the new master').toEqual([]);
+    } finally {
+      await queue.close();
+    }
+  }, 60_000);
 
   it('a failover to a lagging replica: none sent twice, every rolled-back enqueue reported by id', async () => {
     const name = uniqueName('cluster-failover');

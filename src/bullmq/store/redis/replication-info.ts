@@ -1,15 +1,17 @@
 import type { RedisClient } from 'bullmq';
+import { type ReplicaReading, replicaMemory } from './replica-memory.js';
 
 /** What `INFO replication` of the primary says, as the failover defences use it. */
-export interface ReplicationInfo {
-  /** The primary's replication id: a new one after a failover (or a restart). */
-  readonly replid: string;
+export interface ReplicationInfo extends ReplicaReading {
   /** Where the primary's replication stream stands (bytes). */
   readonly offset: number;
-  /** Replicas connected now (`connected_slaves`). */
-  readonly replicas: number;
-  /** The lowest offset an online replica acknowledged (-1 with none). */
-  readonly ackedByAll: number;
+  /**
+   * On a promoted replica, its former primary's replication id (`master_replid2`) and the offset
+   * from which its own stream took over (`second_repl_offset`): it held that primary's stream
+   * before that offset. `''` and -1 otherwise.
+   */
+  readonly replid2: string;
+  readonly secondOffset: number;
 }
 
 /** ioredis's INFO, which takes a section. */
@@ -39,14 +41,6 @@ export function clientInfo(client: Promise<RedisClient>): InfoSource {
 /** How long a read of `INFO replication` is reused: about once a second, as the guard looks. */
 const FRESH_MS = 1_000;
 
-/**
- * How long a replica that dropped out of a primary this process saw it on (a restart, a link
- * broken by lag or by the primary's output-buffer limit) is still counted on: Sentinel may promote
- * it meanwhile, with whatever it had. Sentinel's own rule refuses a replica disconnected for more
- * than 10 × down-after-milliseconds (30 s by default): 5 minutes.
- */
-export const REPLICA_GONE_MS = 300_000;
-
 /** The `key:value` lines of Redis's INFO. */
 export function parseInfo(info: string): Map<string, string> {
   const fields = new Map<string, string>();
@@ -59,18 +53,22 @@ export function parseInfo(info: string): Map<string, string> {
 
 /** `INFO replication` (or a whole INFO) as `ReplicationInfo`. */
 export function replicationOf(fields: Map<string, string>): ReplicationInfo {
-  const acked: number[] = [];
+  const listed = new Map<string, number>();
   for (const [key, value] of fields) {
     // slave0:ip=127.0.0.1,port=6380,state=online,offset=1234,lag=0
-    if (!/^slave\d+$/.test(key) || !value.includes('state=online')) continue;
-    const offset = /(?:^|,)offset=(\d+)/.exec(value)?.[1];
-    if (offset !== undefined) acked.push(Number(offset));
+    if (!/^slave\d+$/.test(key)) continue;
+    const field = (name: string) => new RegExp(`(?:^|,)${name}=([^,]*)`).exec(value)?.[1];
+    const offset = field('state') === 'online' ? Number(field('offset') ?? -1) : -1;
+    listed.set(`${field('ip')}:${field('port')}`, Number.isFinite(offset) ? offset : -1);
   }
   return {
     replid: fields.get('master_replid') ?? '',
     offset: Number(fields.get('master_repl_offset') ?? 0),
+    replid2: fields.get('master_replid2') ?? '',
+    secondOffset: Number(fields.get('second_repl_offset') ?? -1),
     replicas: Number(fields.get('connected_slaves') ?? 0),
-    ackedByAll: acked.length > 0 ? Math.min(...acked) : -1,
+    listed,
+    backlog: fields.get('repl_backlog_active') === '1',
   };
 }
 
@@ -80,15 +78,14 @@ export function replicationOf(fields: Map<string, string>): ReplicationInfo {
  */
 export function replicationReader(source: InfoSource, now: () => number = Date.now) {
   let last: { at: number; info: Promise<ReplicationInfo> } | undefined;
-  // The last primary (by replication id) seen with a replica, and when; and whether this process
-  // ever saw a replica or a failover (a new replication id).
-  let withReplica: { replid: string; at: number } | undefined;
+  // Whether this process ever saw a replica or a failover (a new replication id).
   let replid: string | undefined;
   let replicated = false;
+  const memory = replicaMemory(now);
   source.onChange(() => (last = undefined));
   const read = async () => {
     const info = replicationOf(parseInfo(await source.read()));
-    if (info.replicas > 0) withReplica = { replid: info.replid, at: now() };
+    memory.note(info);
     if (info.replicas > 0 || (replid !== undefined && replid !== info.replid)) replicated = true;
     replid = info.replid;
     return info;
@@ -101,14 +98,16 @@ export function replicationReader(source: InfoSource, now: () => number = Date.n
     replicated: () => replicated,
     /**
      * Whether a write on this primary may still be rolled back by a replica's promotion: it has a
-     * replica now, or had one (seen by this process under the same replication id) less than
-     * `REPLICA_GONE_MS` ago. A primary promoted by a failover has a new id: until a replica joins
-     * it, nothing can be promoted in its place with less than it holds.
+     * replica now, or had one (seen by this process under the same replication id) that dropped
+     * out less than `REPLICA_GONE_MS` ago. A primary promoted by a failover has a new id: until a
+     * replica joins it, nothing can be promoted in its place with less than it holds.
      */
-    mayHaveReplica(info: ReplicationInfo): boolean {
-      if (info.replicas > 0) return true;
-      return withReplica?.replid === info.replid && now() - withReplica.at < REPLICA_GONE_MS;
-    },
+    mayHaveReplica: (info: ReplicationInfo): boolean => memory.seen(info),
+    /**
+     * The replication offset below which a write on the primary of `info` survives any failover:
+     * what every replica that may be promoted acknowledged (replica-memory.ts). +Infinity with none.
+     */
+    safeOffset: (info: ReplicationInfo): number => memory.safeOffset(info),
     /** A reading at most `FRESH_MS` old (`fresh`: a new one). */
     info(fresh = false): Promise<ReplicationInfo> {
       if (fresh || !last || now() - last.at >= FRESH_MS) {

@@ -7,6 +7,9 @@ import type { ReplicationReader } from './replication-info.js';
 /** Ids kept at most: past it the oldest are dropped, and a loss among them is reported as a count. */
 export const MAX_KEPT_IDS = 10_000;
 
+/** How far the producer's clock and the datastore's may differ, when an event's time is compared with a bucket's. */
+const SKEW_MS = 5_000;
+
 /** Ids enqueued between two readings of the replication offset, and where the stream stood after them. */
 interface Bucket {
   readonly ids: string[];
@@ -47,36 +50,63 @@ export function rollbackWatch(client: Promise<RedisClient>, reader: ReplicationR
     for (const listener of listeners) listener(error);
   };
 
-  /** The kept ids the primary reached now does not hold. */
-  const missing = async (ids: readonly string[]): Promise<string[]> => {
-    const redis = (await client) as unknown as { exists(key: string): Promise<number> };
+  /**
+   * The kept ids the primary reached now does not hold, and whose adding it never saw: a job gone
+   * whose `added` event (no older than its bucket, give or take the clocks' skew) the queue's
+   * event stream still holds was removed (finished, cancelled), not rolled back.
+   */
+  const missing = async (kept: readonly Bucket[]): Promise<string[]> => {
+    const redis = (await client) as unknown as Lookups;
+    const ids = kept.flatMap((bucket) => bucket.ids);
     const held = await Promise.all(ids.map((id) => redis.exists(settings.keyOf(id))));
-    return ids.filter((_, i) => held[i] === 0);
+    const gone = ids.filter((_, i) => held[i] === 0);
+    if (gone.length === 0) return gone;
+    const since = new Map(
+      kept.flatMap((bucket) => bucket.ids.map((id) => [id, bucket.at.getTime() - SKEW_MS] as const)),
+    );
+    const added = new Set<string>();
+    for (const [eventId, fields] of await redis.xrange(settings.keyOf('events'), '-', '+')) {
+      const id = fields[fields.indexOf('jobId') + 1];
+      const at = Number(eventId.split('-')[0]);
+      if (fields[fields.indexOf('event') + 1] === 'added' && id !== undefined && at >= (since.get(id) ?? at + 1))
+        added.add(id);
+    }
+    return gone.filter((id) => !added.has(id));
   };
 
   const look = async () => {
     if (looking) return;
     looking = true;
     try {
-      // Ids enqueued from here on were stored after this reading: they go to a new bucket.
-      const sealed = buckets.at(-1);
-      if (sealed?.offset === -1 && sealed.ids.length > 0) buckets.push({ ids: [], offset: -1, at: new Date() });
+      // Every bucket still open is closed before the reading is asked for: an id in it was
+      // acknowledged before the reading was sent, so the offset read covers it. Ids enqueued from
+      // here on go to a new bucket (their writes may come after the reading).
+      const sealing = buckets.filter((bucket) => bucket.offset === -1);
+      if (sealing.length > 0) buckets.push({ ids: [], offset: -1, at: new Date() });
       const info = await reader.info(true);
-      if (sealed?.offset === -1) sealed.offset = info.offset;
-      if (replid !== undefined && info.replid !== replid) {
-        const ids = buckets.flatMap((bucket) => bucket.ids);
-        const since = buckets[0]?.at ?? new Date();
-        const lost = await missing(ids);
+      const failedOver = replid !== undefined && info.replid !== replid;
+      // A reading of the primary that took over says nothing of where the old one's stream stood.
+      if (!failedOver) for (const bucket of sealing) bucket.offset = info.offset;
+      if (failedOver) {
+        // Every id kept is looked up, those enqueued since the reading was asked for included (a
+        // primary that died may have acknowledged them), but those the promoted replica is known
+        // to have received (sealed below where its own stream took over). Those enqueued during
+        // the lookup, on the new primary, go to a new bucket and stay kept.
+        const looked = [...buckets];
+        buckets.push({ ids: [], offset: -1, at: new Date() });
+        const received = info.replid2 === replid && info.secondOffset > 0 ? info.secondOffset - 1 : -1;
+        const since = looked[0]?.at ?? new Date();
+        const lost = await missing(looked.filter((bucket) => bucket.offset === -1 || bucket.offset > received));
         const unknown = dropped;
-        buckets = [];
+        buckets = buckets.filter((bucket) => !looked.includes(bucket));
         dropped = 0;
         replid = info.replid;
         if (lost.length > 0 || unknown > 0) report(rolledBack(settings.queue, lost, unknown, since));
       } else {
         replid = info.replid;
-        // With no replica, no failover can roll back to one; with some, what all of them hold is safe.
-        const safe = info.replicas === 0 ? Number.POSITIVE_INFINITY : info.ackedByAll;
-        buckets = buckets.filter((bucket) => bucket.offset === -1 || bucket.offset > safe);
+        // Safe: what every replica that may still be promoted holds, one that dropped out included.
+        const safe = reader.safeOffset(info);
+        buckets = buckets.filter((bucket) => bucket.offset === -1 || (bucket.offset > safe && bucket.ids.length > 0));
       }
     } catch {
       // The primary cannot be reached now (a failover under way): the next look tries again.
@@ -128,6 +158,12 @@ export function rollbackWatch(client: Promise<RedisClient>, reader: ReplicationR
 }
 
 export type RollbackWatch = ReturnType<typeof rollbackWatch>;
+
+/** ioredis's commands the lookup uses (BullMQ's client type declares neither). */
+interface Lookups {
+  exists(key: string): Promise<number>;
+  xrange(key: string, start: string, end: string): Promise<[string, string[]][]>;
+}
 
 function rolledBack(queue: string, ids: readonly string[], unknown: number, since: Date): DatastoreError {
   const untracked =
