@@ -42,7 +42,9 @@ export interface RelayWebhooksOptions {
    */
   readonly allowInsecureHttp?: boolean | undefined;
   /**
-   * Stops reading updates and every retry; the relay then resolves with what it did.
+   * Stops reading updates, every retry and every attempt not yet begun (each given up); an attempt
+   * already in flight still ends by its answer or `timeout`, so the summary says whether its event
+   * arrived. The relay then resolves with what it did.
    * @default undefined
    */
   readonly signal?: AbortSignal | undefined;
@@ -94,6 +96,8 @@ export interface RelaySummary {
 }
 
 const FIRST_RETRY_MS = 1_000;
+/** The outcome of an attempt the signal came before. */
+const NOT_BEGUN: AttemptOutcome = { failure: 'not attempted: the relay was stopped' };
 const LONGEST_WAIT_MS = 5 * 60_000;
 
 /**
@@ -147,7 +151,9 @@ export async function relayWebhooks(
       try {
         // Checked once a slot is ours: an attempt queued behind the one that got 410 is not made.
         if (disabled.has(endpoint.url)) return;
-        outcome = await attempt(endpoint, event.webhookId, event.body, timeout, options.signal);
+        // The signal begins no attempt; one in flight ends by itself (an endpoint that got the
+        // event and is answering would otherwise be counted as given up, and the event resent).
+        outcome = options.signal?.aborted ? NOT_BEGUN : await attempt(endpoint, event.webhookId, event.body, timeout);
       } finally {
         slot.give();
       }
@@ -176,7 +182,7 @@ export async function relayWebhooks(
         return;
       }
       tell('retrying');
-      // An abort ends the wait early; the next attempt then sees it and gives up.
+      // An abort ends the wait early; the next turn then sees it and gives up.
       await sleep(wait, options.signal).catch(() => undefined);
     }
   };

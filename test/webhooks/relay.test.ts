@@ -250,4 +250,35 @@ describe('relayWebhooks', () => {
     expect((error as Error).message).toBe('the update source broke');
     expect(answered).toBe(1);
   });
+
+  it('on its signal, begins no attempt and no retry, and lets the attempt in flight end by its answer', async () => {
+    const stop = new AbortController();
+    const received: string[] = [];
+    // Holds the first event's answer until the signal has come, then accepts it.
+    const slow = await serve((req, res) => {
+      received.push(req.headers['webhook-id'] as string);
+      stop.abort();
+      setTimeout(() => res.writeHead(204).end(), 100);
+    });
+    const [logId] = await sendMessages(1);
+    const log = await client.messages.get(logId as number);
+    const updates = (async function* () {
+      // The second event waits for the endpoint's one slot (concurrency 1) when the signal comes.
+      yield { id: log.id, log, status: 'sent' };
+      yield { id: log.id, log: { ...log, delivery_status: 'delivered' }, status: 'delivered' };
+    })();
+    const attempts: WebhookAttempt[] = [];
+    const summary = await relayWebhooks(updates, {
+      endpoints: [{ url: slow.url, secret: SECRET }],
+      concurrency: 1,
+      signal: stop.signal,
+      onAttempt: (attempt) => attempts.push(attempt),
+    });
+    expect(received).toHaveLength(1);
+    expect(summary).toEqual({ events: 2, delivered: 1, gaveUp: 1, disabled: [] });
+    expect(attempts.map(({ outcome, status, failure }) => ({ outcome, status, failure }))).toEqual([
+      { outcome: 'delivered', status: 204, failure: undefined },
+      { outcome: 'gave-up', status: undefined, failure: 'not attempted: the relay was stopped' },
+    ]);
+  });
 });
