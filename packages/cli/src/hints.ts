@@ -163,7 +163,11 @@ const PHRASES: readonly (readonly [sdk: string, cli: (where: Where) => string])[
 /** `text` with each code sentence of the SDK in the command line's words. */
 function inShellWords(text: string, where: Where): string {
   let words = text;
-  for (const [sdk, cli] of PHRASES) if (words.includes(sdk)) words = words.replaceAll(sdk, cli(where));
+  for (const [sdk, cli] of PHRASES) {
+    // A function, not a string: a `$&` or `$'` in what is put in is text, not a replacement pattern.
+    const said = cli(where);
+    if (words.includes(sdk)) words = words.replaceAll(sdk, () => said);
+  }
   return words;
 }
 
