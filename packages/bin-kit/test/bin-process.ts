@@ -11,6 +11,8 @@ export interface Child {
   readonly stderr: () => string;
   /** The exit code (null when killed by a signal it did not handle). */
   readonly exit: Promise<number | null>;
+  /** Once it exited: the signal that killed it, if one did (a signal before the bin's handlers). */
+  readonly killedBy: () => NodeJS.Signals | null;
 }
 
 /**
@@ -33,13 +35,15 @@ export function spawnBin(
   child.stderr?.on('data', (chunk: Buffer) => (stderr += chunk));
   // A hang detector, not a measure.
   const timer = setTimeout(() => child.kill('SIGKILL'), 50_000);
+  let killedBy: NodeJS.Signals | null = null;
   const exit = new Promise<number | null>((resolve) =>
-    child.once('close', (code) => {
+    child.once('close', (code, signal) => {
       clearTimeout(timer);
+      killedBy = signal;
       resolve(code);
     }),
   );
-  return { child, stdout: () => stdout, stderr: () => stderr, exit };
+  return { child, stdout: () => stdout, stderr: () => stderr, exit, killedBy: () => killedBy };
 }
 
 /** Waits until `read()` matches `pattern` (polled every 20 ms, 6 s at most), and returns the match. */
