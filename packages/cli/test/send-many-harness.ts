@@ -11,6 +11,7 @@ import { join } from 'node:path';
 import { type RunningSandbox, SANDBOX_PHONES } from 'tenant-messaging/sandbox';
 import { afterAll, beforeAll } from 'vitest';
 import { spawnBin } from '../../bin-kit/test/bin-process.js';
+import type { SendManySummary } from '../src/commands/send-many-summary.js';
 
 /** The built bin. */
 export const bin = join(import.meta.dirname, '../dist/main.js');
@@ -43,17 +44,8 @@ export async function campaign(dir: string, name: string, rows = ROWS): Promise<
   return { path, lines };
 }
 
-export interface Summary {
-  rows: number;
-  sent: number;
-  failed: number;
-  unknown: number;
-  remaining: number;
-  interrupted: boolean;
-  signal?: string;
-  tracked?: { reached: number; timeout: number; failed: number };
-  files: Record<string, string>;
-}
+/** What send-many prints with --json: its own summary's type. */
+export type Summary = SendManySummary;
 
 export interface Ran {
   code: number | null;
