@@ -21,7 +21,7 @@ const stops = catchStopSignals({ announce: announceStop, reasonOf: (signal) => n
 // files' once read (credentials.ts, webhook-secret.ts).
 keepSecrets([...secretsInEnv(process.env), ...secretsInArgv(process.argv)]);
 redactWrites(process.stderr);
-const stdoutShown = redactWrites(process.stdout);
+const releaseStdout = redactWrites(process.stdout);
 
 /** The oldest Node.js the bin supports (package.json `engines`). */
 const REQUIRED_NODE = [22, 19] as const;
@@ -46,7 +46,7 @@ async function main(): Promise<void> {
     // A stop signal that came while the modules loaded: start nothing (its exit code below).
     if (stops.caught()) return;
     // The sandbox prints its own test keys, to be exported: the environment may hold one already.
-    stdoutShown();
+    releaseStdout();
     // The sandbox stops itself on SIGINT and SIGTERM: its handlers are added (synchronously, as it
     // starts) before these are removed. With no listener in between, Node stops watching the
     // signal, and one already caught but not yet dispatched is lost: the sandbox then ran on.
