@@ -3,12 +3,13 @@
  *
  * @example
  * ```ts
- * import { catchStopSignals, credentialsFrom, quoteInput, UsageError } from 'tenant-messaging-bin-kit'
+ * import { catchStopSignals, credentialsFrom, quoteInput, redactSecrets, UsageError } from 'tenant-messaging-bin-kit'
  * ```
  */
 export { sharedAdvice } from './advice.js';
 export { type CredentialFlags, type Credentials, credentialsFrom, ENV } from './credentials.js';
-export { QUOTE_MAX, quoteInput } from './quote-input.js';
+export { QUOTE_MAX, quoteInput, shortInput } from './quote-input.js';
 export { REDACTED, redactSecrets, secretsInEnv } from './redact.js';
+export { redactingLogger } from './redacting-logger.js';
 export { catchStopSignals, STOP_SIGNALS, type StopSignal, type StopSignals, signalLabel } from './stop-signals.js';
 export { UsageError } from './usage-error.js';

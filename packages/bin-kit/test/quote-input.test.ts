@@ -5,7 +5,7 @@
  * that could forge a line of the message.
  */
 import fc from 'fast-check';
-import { QUOTE_MAX, quoteInput } from 'tenant-messaging-bin-kit';
+import { QUOTE_MAX, quoteInput, shortInput } from 'tenant-messaging-bin-kit';
 import { describe, expect, it } from 'vitest';
 
 /** Characters a refusal must never print raw: controls (C0, DEL, C1), format (bidi), line separators, lone surrogates. */
@@ -73,5 +73,27 @@ describe('quoteInput', () => {
     expect(quoteInput(phone)).toBe(`'+1${'5'.repeat(38)}…${'5'.repeat(12)}' (5,012 characters)`);
     expect(quoteInput('soon')).toBe("'soon'");
     expect(quoteInput('a\nTo: +1 202\u202e')).toBe("'a\\u{a}To: +1 202\\u{202e}'");
+  });
+
+  it('redacts the secrets it is given before it shortens: no cut keeps a part of one (fast-check)', () => {
+    const secret = fc.string({ unit: 'grapheme-ascii', minLength: 16, maxLength: 80 });
+    const around = fc.string({ unit: 'grapheme', maxLength: 120 });
+    fc.assert(
+      fc.property(secret, around, around, (key, before, after) => {
+        runs++;
+        const start = key.slice(0, 12);
+        fc.pre(!`${before}${after}`.includes(start));
+        const text = `${before}${key}${after}`;
+        for (const shown of [quoteInput(text, QUOTE_MAX, [key]), shortInput(text, QUOTE_MAX, [key])]) {
+          expect(shown).not.toContain(start);
+        }
+        // The short form is the quote without its quotes.
+        const quoted = quoteInput(text);
+        const inner = shortInput(text);
+        const unquoted = quoted.replace(/' \((\S+) characters\)$/, ' ($1 characters)');
+        expect(unquoted).toBe(quoted.endsWith("'") ? `'${inner}'` : `'${inner}`);
+      }),
+      { numRuns: 200 },
+    );
   });
 });

@@ -1,6 +1,7 @@
 import type { Logger } from 'tenant-messaging';
 import { MessagingClient } from 'tenant-messaging';
-import { type CredentialFlags, credentialsFrom } from 'tenant-messaging-bin-kit';
+import { type CredentialFlags, type Credentials, credentialsFrom, redactingLogger } from 'tenant-messaging-bin-kit';
+import { keepSecrets, knownSecrets } from './secrets.js';
 
 /** The global options every API command reads its credentials from. */
 export type CredentialOptions = CredentialFlags;
@@ -16,7 +17,7 @@ export type CredentialOptions = CredentialFlags;
  * ```
  */
 export async function clientFrom(options: CredentialOptions): Promise<MessagingClient> {
-  const { baseUrl, apiKey } = await credentialsFrom(options, process.env);
+  const { baseUrl, apiKey } = await credentialsOf(options, process.env);
   return new MessagingClient({
     ...(baseUrl === undefined ? {} : { baseUrl }),
     ...(apiKey === undefined ? {} : { apiKey }),
@@ -37,11 +38,21 @@ export function loggingOf(verbose: boolean | undefined): { logLevel: 'debug' | '
   return { logLevel: verbose ? 'debug' : 'off', logger: stderrLogger };
 }
 
-/** The SDK's log lines on stderr, one per line, with their fields as JSON. */
-const stderrLogger = Object.fromEntries(
-  (['debug', 'info', 'warn', 'error'] as const).map((level) => [
-    level,
-    (message: string, fields?: Record<string, unknown>) =>
-      process.stderr.write(`[${level}] ${message}${fields ? ` ${JSON.stringify(fields)}` : ''}\n`),
-  ]),
-) as unknown as Logger;
+/**
+ * The credentials of `options` and `env` (credentialsFrom), their keys kept among the secrets
+ * nothing the bin writes may show.
+ *
+ * @example
+ * ```ts
+ * const { baseUrl, apiKey } = await credentialsOf({ apiKeyFile: '/run/secrets/tm-key' }, process.env)
+ * ```
+ */
+export async function credentialsOf(options: CredentialOptions, env: NodeJS.ProcessEnv): Promise<Credentials> {
+  keepSecrets([options.apiKey]);
+  const credentials = await credentialsFrom(options, env);
+  keepSecrets(credentials.secrets);
+  return credentials;
+}
+
+/** The SDK's log lines on stderr, one per line, with their fields as JSON, every known secret redacted. */
+const stderrLogger = redactingLogger(knownSecrets(), (line) => process.stderr.write(line));

@@ -1,8 +1,8 @@
 /** The longest delay a Node timer can hold; a longer one would fire at once. */
 const MAX_TIMER_MS = 2_147_483_647;
 
-import { quoteInput } from 'tenant-messaging-bin-kit';
 import { UsageError } from './exit-codes.js';
+import { quote } from './secrets.js';
 
 const HOUR = 3_600_000;
 const UNITS: Readonly<Record<string, number>> = { ms: 1, s: 1000, m: 60_000, h: HOUR };
@@ -21,9 +21,9 @@ export function parseDuration(text: string, option: string): number {
   const match = /^(\d+(?:\.\d+)?)(ms|s|m|h)?$/.exec(text.trim());
   // Whole milliseconds, at least one: '0.1ms' would be a timer of 0.
   const ms = match ? Math.round(Number(match[1]) * (UNITS[match[2] ?? 's'] ?? 1000)) : Number.NaN;
-  if (!(ms >= 1)) throw new UsageError(`${option} must look like 1500ms, 60s, 5m or 1h, got ${quoteInput(text)}`);
+  if (!(ms >= 1)) throw new UsageError(`${option} must look like 1500ms, 60s, 5m or 1h, got ${quote(text)}`);
   if (ms > MAX_TIMER_MS) {
-    throw new UsageError(`${option} must be at most ${Math.floor(MAX_TIMER_MS / HOUR)}h, got ${quoteInput(text)}`);
+    throw new UsageError(`${option} must be at most ${Math.floor(MAX_TIMER_MS / HOUR)}h, got ${quote(text)}`);
   }
   return ms;
 }
@@ -40,6 +40,6 @@ export function parseDuration(text: string, option: string): number {
 export function parseCount(text: string, option: string): number {
   const n = Number(text);
   if (!Number.isSafeInteger(n) || n < 1)
-    throw new UsageError(`${option} must be a whole number >= 1, got ${quoteInput(text)}`);
+    throw new UsageError(`${option} must be a whole number >= 1, got ${quote(text)}`);
   return n;
 }

@@ -121,7 +121,7 @@ const FIELDS: Readonly<Record<string, Readonly<Record<string, Name>>>> = {
 
 /**
  * Sentences of the SDK's messages that speak to code, as the command line says them. Matched
- * exactly: test/cli/messages-shell.test.ts builds each of these errors from the SDK and fails
+ * exactly: test/messages-shell-hints.test.ts builds each of these errors from the SDK and fails
  * when a code word gets through (the SDK reworded a sentence).
  */
 const PHRASES: readonly (readonly [sdk: string, cli: (where: Where) => string])[] = [
@@ -163,7 +163,11 @@ const PHRASES: readonly (readonly [sdk: string, cli: (where: Where) => string])[
 /** `text` with each code sentence of the SDK in the command line's words. */
 function inShellWords(text: string, where: Where): string {
   let words = text;
-  for (const [sdk, cli] of PHRASES) if (words.includes(sdk)) words = words.replaceAll(sdk, cli(where));
+  for (const [sdk, cli] of PHRASES) {
+    // A function, not a string: a `$&` or `$'` in what is put in is text, not a replacement pattern.
+    const said = cli(where);
+    if (words.includes(sdk)) words = words.replaceAll(sdk, () => said);
+  }
   return words;
 }
 

@@ -1,5 +1,5 @@
 #!/usr/bin/env node
-import { catchStopSignals } from 'tenant-messaging-bin-kit';
+import { catchStopSignals, secretsInEnv } from 'tenant-messaging-bin-kit';
 /**
  * The `tenant-messaging` bin. Parses the command line (program.ts), runs the command, and exits
  * with the code of its outcome (exit-codes.ts). Ctrl-C, SIGTERM and SIGHUP (a terminal closed, a
@@ -7,13 +7,21 @@ import { catchStopSignals } from 'tenant-messaging-bin-kit';
  * flight then ends as the SDK reports it (sent, never sent, or unknown), nothing new starts, and
  * the process exits 128 + the signal's number (130, 143, 129) once nothing is left running.
  */
-// The only module loaded before the handlers: it imports the bins' kit alone.
+// The only modules loaded before the handlers: they import the bins' kit alone.
 import { announceStop, InterruptedError } from './interrupt.js';
+import { keepSecrets, redactWrites, secretsInArgv } from './secrets.js';
 
 // Stop signals are handled from the first instant: one that came while the modules below load
 // would otherwise kill the process by its default action (no message, no summary, no exit code).
 // A hangup's stream errors are silenced so the rows not attempted are still written down.
 const stops = catchStopSignals({ announce: announceStop, reasonOf: (signal) => new InterruptedError(signal) });
+
+// No secret in what the bin writes, in any encoding, whoever writes it (ours, commander, the
+// progress bar, the SDK's log): the environment's and the command line's from the start, the
+// files' once read (credentials.ts, webhook-secret.ts).
+keepSecrets([...secretsInEnv(process.env), ...secretsInArgv(process.argv)]);
+redactWrites(process.stderr);
+const releaseStdout = redactWrites(process.stdout);
 
 /** The oldest Node.js the bin supports (package.json `engines`). */
 const REQUIRED_NODE = [22, 19] as const;
@@ -37,6 +45,8 @@ async function main(): Promise<void> {
     const { sandboxMain } = await import('./sandbox-main.js');
     // A stop signal that came while the modules loaded: start nothing (its exit code below).
     if (stops.caught()) return;
+    // The sandbox prints its own test keys, to be exported: the environment may hold one already.
+    releaseStdout();
     // The sandbox stops itself on SIGINT and SIGTERM: its handlers are added (synchronously, as it
     // starts) before these are removed. With no listener in between, Node stops watching the
     // signal, and one already caught but not yet dispatched is lost: the sandbox then ran on.

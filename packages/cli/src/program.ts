@@ -1,5 +1,4 @@
 import { Command, Option } from 'commander';
-import { quoteInput } from 'tenant-messaging-bin-kit';
 import { lookup, read, request, senders } from './commands/account.js';
 import { type DemoFlags, demo } from './commands/demo.js';
 import { type ListenFlags, listen } from './commands/listen.js';
@@ -13,6 +12,7 @@ import { UsageError } from './exit-codes.js';
 import { DEMO_HELP, LISTEN_HELP, ROOT_HELP, SEND_MANY_HELP, TAIL_HELP } from './help-texts.js';
 import { helpHint, located } from './hints.js';
 import { createOutput, type Format } from './output.js';
+import { quote } from './secrets.js';
 
 /** The options every API command takes. */
 interface GlobalFlags {
@@ -258,7 +258,7 @@ export function program(signal: AbortSignal, sandbox: (args: readonly string[]) 
  * 'x...'`, `argument 'x...' is invalid`) quoted as every refusal quotes input: shortened when long.
  */
 function shortenQuoted(text: string): string {
-  return text.replace(/'([^']*)'/g, (_whole, inner: string) => quoteInput(inner));
+  return text.replace(/'([^']*)'/g, (_whole, inner: string) => quote(inner));
 }
 
 /**

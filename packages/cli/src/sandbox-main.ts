@@ -5,7 +5,8 @@
  */
 import { parseArgs } from 'node:util';
 import { type LaneLimits, type RateLimit, SANDBOX_PHONES, startSandbox } from 'tenant-messaging/sandbox';
-import { ENV, quoteInput } from 'tenant-messaging-bin-kit';
+import { ENV } from 'tenant-messaging-bin-kit';
+import { quote } from './secrets.js';
 
 const USAGE =
   'Usage: tenant-messaging sandbox [--port N] [--rate-limit N/s | N/min] [--sender-limit N] [--pair-interval MS]\n' +
@@ -18,7 +19,7 @@ const USAGE =
 function parseRateLimit(text: string): RateLimit {
   const match = /^(\d+)(?:\/(s|sec|second|m|min|minute))?$/.exec(text.trim());
   const n = Number(match?.[1]);
-  if (!match || !(n >= 1)) throw new Error(`--rate-limit must look like 100/s or 60/min, got ${quoteInput(text)}`);
+  if (!match || !(n >= 1)) throw new Error(`--rate-limit must look like 100/s or 60/min, got ${quote(text)}`);
   return match[2]?.startsWith('s') ? { perSecond: n } : { perMinute: n };
 }
 
@@ -28,8 +29,7 @@ const sends = (n: number) => `${n} send${n === 1 ? '' : 's'}`;
 /** `--sender-limit 10` or `--pair-interval 1000`: a whole number >= 1. */
 function parseCount(flag: string, text: string): number {
   const n = /^\d+$/.test(text.trim()) ? Number(text) : Number.NaN;
-  if (!(Number.isSafeInteger(n) && n >= 1))
-    throw new Error(`${flag} must be a whole number >= 1, got ${quoteInput(text)}`);
+  if (!(Number.isSafeInteger(n) && n >= 1)) throw new Error(`${flag} must be a whole number >= 1, got ${quote(text)}`);
   return n;
 }
 
@@ -71,7 +71,7 @@ export async function sandboxMain(args: readonly string[]): Promise<void> {
     if (values.port !== undefined) {
       port = Number(values.port);
       if (!Number.isInteger(port) || port < 0 || port > 65_535)
-        throw new Error(`--port must be 0..65535, got ${quoteInput(values.port)}`);
+        throw new Error(`--port must be 0..65535, got ${quote(values.port)}`);
     }
   } catch (error) {
     console.error(`${(error as Error).message}\n${USAGE}`);

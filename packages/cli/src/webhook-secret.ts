@@ -1,6 +1,7 @@
 import { randomBytes } from 'node:crypto';
 import { readFile } from 'node:fs/promises';
 import { UsageError } from './exit-codes.js';
+import { keepSecrets } from './secrets.js';
 
 /** The environment variable `listen` reads its signing secret from. */
 export const SECRET_ENV = 'TENANT_MESSAGING_WEBHOOK_SECRET';
@@ -31,6 +32,8 @@ export async function webhookSecret(flags: {
   readonly secretFile?: string | undefined;
   readonly secret?: string | undefined;
 }): Promise<WebhookSecret> {
+  // Given, a secret is never shown by what the bin writes (secrets.ts): refused, and read from a file too.
+  keepSecrets([flags.secret]);
   if (flags.secret !== undefined) {
     throw new UsageError(
       `--secret is refused: a secret on the command line is visible to every user through \`ps\` and stays in your shell history. Set ${SECRET_ENV}, or put the secret in a file and pass its path with --secret-file.`,
@@ -46,10 +49,12 @@ export async function webhookSecret(flags: {
       );
     }
     if (value === '') throw new UsageError(`--secret-file: ${flags.secretFile} is empty`);
+    keepSecrets([value]);
     return { value, source: 'file', name: `--secret-file ${flags.secretFile}` };
   }
   // An empty variable counts as unset: a fresh secret is then made and shown, so nothing signs with ''.
   const fromEnv = process.env[SECRET_ENV]?.trim();
+  keepSecrets([fromEnv]);
   if (fromEnv) return { value: fromEnv, source: 'env', name: SECRET_ENV };
   return { value: `whsec_${randomBytes(24).toString('base64')}`, source: 'generated', name: 'the generated secret' };
 }

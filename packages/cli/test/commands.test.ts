@@ -219,7 +219,7 @@ describe('exit codes', () => {
       expect(run.code, args.join(' ')).toBe(2);
       expect(run.stdout, args.join(' ')).toBe('');
       expect(run.stderr, args.join(' ')).not.toContain('tm_live_secret');
-      // The help named is the command's, and no placeholder is printed as it is (test/cli/messages-shell.test.ts has the rest).
+      // The help named is the command's, and no placeholder is printed as it is (test/messages-shell-usage.test.ts has the rest).
       expect(run.stderr, args.join(' ')).toContain(`→ See \`tenant-messaging ${args[0]} --help\`.`);
       expect(run.stderr, args.join(' ')).not.toMatch(/<[^<>\s]+>/);
     }

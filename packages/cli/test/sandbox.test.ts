@@ -6,9 +6,14 @@ import { beforeAll, describe, expect, it } from 'vitest';
 // The command as users get it: the package's `bin`, from the build (`npm test` builds first).
 const outfile = join(import.meta.dirname, '../dist/main.js');
 
-/** Runs the CLI; resolves with its output once `until` appears (or it exits). */
+/**
+ * Runs the CLI; resolves with its output once `until` appears (or it exits). With the sandbox's
+ * key already exported, as after a first run: the bin redacts the secrets of its environment from
+ * what it writes, but not the sandbox's keys it prints to be exported.
+ */
 function run(args: string[], until: RegExp) {
-  const child = spawn(process.execPath, [outfile, 'sandbox', ...args], { stdio: ['ignore', 'pipe', 'pipe'] });
+  const env = { ...process.env, TENANT_MESSAGING_API_KEY: 'tm_test_acme_full' };
+  const child = spawn(process.execPath, [outfile, 'sandbox', ...args], { env, stdio: ['ignore', 'pipe', 'pipe'] });
   let output = '';
   const exited = new Promise<number | null>((resolve) => child.once('exit', (code) => resolve(code)));
   const ready = new Promise<string>((resolve) => {

@@ -5,13 +5,14 @@
  * wait and in the middle of the send, send-many --track that cannot read; then refusals that
  * quote a long input, and colour on Node 20 (below engines) with stderr redirected.
  */
-import { spawn, spawnSync } from 'node:child_process';
+import { spawnSync } from 'node:child_process';
 import { existsSync } from 'node:fs';
 import { mkdir, mkdtemp, rm, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { type RunningSandbox, SANDBOX_PHONES, startSandbox } from 'tenant-messaging/sandbox';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { spawnBin } from '../../bin-kit/test/bin-process.js';
 
 const bin = join(import.meta.dirname, '../dist/main.js');
 const SENDER = '+15550001001';
@@ -32,30 +33,20 @@ afterAll(() => sandbox?.close());
 type Run = { code: number | null; stdout: string; stderr: string; signalledAt?: number };
 
 /** Runs the bin; SIGTERM once `signalWhen` holds (polled every 10 ms), if given. */
-function cli(args: string[], extraEnv: Record<string, string> = {}, signalWhen?: () => boolean): Promise<Run> {
-  const child = spawn(process.execPath, [bin, ...args], {
-    env: { ...process.env, ...env, ...extraEnv },
-    stdio: ['ignore', 'pipe', 'pipe'],
-  });
-  const run: Run = { code: null, stdout: '', stderr: '' };
-  child.stdout.on('data', (chunk: Buffer) => (run.stdout += chunk));
-  child.stderr.on('data', (chunk: Buffer) => (run.stderr += chunk));
+async function cli(args: string[], extraEnv: Record<string, string> = {}, signalWhen?: () => boolean): Promise<Run> {
+  const run = spawnBin(bin, args, { ...env, ...extraEnv }, 'ignore');
+  let signalledAt: number | undefined;
   const watch =
     signalWhen &&
     setInterval(() => {
       if (!signalWhen()) return;
       clearInterval(watch);
-      run.signalledAt = Date.now();
-      child.kill('SIGTERM');
+      signalledAt = Date.now();
+      run.child.kill('SIGTERM');
     }, 10);
-  const timer = setTimeout(() => child.kill('SIGKILL'), 50_000);
-  return new Promise((resolve) =>
-    child.once('close', (code) => {
-      clearTimeout(timer);
-      clearInterval(watch);
-      resolve({ ...run, code });
-    }),
-  );
+  const code = await run.exit;
+  clearInterval(watch);
+  return { code, stdout: run.stdout(), stderr: run.stderr(), ...(signalledAt === undefined ? {} : { signalledAt }) };
 }
 
 /** The one stored message of this text, and the stdout JSON that must name it. */

@@ -4,9 +4,8 @@
  * the SDK or the MCP SDK is loaded.
  */
 import { parseArgs } from 'node:util';
-import { type CredentialFlags, UsageError } from 'tenant-messaging-bin-kit';
+import { type CredentialFlags, quoteInput, UsageError } from 'tenant-messaging-bin-kit';
 import { EXIT_BOUND_MS } from './exit.js';
-import { echoed } from './quote.js';
 
 /** The environment variable that holds the bearer token of `--http`. */
 export const TOKEN_ENV = 'TENANT_MESSAGING_MCP_TOKEN';
@@ -89,7 +88,7 @@ export function parseCommandLine(argv: readonly string[]): CommandLine {
     const flag = FLAGS[token.name as Flag] as (typeof FLAGS)[Flag] | undefined;
     if (flag === undefined) {
       const near = nearest(token.name);
-      throw usage(`unknown option ${echoed(token.rawName, "'")}${near ? ` (did you mean --${near}?)` : ''}`);
+      throw usage(`unknown option ${quoteInput(token.rawName)}${near ? ` (did you mean --${near}?)` : ''}`);
     }
     if (flag.type === 'boolean' && token.inlineValue) throw usage(`option '${token.rawName}' takes no value`);
     if (flag.type === 'string' && (token.value === undefined || (!token.inlineValue && token.value.startsWith('--')))) {

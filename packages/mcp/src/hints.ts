@@ -51,7 +51,7 @@ const PHRASES: readonly (readonly [sdk: string, said: string])[] = [
  */
 export function inPlainWords(text: string): string {
   let words = text;
-  for (const [sdk, said] of PHRASES) if (words.includes(sdk)) words = words.replaceAll(sdk, said);
+  for (const [sdk, said] of PHRASES) if (words.includes(sdk)) words = words.replaceAll(sdk, () => said);
   return words;
 }
 

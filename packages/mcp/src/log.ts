@@ -5,7 +5,7 @@
  * library's error text quoting a header, say).
  */
 import type { Logger, LogLevel } from 'tenant-messaging';
-import { redactSecrets } from 'tenant-messaging-bin-kit';
+import { redactingLogger, redactSecrets } from 'tenant-messaging-bin-kit';
 
 /** Every level, from the most to the least verbose (the client's `logLevel` takes the same). */
 export const LOG_LEVELS: readonly LogLevel[] = ['debug', 'info', 'warn', 'error', 'off'];
@@ -48,32 +48,6 @@ export function createLog(logger: Logger, level: LogLevel): Log {
  * ```
  */
 export const redact = (text: string, secrets: readonly string[]): string => redactSecrets(text, secrets);
-
-/**
- * A Logger that writes `[level] message {fields as JSON}` lines through `write`, secrets redacted
- * (in the fields too: they are redacted after they are turned into JSON).
- *
- * @example
- * ```ts
- * const logger = redactingLogger([apiKey], (line) => process.stderr.write(line))
- * ```
- */
-export function redactingLogger(secrets: readonly string[], write: (line: string) => void): Logger {
-  const at =
-    (level: string) =>
-    (message: string, fields?: Record<string, unknown>): void => {
-      let tail = '';
-      if (fields !== undefined) {
-        try {
-          tail = ` ${JSON.stringify(fields)}`;
-        } catch {
-          tail = ' (fields that cannot be shown)';
-        }
-      }
-      write(`${redact(`[${level}] ${message}${tail}`, secrets)}\n`);
-    };
-  return { debug: at('debug'), info: at('info'), warn: at('warn'), error: at('error') };
-}
 
 /** The server's own log and the logger the client is given, at one level. */
 export interface ServerLog {

@@ -3,11 +3,10 @@
  * starts: a bad value is a UsageError (exit 2) naming the flag or the variable that gave it.
  */
 import type { LogLevel } from 'tenant-messaging';
-import { ENV, UsageError } from 'tenant-messaging-bin-kit';
+import { ENV, quoteInput, UsageError } from 'tenant-messaging-bin-kit';
 import { isLoopback } from './auth.js';
 import { type McpFlags, TOKEN_ENV } from './command.js';
 import { LOG_LEVELS } from './log.js';
-import { echoed } from './quote.js';
 import { type RecipientList, recipientList } from './recipients.js';
 
 export { type McpFlags, TOKEN_ENV };
@@ -73,7 +72,7 @@ export function mcpSettings(flags: McpFlags, env: NodeJS.ProcessEnv, verbose: bo
 function parseCount(text: string, flag: string): number {
   const n = Number(text);
   if (!Number.isSafeInteger(n) || n < 1)
-    throw new UsageError(`${flag} must be a whole number >= 1, got ${echoed(text, "'")}`);
+    throw new UsageError(`${flag} must be a whole number >= 1, got ${quoteInput(text)}`);
   return n;
 }
 
@@ -82,14 +81,12 @@ function httpAddressOf(text: string): HttpAddress {
   const match = /^(\[[^\]]*\]|[^:[\]]+):(\d{1,5})$/.exec(text.trim());
   const port = Number(match?.[2]);
   if (!match || port > 65_535) {
-    throw new UsageError(
-      `--http takes a loopback address and a port, such as 127.0.0.1:8808, got ${echoed(text, "'")}`,
-    );
+    throw new UsageError(`--http takes a loopback address and a port, such as 127.0.0.1:8808, got ${quoteInput(text)}`);
   }
   const host = (match[1] ?? '').toLowerCase();
   if (!isLoopback(host)) {
     throw new UsageError(
-      `--http listens on loopback only (127.0.0.1, localhost or [::1]), got ${echoed(host, "'")}: the server acts with your API key, so nothing off this machine may reach it`,
+      `--http listens on loopback only (127.0.0.1, localhost or [::1]), got ${quoteInput(host)}: the server acts with your API key, so nothing off this machine may reach it`,
     );
   }
   return { host, port };
@@ -118,7 +115,7 @@ function logLevelOf(env: NodeJS.ProcessEnv): LogLevel {
   const given = env[ENV.logLevel]?.trim();
   if (!given) return 'info';
   if (!LOG_LEVELS.includes(given as LogLevel)) {
-    throw new UsageError(`${ENV.logLevel} must be one of ${LOG_LEVELS.join(', ')}, got ${echoed(given, "'")}`);
+    throw new UsageError(`${ENV.logLevel} must be one of ${LOG_LEVELS.join(', ')}, got ${quoteInput(given)}`);
   }
   return given as LogLevel;
 }

@@ -26,6 +26,8 @@ export interface SendDeps {
   /** `--allow-recipients`, or undefined for any recipient. */
   readonly recipients: RecipientList | undefined;
   readonly watch: RateWatch;
+  /** The secrets the server knows: redacted from an input before a refusal shortens it. */
+  readonly secrets: readonly string[];
 }
 
 /**
@@ -68,7 +70,7 @@ export async function prepareSend(args: unknown, deps: SendDeps): Promise<ToolRe
   const params = await checkedTextSend(args);
   if (deps.recipients && !deps.recipients.allows(params.to_phone)) {
     throw new Refusal(
-      `${shownPhone(params.to_phone, true)} is not among the recipients this server may write to (--allow-recipients ${deps.recipients.patterns.join(',')}). Nothing was prepared. Only the person running the server can change the list.`,
+      `${shownPhone(params.to_phone, deps.secrets)} is not among the recipients this server may write to (--allow-recipients ${deps.recipients.patterns.join(',')}). Nothing was prepared. Only the person running the server can change the list.`,
     );
   }
   if (deps.budget.left === 0) throw new Refusal(capReached(deps.budget));

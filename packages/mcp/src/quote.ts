@@ -1,8 +1,10 @@
 /**
  * How the server shows text it did not write (a message's text, a recipient, an argument) to a
  * person or a model: quoted, so it cannot pass for lines of the server's own (a line break, a
- * control or bidi character made visible), and, in a refusal, shortened.
+ * control or bidi character made visible), and, in a refusal, shortened as both bins shorten
+ * input (the bin kit's quoteInput).
  */
+import { QUOTE_MAX, quoteInput, shortInput } from 'tenant-messaging-bin-kit';
 
 /**
  * Characters that would change how the text around them reads: controls (line breaks included),
@@ -10,7 +12,6 @@
  * private-use and unassigned code points, lone surrogates.
  */
 const HIDDEN = /[\p{Cc}\p{Cf}\p{Zl}\p{Zp}\p{Co}\p{Cn}\p{Cs}]/gu;
-const HAS_HIDDEN = new RegExp(HIDDEN.source, 'u');
 
 /**
  * `text` in double quotes, as JSON writes a string, with every character of {@link HIDDEN} as a
@@ -32,76 +33,45 @@ const PLAIN_PHONE = /^\+?[0-9][0-9 ().-]{0,30}$/;
 
 /**
  * A recipient or sender as the server shows it: bare when it reads as a phone, quoted otherwise
- * (the SDK sends any `to_phone` the API takes, line breaks included); in a refusal (`echo`),
- * shortened as {@link echoed} does.
+ * (the SDK sends any `to_phone` the API takes, line breaks included); in a refusal (`echo`: the
+ * secrets to redact first), quoted and shortened as every refusal quotes input (quoteInput).
  *
  * @example
  * ```ts
  * shownPhone('+15557654321') // '+15557654321'
  * ```
  */
-export function shownPhone(phone: string, echo = false): string {
+export function shownPhone(phone: string, echo?: readonly string[]): string {
   if (PLAIN_PHONE.test(phone)) return phone;
-  return echo ? echoed(phone) : quoted(phone);
-}
-
-/**
- * The longest quote of a caller's input in a refusal: enough to recognise it, too short to flood
- * a log or a model's context.
- *
- * @example
- * ```ts
- * echoed(input).length <= ECHO_MAX + 40
- * ```
- */
-export const ECHO_MAX = 60;
-
-/**
- * A caller's input as a refusal quotes it: between `mark`s when it is short and plain, else
- * {@link quoted} (escapes shown), and past {@link ECHO_MAX} characters only its start and its
- * length (`"+1555555…" (5,012 characters)`).
- *
- * @example
- * ```ts
- * echoed('+1'.padEnd(5012, '5')) // '"+15555555555…" (5,012 characters)'
- * echoed('0', "'") // "'0'"
- * ```
- */
-export function echoed(input: string, mark: '"' | "'" = '"'): string {
-  const chars = [...input];
-  if (chars.length <= ECHO_MAX) {
-    const plain = mark === "'" && !input.includes("'") && !HAS_HIDDEN.test(input);
-    return plain ? `'${input}'` : quoted(input);
-  }
-  return `${quoted(`${chars.slice(0, ECHO_MAX).join('')}…`)} (${chars.length.toLocaleString('en-US')} characters)`;
+  return echo ? quoteInput(phone, QUOTE_MAX, echo) : quoted(phone);
 }
 
 /**
  * `text` with every string of `input` (its values and its keys, at any depth) longer than
- * {@link ECHO_MAX} shortened wherever `text` quotes it, raw, JSON-escaped or trimmed: a refusal
- * never echoes a long input whole, whichever code wrote it.
+ * QUOTE_MAX shortened wherever `text` quotes it, raw, JSON-escaped or trimmed, as quoteInput
+ * shortens it (without its quotes: the refusal has its own): a refusal never echoes a long input
+ * whole, whichever code wrote it. `secrets` are redacted before a long input is cut.
  *
  * @example
  * ```ts
- * shortenEchoes(`"${long}" is not allowed`, { to_phone: long }) // '"+1555…(5,012 characters)" is not allowed'
+ * shortenEchoes(`"${long}" is not allowed`, { to_phone: long }) // '"+1555…5555 (5,012 characters)" is not allowed'
  * ```
  */
-export function shortenEchoes(text: string, input: unknown): string {
+export function shortenEchoes(text: string, input: unknown, secrets: readonly string[] = []): string {
   let shown = text;
   for (const long of longStrings(input, new Set(), 0).sort((a, b) => b.length - a.length)) {
-    const chars = [...long];
-    const short = `${quoted(chars.slice(0, ECHO_MAX).join('')).slice(1, -1)}…(${chars.length.toLocaleString('en-US')} characters)`;
+    const short = shortInput(long, QUOTE_MAX, secrets);
     for (const spelling of new Set([long, JSON.stringify(long).slice(1, -1), long.trim()])) {
-      if ([...spelling].length > ECHO_MAX && shown.includes(spelling)) shown = shown.replaceAll(spelling, () => short);
+      if ([...spelling].length > QUOTE_MAX && shown.includes(spelling)) shown = shown.replaceAll(spelling, () => short);
     }
   }
   return shown;
 }
 
-/** The strings of `value` longer than {@link ECHO_MAX}, keys included, a bounded walk. */
+/** The strings of `value` longer than QUOTE_MAX, keys included, a bounded walk. */
 function longStrings(value: unknown, found: Set<string>, depth: number): string[] {
   if (typeof value === 'string') {
-    if ([...value].length > ECHO_MAX) found.add(value);
+    if ([...value].length > QUOTE_MAX) found.add(value);
   } else if (typeof value === 'object' && value !== null && depth < 8) {
     try {
       for (const [key, inner] of Object.entries(value)) {

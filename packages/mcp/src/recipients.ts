@@ -4,8 +4,7 @@
  * compared without the separators people write (spaces, dashes, dots, parentheses), so
  * `+1 (555) 010-2030` is `+15550102030`.
  */
-import { UsageError } from 'tenant-messaging-bin-kit';
-import { echoed } from './quote.js';
+import { quoteInput, UsageError } from 'tenant-messaging-bin-kit';
 
 /** The checked list: `allows(phone)` and the patterns as the operator wrote them, for messages. */
 export interface RecipientList {
@@ -37,14 +36,14 @@ export function recipientList(text: string): RecipientList {
     .filter(Boolean);
   if (patterns.length === 0) {
     throw new UsageError(
-      `--allow-recipients takes a comma-separated list of phones, * for any digits, got ${echoed(text, "'")}`,
+      `--allow-recipients takes a comma-separated list of phones, * for any digits, got ${quoteInput(text)}`,
     );
   }
   const matchers = patterns.map((pattern) => {
     const bare = pattern.replace(SEPARATORS, '');
     if (!PATTERN.test(bare)) {
       throw new UsageError(
-        `--allow-recipients: ${echoed(pattern, "'")} is not a phone pattern: use digits with an optional leading + and * for any digits (e.g. +1555*)`,
+        `--allow-recipients: ${quoteInput(pattern)} is not a phone pattern: use digits with an optional leading + and * for any digits (e.g. +1555*)`,
       );
     }
     // `*` stands for any digits (none included); a leading one for an optional `+` too.

@@ -4,12 +4,13 @@
  * several). `call` never throws: every failure, hostile arguments included, is a tool error.
  */
 import { type MessagingClient, ValidationError } from 'tenant-messaging';
+import { QUOTE_MAX, quoteInput } from 'tenant-messaging-bin-kit';
 import { Approvals } from './approvals.js';
 import { Drain } from './drain.js';
 import { SendBudget } from './limits.js';
 import { type Log, redact } from './log.js';
 import type { SendDeps } from './prepare-send.js';
-import { echoed, shortenEchoes } from './quote.js';
+import { shortenEchoes } from './quote.js';
 import { type RecipientList, recipientList } from './recipients.js';
 import { errorResult, failure, type ToolResult } from './results.js';
 import { issuesOf } from './schemas.js';
@@ -112,6 +113,7 @@ export function createToolbox(options: ToolboxOptions): Toolbox {
     budget: new SendBudget(options.maxSends),
     recipients: typeof given === 'string' ? recipientList(given) : given,
     watch: new RateWatch(options.now),
+    secrets,
   };
   const served = TOOLS.filter((tool) => allowSend || !tool.sends);
   const drain = new Drain();
@@ -152,7 +154,7 @@ export function createToolbox(options: ToolboxOptions): Toolbox {
       let result: ToolResult;
       if (tool === undefined) {
         result = failure(
-          `There is no tool named ${echoed(String(name))}. Tools: ${served.map((t) => t.name).join(', ')}.`,
+          `There is no tool named ${quoteInput(String(name), QUOTE_MAX, secrets)}. Tools: ${served.map((t) => t.name).join(', ')}.`,
         );
       } else if (drain.stopping) {
         result = failure(
@@ -177,8 +179,10 @@ export function createToolbox(options: ToolboxOptions): Toolbox {
           () => failure(stoppedBefore(tool)),
         );
       }
-      log?.debug?.(`mcp: ${echoed(String(name))} ${result.isError ? 'answered an error' : 'answered'}`);
-      return shown(result.isError ? withShortEchoes(result, args) : result, secrets);
+      log?.debug?.(
+        `mcp: ${quoteInput(String(name), QUOTE_MAX, secrets)} ${result.isError ? 'answered an error' : 'answered'}`,
+      );
+      return shown(result.isError ? withShortEchoes(result, args, secrets) : result, secrets);
     },
   };
 }
@@ -191,8 +195,9 @@ function stoppedBefore(tool: ToolDefinition): string {
 }
 
 /** A refusal with every long input of `args` it quotes shortened (whoever quoted it: this server, the SDK, zod). */
-function withShortEchoes(result: ToolResult, args: unknown): ToolResult {
-  return { ...result, content: result.content.map((part) => ({ ...part, text: shortenEchoes(part.text, args) })) };
+function withShortEchoes(result: ToolResult, args: unknown, secrets: readonly string[]): ToolResult {
+  const content = result.content.map((part) => ({ ...part, text: shortenEchoes(part.text, args, secrets) }));
+  return { ...result, content };
 }
 
 /** `result` with every secret redacted from its text. */

@@ -3,10 +3,13 @@
  * spawned with an environment, its output kept, its exit awaited; an MCP client transport over
  * its stdio; the `--http` URL read from its ready line. Needs `npm run build` first.
  */
-import { type ChildProcess, spawn } from 'node:child_process';
+import type { ChildProcess } from 'node:child_process';
 import { join } from 'node:path';
 import type { Transport } from '@modelcontextprotocol/sdk/shared/transport.js';
 import type { JSONRPCMessage } from '@modelcontextprotocol/sdk/types.js';
+import { type Child, spawnBin, waitFor } from '../../bin-kit/test/bin-process.js';
+
+export { waitFor };
 
 /** The built bin. */
 export const BIN = join(import.meta.dirname, '../dist/main.js');
@@ -14,33 +17,10 @@ export const BIN = join(import.meta.dirname, '../dist/main.js');
 /** A bearer token for `--http` (long enough to be accepted). */
 export const TOKEN = 'mcp-test-token-0123456789abcdef';
 
-export interface Child {
-  readonly child: ChildProcess;
-  readonly stdout: () => string;
-  readonly stderr: () => string;
-  /** The exit code (null when killed by a signal it did not handle). */
-  readonly exit: Promise<number | null>;
-}
+export type { Child };
 
 /** Spawns the bin with `args`, `env` over this process's environment (undefined removes a variable). */
-export function startBin(args: string[], env: Record<string, string | undefined>): Child {
-  const child = spawn(process.execPath, [BIN, ...args], {
-    env: { ...process.env, ...env },
-    stdio: ['pipe', 'pipe', 'pipe'],
-  });
-  let stdout = '';
-  let stderr = '';
-  child.stdout?.on('data', (chunk: Buffer) => (stdout += chunk));
-  child.stderr?.on('data', (chunk: Buffer) => (stderr += chunk));
-  const timer = setTimeout(() => child.kill('SIGKILL'), 30_000);
-  const exit = new Promise<number | null>((resolve) =>
-    child.once('close', (code) => {
-      clearTimeout(timer);
-      resolve(code);
-    }),
-  );
-  return { child, stdout: () => stdout, stderr: () => stderr, exit };
-}
+export const startBin = (args: string[], env: Record<string, string | undefined>): Child => spawnBin(BIN, args, env);
 
 /** An MCP client transport over a child's stdin and stdout, one JSON-RPC message a line. */
 export function childTransport(child: ChildProcess): Transport {
@@ -65,16 +45,6 @@ export function childTransport(child: ChildProcess): Transport {
     },
   };
   return transport;
-}
-
-/** Waits until `read()` matches `pattern`, and returns the match. */
-export async function waitFor(read: () => string, pattern: RegExp): Promise<RegExpMatchArray> {
-  for (let i = 0; i < 300; i++) {
-    const match = read().match(pattern);
-    if (match) return match;
-    await new Promise((resolve) => setTimeout(resolve, 20));
-  }
-  throw new Error(`never matched ${pattern}: ${read()}`);
 }
 
 /** The URL of a `--http` bin, once its ready line is on stderr. */

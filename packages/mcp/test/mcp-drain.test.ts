@@ -7,19 +7,10 @@
  */
 import type { CallToolResult, ElicitResult } from '@modelcontextprotocol/sdk/types.js';
 import { SANDBOX_PHONES } from 'tenant-messaging/sandbox';
-import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
-import { type Connected, type Fixture, startFixture, text } from './mcp-fixture.js';
+import { describe, expect, it } from 'vitest';
+import { type Connected, fixtureForFile, text } from './mcp-fixture.js';
 
-let fx: Fixture;
-
-beforeAll(async () => {
-  fx = await startFixture();
-});
-afterEach(async () => {
-  fx.sandbox.faults.clear();
-  await fx.disconnect();
-});
-afterAll(() => fx?.close());
+const fx = fixtureForFile();
 
 async function prepare(server: Connected, content: string): Promise<string> {
   const prepared = await server.call('prepare_send', {

@@ -13,6 +13,7 @@ import {
 } from '@modelcontextprotocol/sdk/types.js';
 import { MessagingClient } from 'tenant-messaging';
 import { type RunningSandbox, startSandbox } from 'tenant-messaging/sandbox';
+import { afterAll, afterEach, beforeAll } from 'vitest';
 import { createMcpServer } from '../src/server.js';
 import { createToolbox, type Toolbox, type ToolboxOptions } from '../src/toolbox.js';
 
@@ -117,4 +118,33 @@ export async function startFixture(): Promise<Fixture> {
       await sandbox.close();
     },
   };
+}
+
+/**
+ * The fixture of a test file (call at its top level): started before its tests, each test's
+ * servers closed and faults cleared after it, closed after them all. Used inside a test only.
+ *
+ * @example
+ * ```ts
+ * const fx = fixtureForFile();
+ * it('...', async () => { const server = await fx.connect({ allowSend: true }) })
+ * ```
+ */
+export function fixtureForFile(): Fixture {
+  let fx: Fixture | undefined;
+  beforeAll(async () => {
+    fx = await startFixture();
+  });
+  afterEach(async () => {
+    fx?.sandbox.faults.clear();
+    await fx?.disconnect();
+  });
+  afterAll(() => fx?.close());
+  // What the tests read is the fixture started in beforeAll, whenever they read it.
+  return new Proxy({} as Fixture, {
+    get: (_target, key) => {
+      if (fx === undefined) throw new Error('the fixture starts in beforeAll');
+      return Reflect.get(fx, key);
+    },
+  });
 }

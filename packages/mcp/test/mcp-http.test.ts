@@ -11,9 +11,9 @@ import { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import { StreamableHTTPClientTransport, StreamableHTTPError } from '@modelcontextprotocol/sdk/client/streamableHttp.js';
 import { type RunningSandbox, startSandbox } from 'tenant-messaging/sandbox';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { decodings } from '../../bin-kit/test/decodings.js';
 import { MAX_SESSIONS } from '../src/sessions.js';
 import { BIN, type Child, httpUrl, startBin } from './bin-fixture.js';
-import { decodings } from './decodings.js';
 
 /** A token with characters a URL encodes (`+`, `/`, `=`), as `openssl rand -base64` makes them. */
 const TOKEN = 'Tok+en/Zm9v=0123456789abcdefXYZ';

@@ -5,11 +5,10 @@
  * description, schema or the server's instructions names a tool that is not listed.
  */
 import fc from 'fast-check';
-import { UsageError } from 'tenant-messaging-bin-kit';
+import { QUOTE_MAX, quoteInput, UsageError } from 'tenant-messaging-bin-kit';
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
 import { parseCommandLine } from '../src/command.js';
 import { mcpSettings } from '../src/options.js';
-import { ECHO_MAX, echoed } from '../src/quote.js';
 import { recipientList } from '../src/recipients.js';
 import { type Connected, type Fixture, startFixture, text } from './mcp-fixture.js';
 
@@ -25,8 +24,8 @@ afterAll(() => fx?.close());
 
 /** A long input: a phone's digits, or any text, longer than a refusal may quote. */
 const long = fc.oneof(
-  fc.integer({ min: ECHO_MAX + 1, max: 6_000 }).map((length) => `+1${'5'.repeat(length)}`),
-  fc.string({ minLength: ECHO_MAX + 1, maxLength: 400, unit: 'grapheme' }).filter((text) => text.trim() === text),
+  fc.integer({ min: QUOTE_MAX + 1, max: 6_000 }).map((length) => `+1${'5'.repeat(length)}`),
+  fc.string({ minLength: QUOTE_MAX + 1, maxLength: 400, unit: 'grapheme' }).filter((text) => text.trim() === text),
 );
 
 /** Each call that refuses a long input, and may quote it. */
@@ -62,7 +61,20 @@ describe('refusals', () => {
     expect(fx.posts()).toBe(before);
   });
 
-  it('the recipient refusal shows the start and the length of a 5,012-character phone', async () => {
+  it('a long input that holds a secret is redacted before it is shortened: no cut keeps part of it', async () => {
+    const secret = 'tmk_secret+token/0123456789abcdefABCDEF';
+    const server = await fx.connect({ allowSend: true, allowRecipients: '+1555765*', secrets: [secret] });
+    let quoting = 0;
+    for (const [refusal, call] of Object.entries(REFUSED)) {
+      // Its first 40 characters would hold most of the secret if it were cut first.
+      const said = text(await call(server, `+1${secret}${'5'.repeat(100)}`));
+      if (said.includes('[redacted]')) quoting++;
+      expect(said, refusal).not.toContain(secret.slice(0, 12));
+    }
+    expect(quoting).toBeGreaterThanOrEqual(4);
+  });
+
+  it('the recipient refusal shows the start, the end and the length of a 5,012-character phone', async () => {
     const server = await fx.connect({ allowSend: true, allowRecipients: '+1555765*' });
     const phone = `+1${'5'.repeat(5_010)}`;
     const refused = await server.call('prepare_send', {
@@ -71,8 +83,9 @@ describe('refusals', () => {
       type: 'text',
       content: 'x',
     });
-    expect(text(refused)).toMatch(/^"\+15{58}…" \(5,012 characters\) is not among the recipients/);
-    expect(echoed(phone)).toBe(`"${phone.slice(0, ECHO_MAX)}…" (5,012 characters)`);
+    // As every refusal of both bins quotes input: its first 40 and last 12 characters, its length.
+    expect(text(refused)).toMatch(/^'\+15{38}…5{12}' \(5,012 characters\) is not among the recipients/);
+    expect(text(refused).startsWith(`${quoteInput(phone)} is not among`)).toBe(true);
   });
 });
 

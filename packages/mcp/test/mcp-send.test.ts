@@ -8,22 +8,13 @@
 import type { CallToolResult } from '@modelcontextprotocol/sdk/types.js';
 import { ValidationError } from 'tenant-messaging';
 import { SANDBOX_PHONES } from 'tenant-messaging/sandbox';
-import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
-import { type Connected, type Fixture, startFixture, text } from './mcp-fixture.js';
+import { describe, expect, it } from 'vitest';
+import { type Connected, fixtureForFile, text } from './mcp-fixture.js';
 
 const SENDER = '+15550001001';
 const TO = SANDBOX_PHONES.reads;
 
-let fx: Fixture;
-
-beforeAll(async () => {
-  fx = await startFixture();
-});
-afterEach(async () => {
-  fx.sandbox.faults.clear();
-  await fx.disconnect();
-});
-afterAll(() => fx?.close());
+const fx = fixtureForFile();
 
 /** prepare_send of a text to `to`; returns the approval. */
 async function prepare(server: Connected, content: string, to: string = TO): Promise<string> {

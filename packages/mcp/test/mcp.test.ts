@@ -170,7 +170,7 @@ describe('the read tools', () => {
     expect(timedOut.isError).toBe(true);
     expect(text(timedOut)).toMatch(/was not delivered within 1 s: its delivery_status is still 'sent'/);
     const unknown = await call('no_such_tool');
-    expect(text(unknown)).toMatch(/^There is no tool named "no_such_tool"\. Tools: get_message, /);
+    expect(text(unknown)).toMatch(/^There is no tool named 'no_such_tool'\. Tools: get_message, /);
   });
 
   it('a refused key is a tool error that tells the model to tell the person; the key is not in it', async () => {

@@ -8,31 +8,8 @@
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
 import { token } from '../../../test/helpers/url-secrets.js';
+import { decodings, ENCODINGS } from '../../bin-kit/test/decodings.js';
 import { serverLog } from '../src/log.js';
-import { decodings } from './decodings.js';
-
-const utf8 = (text: string) => Buffer.from(text, 'utf8');
-const hexEach = (text: string) => [...utf8(text)].map((byte) => `%${byte.toString(16).padStart(2, '0')}`).join('');
-const lowerEscapes = (text: string) => text.replace(/%[0-9A-F]{2}/g, (sequence) => sequence.toLowerCase());
-const mixedEscapes = (text: string) =>
-  text.replace(/%([0-9A-F])([0-9A-F])/g, (_, high: string, low: string) => `%${high}${low.toLowerCase()}`);
-
-/** How a secret may be spelled, by a client or a library. */
-const ENCODINGS: Record<string, (secret: string) => string> = {
-  raw: (secret) => secret,
-  percent: encodeURIComponent,
-  'percent, lower case': (secret) => lowerEscapes(encodeURIComponent(secret)),
-  'percent, mixed case': (secret) => mixedEscapes(encodeURIComponent(secret)),
-  'percent, every byte (hex)': (secret) => hexEach(secret).toUpperCase(),
-  'percent, every byte, lower case': hexEach,
-  'form (+ for space)': (secret) => new URLSearchParams({ s: secret }).toString().slice(2),
-  base64: (secret) => utf8(secret).toString('base64'),
-  'base64 unpadded': (secret) => utf8(secret).toString('base64').replace(/=+$/, ''),
-  base64url: (secret) => utf8(secret).toString('base64url'),
-  'basic credentials': (secret) => `Basic ${utf8(`user:${secret}`).toString('base64')}`,
-  'percent-encoded base64': (secret) => encodeURIComponent(utf8(secret).toString('base64')),
-  hex: (secret) => utf8(secret).toString('hex'),
-};
 
 /** Where a log line may quote it. */
 type Place = (encoded: string) => { message: string; fields?: Record<string, unknown> };

@@ -1,6 +1,6 @@
 import type { HttpMethod, JsonValue } from 'tenant-messaging';
-import { quoteInput } from 'tenant-messaging-bin-kit';
 import { UsageError } from '../exit-codes.js';
+import { quote } from '../secrets.js';
 import type { Context } from './messages.js';
 
 /** `me`, `usage`, `subscription`: one read each, printed as JSON for people too (their shapes are not shown in the spec). */
@@ -33,7 +33,7 @@ export async function request(
 ): Promise<void> {
   const verb = method.toUpperCase() as HttpMethod;
   if (!METHODS.includes(verb))
-    throw new UsageError(`the method must be one of ${METHODS.join(', ')}, got ${quoteInput(method)}`);
+    throw new UsageError(`the method must be one of ${METHODS.join(', ')}, got ${quote(method)}`);
   let body: JsonValue | undefined;
   if (flags.data !== undefined) {
     try {

@@ -2,8 +2,8 @@ import { mkdtemp, rm, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { MessagingClient } from 'tenant-messaging';
-import { type Credentials, credentialsFrom, ENV } from 'tenant-messaging-bin-kit';
-import { type CredentialOptions, clientFrom, loggingOf } from '../credentials.js';
+import { type Credentials, ENV } from 'tenant-messaging-bin-kit';
+import { type CredentialOptions, clientFrom, credentialsOf, loggingOf } from '../credentials.js';
 import { tellStory } from '../demo-story.js';
 import { UsageError } from '../exit-codes.js';
 import { receiptPng } from '../receipt-png.js';
@@ -47,7 +47,7 @@ export function isConfigured(globals: CredentialOptions, env: NodeJS.ProcessEnv 
 export async function isSandbox(globals: CredentialOptions, env: NodeJS.ProcessEnv = process.env): Promise<boolean> {
   let credentials: Credentials;
   try {
-    credentials = await credentialsFrom(globals, env);
+    credentials = await credentialsOf(globals, env);
   } catch {
     return false; // refused or missing: the client made from them says why
   }

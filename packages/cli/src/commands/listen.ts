@@ -1,11 +1,11 @@
 import type { DeliveryUpdate } from 'tenant-messaging';
 import { DELIVERY_STATUSES, ValidationError } from 'tenant-messaging';
 import { type RelaySummary, relayWebhooks, type WebhookAttempt } from 'tenant-messaging/webhooks';
-import { quoteInput } from 'tenant-messaging-bin-kit';
 import { parseDuration } from '../duration.js';
 import { EXIT, UsageError } from '../exit-codes.js';
 import { stopCodeOf } from '../interrupt.js';
 import { createOutput } from '../output.js';
+import { quote } from '../secrets.js';
 import { watchLogs } from '../watch-logs.js';
 import { SECRET_ENV, type WebhookSecret, webhookSecret } from '../webhook-secret.js';
 import type { Context } from './messages.js';
@@ -112,11 +112,10 @@ function eventTypesOf(text: string | undefined): readonly string[] | undefined {
     .map((type) => type.trim())
     .filter(Boolean);
   const known = EVENT_TYPES.join(', ');
-  if (types.length === 0)
-    throw new UsageError(`--events takes a comma-separated list of ${known}; got ${quoteInput(text)}`);
+  if (types.length === 0) throw new UsageError(`--events takes a comma-separated list of ${known}; got ${quote(text)}`);
   const unknown = types.filter((type) => !EVENT_TYPES.includes(type));
   if (unknown.length > 0) {
-    throw new UsageError(`--events: unknown event type ${unknown.map((t) => quoteInput(t)).join(', ')}; use ${known}`);
+    throw new UsageError(`--events: unknown event type ${unknown.map((t) => quote(t)).join(', ')}; use ${known}`);
   }
   return types;
 }

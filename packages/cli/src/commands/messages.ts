@@ -1,10 +1,10 @@
 import type { MessageLog, MessagingClient, SendMessageParams } from 'tenant-messaging';
 import { DeliveryTimeoutError, mediaFromPath, SendOutcomeUnknownError } from 'tenant-messaging';
-import { quoteInput } from 'tenant-messaging-bin-kit';
 import { parseCount, parseDuration } from '../duration.js';
 import { EXIT, SentThenError, UsageError } from '../exit-codes.js';
 import { stopOf } from '../interrupt.js';
 import type { Output } from '../output.js';
+import { quote } from '../secrets.js';
 
 /** What every command is handed: its client, its output, and the signal Ctrl-C aborts. */
 export interface Context {
@@ -97,7 +97,7 @@ export async function send(flags: SendFlags, context: Context): Promise<number> 
   const until =
     flags.wait === 'read' ? 'read' : flags.wait === undefined || flags.wait === false ? undefined : 'delivered';
   if (typeof flags.wait === 'string' && flags.wait !== 'read' && flags.wait !== 'delivered') {
-    throw new UsageError(`--wait takes delivered or read, got ${quoteInput(flags.wait)}`);
+    throw new UsageError(`--wait takes delivered or read, got ${quote(flags.wait)}`);
   }
   const timing = {
     timeout: parseDuration(flags.timeout, '--timeout'),

@@ -1,8 +1,8 @@
 /** send-many's flags as commander gives them, and the settings a run takes from them, each one checked. */
 
-import { quoteInput } from 'tenant-messaging-bin-kit';
 import { parseCount, parseDuration } from '../duration.js';
 import { UsageError } from '../exit-codes.js';
+import { quote } from '../secrets.js';
 
 export interface SendManyFlags {
   readonly file: string;
@@ -48,13 +48,13 @@ function trackedStatus(track: string | boolean | undefined): 'delivered' | 'read
   if (track === undefined || track === false) return undefined;
   if (track === true || track === 'delivered') return 'delivered';
   if (track === 'read') return 'read';
-  throw new UsageError(`--track takes delivered or read, got ${quoteInput(track)}`);
+  throw new UsageError(`--track takes delivered or read, got ${quote(track)}`);
 }
 
 /** `50/s`, `50` (per second), or `120/min`. */
 function parseRate(text: string): number {
   const match = /^(\d+(?:\.\d+)?)(?:\/(s|sec|m|min))?$/.exec(text.trim());
   const n = Number(match?.[1]);
-  if (!match || !(n > 0)) throw new UsageError(`--rate must look like 50/s or 120/min, got ${quoteInput(text)}`);
+  if (!match || !(n > 0)) throw new UsageError(`--rate must look like 50/s or 120/min, got ${quote(text)}`);
   return match[2]?.startsWith('m') ? n / 60 : n;
 }
