@@ -10,7 +10,7 @@ import { promisify } from 'node:util';
 import { afterEach, describe, expect, it, vi } from 'vitest';
 import { MAX_TIMER_MS } from '../src/internal/checks.js';
 import { retainedHeap } from './helpers/heap.js';
-import { lanesSandbox, settle, text } from './helpers/lanes-sandbox.js';
+import { lanesSandbox, outcome, settle, text } from './helpers/lanes-sandbox.js';
 import { messageLog } from './helpers/server.js';
 
 const run = promisify(execFile);
@@ -43,12 +43,7 @@ describe('rateLimit lanes: what a waiting send costs, and how its wait ends', ()
     ]);
     expect((seen[0] as { waitMs: number }).waitMs).toBeGreaterThan(59_000);
     setTimeout(() => controller.abort(new Error('gave up')), 20);
-    const aborted = await settle(
-      waiting.then(
-        () => 'sent',
-        (error: unknown) => String(error),
-      ),
-    );
+    const aborted = await settle(outcome(waiting));
     expect(aborted).toEqual({ value: 'Error: gave up', tookMs: 20 });
     expect(sends()).toHaveLength(1);
     // The sender's place it held while waiting is given back: its send to another person goes at once.

@@ -8,7 +8,7 @@ import fc from 'fast-check';
 import { MessagingClient, type SendResult, ValidationError } from 'tenant-messaging';
 import { afterEach, describe, expect, it, vi } from 'vitest';
 import { busiest } from './helpers/arrivals.js';
-import { lanesSandbox, settle, text } from './helpers/lanes-sandbox.js';
+import { lanesSandbox, outcome, settle, text } from './helpers/lanes-sandbox.js';
 
 afterEach(() => vi.useRealTimers());
 
@@ -151,12 +151,7 @@ describe('rateLimit.perSender and perRecipient: lanes where the service counts',
         controller.abort(new Error('enough'));
       }
     })();
-    const stopped = await settle(
-      run.then(
-        () => 'finished',
-        (error: unknown) => String(error),
-      ),
-    );
+    const stopped = await settle(outcome(run));
     // One send went; the ones its recipient's lane held back were never sent, and said so at once.
     expect(stopped).toEqual({ value: 'Error: enough', tookMs: 0 });
     expect(sends()).toHaveLength(1);

@@ -74,6 +74,13 @@ export async function settle<T>(
   return { value: await promise, tookMs: Date.now() - started };
 }
 
+/** What `promise` came to, as text: 'done', or its error as `String()` gives it. */
+export const outcome = (promise: Promise<unknown>): Promise<string> =>
+  promise.then(
+    () => 'done',
+    (error: unknown) => String(error),
+  );
+
 /** A text send from `sender` to `to`. */
 export const text = (sender: string, to: string): SendMessageParams => ({
   sender_phone: sender,
