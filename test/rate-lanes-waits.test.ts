@@ -15,10 +15,7 @@ import { messageLog } from './helpers/server.js';
 
 const run = promisify(execFile);
 const root = fileURLToPath(new URL('..', import.meta.url));
-afterEach(() => {
-  vi.restoreAllMocks();
-  vi.useRealTimers();
-});
+afterEach(() => vi.useRealTimers());
 
 describe('rateLimit lanes: what a waiting send costs, and how its wait ends', () => {
   it('reads never wait in a lane, and a send aborted while waiting gives its place to the next', async () => {
@@ -87,9 +84,12 @@ describe('rateLimit lanes: what a waiting send costs, and how its wait ends', ()
     // A month of fake time, longer than a timer can hold: the wait re-arms its one timer for the
     // rest a few times (a spin would arm it again at once, thousands of times), and still waits.
     const armed = vi.spyOn(globalThis, 'setTimeout');
-    await vi.advanceTimersByTimeAsync(MAX_TIMER_MS + 86_400_000);
-    expect(armed.mock.calls.length).toBeLessThanOrEqual(3);
-    armed.mockRestore();
+    try {
+      await vi.advanceTimersByTimeAsync(MAX_TIMER_MS + 86_400_000);
+      expect(armed.mock.calls.length).toBeLessThanOrEqual(3);
+    } finally {
+      armed.mockRestore();
+    }
     expect(vi.getTimerCount()).toBeLessThanOrEqual(before + 1);
     expect(sends()).toHaveLength(1);
     controller.abort(new Error('stop'));
