@@ -4,19 +4,16 @@ import SlowestFirst from './test/helpers/slowest-first.js';
 
 // Files that measure time or rates run after the rest of the suite, beside no other file's load,
 // three at a time: the fleet test on each backend (a rate limit held by 4 worker processes; each
-// file has its own datastore and sandbox, so its own limit), a relay delivering to 1,000
-// endpoints (it times deliveries), the per-sender and per-recipient lanes' timing (a fleet of
-// processes, and one process), the fleet limiter's achieved rate, and the hostile bodies' loop stalls.
+// file has its own datastore and sandbox, so its own limit), the fleet's per-sender and
+// per-recipient lanes' timing, and the fleet limiter's achieved rate. Every other file asserts
+// counts and order (the client's lanes under fake timers, the 1,000-endpoint relay) or CPU time
+// (the hostile bodies), which hold beside any load: a new file belongs here only if it cannot.
 const ALONE = [
   'test/bullmq/fleet/fleet-redis.test.ts',
   'test/bullmq/fleet/fleet-postgres.test.ts',
-  'test/bullmq/webhooks/scale.test.ts',
   // The lanes' timing: the others not delayed, a run within 15% of what the lanes allow.
   'test/bullmq/fleet/lanes.test.ts',
-  'test/rate-lanes.test.ts',
   'test/bullmq/fleet/limiter.test.ts',
-  'test/hostile-json-bodies.test.ts',
-  'test/hostile-text-bodies.test.ts',
 ];
 
 const src = (path: string) => fileURLToPath(new URL(`./src/${path}`, import.meta.url));
@@ -63,9 +60,8 @@ export default defineConfig({
     // Why two projects: the fleet test measures a rate limit held by 4 worker processes (the
     // busiest sliding second, the rate achieved), so it runs after every other file, however many
     // workers vitest uses on the machine, beside only the other files of ALONE, three at a time
-    // (the two backends' fleet tests and the 1,000-endpoint relay side by side: 45 s one after the
-    // other, 21 s so; they passed so beside two CPU hogs too). One run still gives one report and
-    // one coverage.
+    // (the two backends' fleet tests side by side rather than one after the other). One run still
+    // gives one report and one coverage.
     // (Group orders start at 1: vitest runs an order-0 project that has one worker last.)
     projects: [
       {

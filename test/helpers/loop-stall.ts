@@ -17,11 +17,13 @@ export interface LoopStalls {
   stop(): void;
 }
 
+/** The main thread's CPU time so far, in ms: what work costs, whoever else has the cores. */
+export function cpuMs(): number {
+  const { user, system } = process.threadCpuUsage();
+  return (user + system) / 1000;
+}
+
 export function watchLoopStalls(resolutionMs = 10): LoopStalls {
-  const cpuMs = () => {
-    const { user, system } = process.threadCpuUsage();
-    return (user + system) / 1000;
-  };
   let last = cpuMs();
   let max = 0;
   const timer = setInterval(() => {

@@ -3,7 +3,7 @@
  * of this process behind, when the datastore was killed before it (Redis, PostgreSQL) or when the
  * process is out of file descriptors (its connections dropped, every reconnection failing).
  * On PostgreSQL it also holds the same few connections for 10 endpoints as for 1,000.
- * (The relay delivering to 1,000 endpoints is scale.test.ts, which runs alone: it times deliveries.)
+ * (The relay delivering to 1,000 endpoints is scale.test.ts.)
  */
 import { createHash } from 'node:crypto';
 import { closeSync, openSync, readFileSync } from 'node:fs';
