@@ -48,6 +48,8 @@ export default defineConfig({
     // measure the loop do it in main-thread CPU time (test/helpers/loop-stall.ts), so a busy core
     // does not fail them; files that measure rates or latencies run alone (ALONE).
     maxWorkers: 6,
+    // Files share their worker (isolate: false below): one that leaves fake timers installed fails.
+    setupFiles: ['./test/setup/real-timers.ts'],
     // The slowest files start first, also on a fresh clone, where vitest has no timings yet.
     sequence: { sequencer: SlowestFirst },
     // A hang detector, not a measure: a test that spawns the bin several times took over 20 s
