@@ -49,11 +49,14 @@ async function commandCounts(client) {
   const info = await client.info('commandstats');
   let calls = 0;
   let scripts = 0;
-  for (const [, name, n] of info.matchAll(/^cmdstat_([a-z|_]+):calls=(\d+)/gm)) {
+  /** @type {Record<string, number>} */
+  const byCommand = {};
+  for (const [, name = '', n] of info.matchAll(/^cmdstat_([a-z|_]+):calls=(\d+)/gm)) {
     calls += Number(n);
+    byCommand[name] = Number(n);
     if (name === 'evalsha' || name === 'eval') scripts += Number(n);
   }
-  return { calls, scripts };
+  return { calls, scripts, byCommand };
 }
 
 /**
@@ -132,6 +135,12 @@ async function limitRun(redis, run, config) {
       busiestSecond: stats.busiestSecond,
       commandsPerSend: round(commands.calls / sends, 1),
       scriptsPerSend: round(commands.scripts / sends, 1),
+      /** Each command's calls per send, the most called first (for a closer look). */
+      commandsByName: Object.fromEntries(
+        Object.entries(commands.byCommand)
+          .sort((a, b) => b[1] - a[1])
+          .map(([name, n]) => [name, round(n / sends, 1)]),
+      ),
     };
   } finally {
     await stopWorkers(fleet);
