@@ -81,6 +81,8 @@ async function limitRun(redis, run, config) {
   let fleet = [];
   /** @type {{ close(): Promise<unknown> } | undefined} */
   let queue;
+  /** How many sends have ended (sent, failed or unknown), as the SDK's queue counts them. */
+  let ended = async () => 0;
   try {
     fleet = await startWorkers(processes, env, run.bullmq ? BULLMQ_WORKER : undefined);
     await redis.client.config('RESETSTAT');
@@ -100,13 +102,19 @@ async function limitRun(redis, run, config) {
       const { MessagingQueue } = await import('../dist/bullmq/index.js');
       const sdk = new MessagingQueue({ connection, name });
       queue = sdk;
+      ended = async () => {
+        const counts = await sdk.counts();
+        return counts.sent + counts.failed + counts.unknown;
+      };
       await sdk.sendMany(Array.from({ length: sends }, (_, i) => ({ id: `limit-${i}`, params: params(i) })));
     }
     const started = performance.now();
     const killAt = started + 0.4 * config.rounds * (1000 + answerMs);
     let killed = !run.kill;
     let stats = await sandbox.call('stats');
-    while (stats.stored < sends && performance.now() - started < config.deadlineMs) {
+    // Until every send is stored, or has ended otherwise (a send its killed worker had marked in
+    // flight and not posted is reconciled, not found, and ends `unknown`: never sent blindly).
+    while (stats.stored < sends && (await ended()) < sends && performance.now() - started < config.deadlineMs) {
       if (!killed && performance.now() >= killAt) {
         fleet[0]?.kill('SIGKILL');
         killed = true;
@@ -127,6 +135,7 @@ async function limitRun(redis, run, config) {
       kill: run.kill === true,
       sends,
       accepted: stats.accepted,
+      ended: run.bullmq ? stats.accepted : await ended(),
       duplicates: stats.duplicates,
       spanMs: round(spanMs, 0),
       allowedPerSecond: round(allowed, 2),

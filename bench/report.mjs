@@ -390,7 +390,7 @@ export function fleetLimitRows(limit) {
     '15',
     `${run.limiter === 'bullmq' ? "BullMQ's limiter alone" : 'fleet'} R=${run.rate}/s, answers ${run.answerMs} ms, ${run.processes} process${run.processes === 1 ? '' : 'es'} (c=${run.concurrency} each)${run.kill ? ', one SIGKILLed' : ''}: sends/s (sandbox clock)`,
     run.achievedPerSecond,
-    `allowed ${run.allowedPerSecond}/s; busiest 1 s ${run.busiestSecond} (R ${run.rate}); ${run.accepted}/${run.sends} stored, ${run.duplicates} twice; ${run.commandsPerSend} Redis commands/send (${run.scriptsPerSend} scripts)`,
+    `allowed ${run.allowedPerSecond}/s; busiest 1 s ${run.busiestSecond} (R ${run.rate}); ${run.accepted}/${run.sends} stored (${run.ended} ended), ${run.duplicates} twice; ${run.commandsPerSend} Redis commands/send (${run.scriptsPerSend} scripts)`,
     run.share,
     'reported',
   ]);
