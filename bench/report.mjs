@@ -198,6 +198,7 @@ export function formatTable(r, checks = checkTargets(r)) {
     ...replicaRows(r.replicas),
     ...sendManyMemoryRows(r.sendManyMemory, verdict),
     ...lanesRows(r.lanes),
+    ...fleetLimitRows(r.fleetLimit),
   ];
   return table(rows);
 }
@@ -375,4 +376,22 @@ function outboxRows(outbox) {
 /** @param {string} path @param {any} results */
 export async function writeResults(path, results) {
   await writeFile(path, `${JSON.stringify(results, null, 2)}\n`);
+}
+
+/**
+ * Section 15 (reported, not a target; issue 39): each run's achieved rate against what the window
+ * rule allows (share), and its busiest sliding second against the limit.
+ * @param {{ runs: any[], rounds?: number, skipped?: string } | undefined} limit
+ */
+export function fleetLimitRows(limit) {
+  if (!limit || limit.skipped)
+    return [['15', 'fleet at its limit', 'skipped', limit?.skipped ?? 'not run', '', 'info']];
+  return limit.runs.map((run) => [
+    '15',
+    `${run.limiter === 'bullmq' ? "BullMQ's limiter alone" : 'fleet'} R=${run.rate}/s, answers ${run.answerMs} ms, ${run.processes} process${run.processes === 1 ? '' : 'es'} (c=${run.concurrency} each)${run.kill ? ', one SIGKILLed' : ''}: sends/s (sandbox clock)`,
+    run.achievedPerSecond,
+    `allowed ${run.allowedPerSecond}/s; busiest 1 s ${run.busiestSecond} (R ${run.rate}); ${run.accepted}/${run.sends} stored (${run.ended} ended), ${run.duplicates} twice; ${run.commandsPerSend} Redis commands/send (${run.scriptsPerSend} scripts)`,
+    run.share,
+    'reported',
+  ]);
 }

@@ -8,6 +8,7 @@
  *   node bench/run.mjs --out FILE write the results elsewhere than bench/results.json
  *   node bench/send-many-memory.mjs [--quick|--smoke]   section 13 alone, its rows printed
  *   node bench/lanes.mjs [--quick|--smoke] [--offsets]    section 14 alone, its rows printed
+ *   node bench/fleet-limit.mjs [--quick|--smoke]         section 15 alone, its rows printed
  */
 import { cpus } from 'node:os';
 import { fileURLToPath } from 'node:url';
@@ -15,6 +16,7 @@ import { parseArgs } from 'node:util';
 import { benchColdStart } from './cold-start.mjs';
 import { FULL, QUICK, SMOKE, TARGETS } from './config.mjs';
 import { benchFleet } from './fleet.mjs';
+import { benchFleetLimit } from './fleet-limit.mjs';
 import { benchLanes } from './lanes.mjs';
 import { benchSendManyHeap, benchSendManyRate, benchTrackDeliveries } from './many.mjs';
 import { benchOutbox } from './outbox.mjs';
@@ -63,6 +65,8 @@ log("send-many memory (section 13: the bin's peak RSS against file size)");
 const sendManyMemory = await benchSendManyMemory(config.sendManyMemory);
 log('lanes (section 14: a mixed workload against what the lanes allow, reported only)');
 const lanes = await benchLanes(config.lanes);
+log('fleet at its limit (section 15: R x answer time x processes against the window rule, reported only)');
+const fleetLimit = await benchFleetLimit(config.fleetLimit);
 
 const results = {
   date: new Date().toISOString(),
@@ -83,6 +87,7 @@ const results = {
   replicas,
   sendManyMemory,
   lanes,
+  fleetLimit,
   connections: {
     sdkConnections: throughput.get.sdkConnections + throughput.send.sdkConnections,
     rawConnections: throughput.get.rawConnections + throughput.send.rawConnections,

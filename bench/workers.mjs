@@ -8,16 +8,16 @@ const WORKER = new URL('../test/bullmq/crash-worker.mjs', import.meta.url);
 
 /**
  * `count` worker processes with `env`, ready when each says so; if one fails to start, the ones
- * started are stopped and the error thrown.
- * @param {number} count @param {Record<string, string>} env
+ * started are stopped and the error thrown. `script`: another worker (it must say so too).
+ * @param {number} count @param {Record<string, string>} env @param {URL} [script]
  */
-export async function startWorkers(count, env) {
+export async function startWorkers(count, env, script = WORKER) {
   /** @type {import('node:child_process').ChildProcess[]} */
   const started = [];
   try {
     await Promise.all(
       Array.from({ length: count }, async () => {
-        const child = fork(WORKER, { env: { ...process.env, ...env }, stdio: ['ignore', 'ignore', 'inherit', 'ipc'] });
+        const child = fork(script, { env: { ...process.env, ...env }, stdio: ['ignore', 'ignore', 'inherit', 'ipc'] });
         started.push(child);
         await new Promise((resolve, reject) => {
           child.once('message', resolve);

@@ -15,7 +15,7 @@ import {
 import { DatastoreError } from './errors.js';
 import { createFleetGate, openGate } from './fleet/gate.js';
 import { checkFleetLanesPeer, createFleetLanes } from './fleet/lanes.js';
-import { limiterFor } from './fleet/limiter.js';
+import { PAUSE_ONLY_LIMITER } from './fleet/limiter.js';
 import { loadBullmq } from './load.js';
 import { logRepeats } from './log-repeats.js';
 import type { SendJobData, SendJobResult } from './send/job-data.js';
@@ -115,8 +115,8 @@ export class MessagingWorker {
       // Started once the datastore is found fit to keep sends (see #start).
       autorun: false,
       concurrency: options.concurrency ?? 1,
-      // The limiter paces job starts; the gate is what bounds the requests the service sees.
-      ...(limit === undefined ? {} : { limiter: limiterFor(limit) }),
+      // The gate paces the requests; the limiter is there only so that a 429's pause reaches this worker.
+      ...(limit === undefined ? {} : { limiter: PAUSE_ONLY_LIMITER }),
       ...(options.lockDuration === undefined ? {} : { lockDuration: options.lockDuration }),
       ...(options.stalledInterval === undefined ? {} : { stalledInterval: options.stalledInterval }),
       removeOnComplete: { age: retention.sentSeconds },

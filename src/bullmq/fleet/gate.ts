@@ -32,6 +32,9 @@ export interface FleetGate {
 /** The window the service counts in: the tenant limit is per second. */
 const WINDOW_MS = 1000;
 
+/** Up to this much is added to each wait (ms), so that processes waiting for one place ask apart. */
+const JITTER_MS = 4;
+
 export interface FleetGateOptions {
   /** Where the places are kept: the queue's own datastore. */
   readonly places: PlaceStore;
@@ -57,17 +60,27 @@ export function createFleetGate(options: FleetGateOptions): FleetGate {
     for (;;) {
       const wait = await places.admit(member, limit, lease);
       if (wait === 0) return;
-      // An open request's place frees a second after its answer at the earliest, so waking within
-      // a second misses no place; the jitter keeps waiting workers from asking in the same instant.
-      const ms = Math.min(wait, WINDOW_MS) + Math.floor(random() * 10);
-      await sleep(ms);
+      // `wait` is exact when the earliest place has its answer (it ends a second after it). When
+      // every place is still open, none can end within a second from now: asking again then misses
+      // no place. The jitter keeps the heads of several processes from asking in the same instant.
+      await sleep(Math.min(wait, WINDOW_MS) + Math.floor(random() * JITTER_MS));
     }
+  };
+  // One admission at a time asks the datastore from this process; the others wait in line in
+  // memory, and each admission hands the turn to the next at once. So however many sends wait, a
+  // process has one timer and one datastore call out (no herd at each place's end), and a killed
+  // process leaves nothing behind: the line is only in its memory.
+  let line: Promise<void> = Promise.resolve();
+  const admitInLine = (member: string): Promise<void> => {
+    const turn = line.then(() => admit(member));
+    line = turn.catch(() => undefined); // a failed admission (its caller is told) does not stop the line
+    return turn;
   };
 
   return {
     async run(request) {
       const member = `${prefix}:${next++}`;
-      await admit(member);
+      await admitInLine(member);
       try {
         return await request();
       } finally {

@@ -1,41 +1,16 @@
 /**
- * The fleet-wide limit: the BullMQ limiter chosen for a tenant limit never lets more than the limit
- * into any sliding second, and still reaches most of it, over the whole range of limits; then two
- * workers sharing one queue, measured from the sandbox's side. It runs alone, after the suite
+ * The fleet at its limit (issue 39): paced by the fleet gate alone, two workers use the limit up
+ * to what the window rule allows (a place from admission until a second after the answer), and no
+ * sliding second at the service holds more than it; and the limiter BullMQ keeps only for pauses
+ * still carries a 429's pause to a rate-limited worker. It runs alone, after the suite
  * (vitest.config.ts): it measures the rate achieved. The limit held when the service counts sends
- * late is held-sends.test.ts, which asserts no rate and runs with the suite.
+ * late is held-sends.test.ts; the whole grid of limits and answer times is bench section 15.
  */
-import fc from 'fast-check';
 import { ValidationError } from 'tenant-messaging';
 import { MessagingQueue, MessagingWorker } from 'tenant-messaging/bullmq';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { limiterFor, peakPerSecond } from '../../../src/bullmq/fleet/limiter.js';
 import { uniqueName } from '../../helpers/redis.js';
 import { collectUpdates, type Fixture, fastWorker, runs, startFixture, text } from '../fixture.js';
-
-describe('limiterFor', () => {
-  it('no sliding second holds more than the limit, and the average is at least 0.9 of it (less one or two starts)', () => {
-    fc.assert(
-      fc.property(
-        fc.oneof(fc.integer({ min: 1, max: 10_000 }), fc.double({ min: 1, max: 10_000, noNaN: true })),
-        (rps) => {
-          const settings = limiterFor(rps);
-          expect(Number.isInteger(settings.max) && settings.max >= 1).toBe(true);
-          expect(Number.isInteger(settings.duration) && settings.duration >= 1).toBe(true);
-          expect(peakPerSecond(settings)).toBeLessThanOrEqual(rps);
-          expect((settings.max * 1000) / settings.duration).toBeGreaterThanOrEqual(0.9 * Math.floor(rps) - 2);
-        },
-      ),
-      { seed: 13, numRuns: 2_000 },
-    );
-  });
-
-  it('is a fine window, never (N, 1000): e.g. 50 per second is two starts per 42 ms (one turnover per two starts)', () => {
-    expect(limiterFor(50)).toEqual({ max: 2, duration: 42 });
-    expect(limiterFor(20)).toEqual({ max: 1, duration: 53 });
-    expect(peakPerSecond({ max: 50, duration: 1000 })).toBe(100);
-  });
-});
 
 let f: Fixture;
 beforeAll(async () => {
@@ -45,26 +20,65 @@ afterAll(async () => {
   await f?.close();
 });
 
+const ROUTE = { route: 'POST /messages' };
+
 describe.runIf(runs)('the limit across workers', () => {
-  it('two workers with concurrency 4 stay within 20 per sliding second at the service, near 20 on average', async () => {
+  it('two workers reach 0.9 of what the window rule allows (10/s, 5 ms answers), and no sliding second holds more than 10', async () => {
+    // Three rounds of the limit and one more: a fleet that used every place as it freed would send
+    // the last one 3 x (1000 + 5) ms after the first. At the start BullMQ's limiter paced job
+    // starts in fixed windows with headroom, and reached 0.88 of this at 10/s (0.50 at 2/s).
+    const LIMIT = 10;
+    const ANSWER_MS = 5;
+    const SENDS = 3 * LIMIT + 1;
     const name = uniqueName();
     const queue = new MessagingQueue({ connection: f.redis.connection, name });
     const updates = queue.updates();
-    await queue.sendMany(Array.from({ length: 50 }, (_, i) => text(i)));
+    await queue.sendMany(Array.from({ length: SENDS }, (_, i) => text(i)));
     f.sandbox.requestLog.reset();
-    const options = fastWorker(f, name, { concurrency: 4, rateLimit: { requestsPerSecond: 20 } });
+    f.sandbox.faults.add({ kind: 'latency', latencyMs: ANSWER_MS, route: 'sendMessage', ratio: 1 });
+    const options = fastWorker(f, name, { concurrency: 2, rateLimit: { requestsPerSecond: LIMIT } });
     const workers = [new MessagingWorker(options), new MessagingWorker(options)];
     try {
-      await collectUpdates(updates, (s) => s.length >= 50);
-      const route = { route: 'POST /messages' };
-      expect(f.sandbox.requestLog.maxInWindow(1000, route)).toBeLessThanOrEqual(20);
-      // The rate on the service's clock, first send to last: the workers' start (slow on a busy
-      // machine) is not the limiter's doing.
-      const times = f.sandbox.requestLog.acceptedAt(route).sort((a, b) => a - b);
-      const seconds = ((times.at(-1) as number) - (times[0] as number)) / 1000;
-      expect((times.length - 1) / seconds).toBeGreaterThanOrEqual(0.8 * 20);
+      const seen = await collectUpdates(updates, (s) => s.length >= SENDS);
+      expect(seen.every((u) => u.status === 'sent')).toBe(true);
+      const times = f.sandbox.requestLog.acceptedAt(ROUTE).sort((a, b) => a - b);
+      expect(times).toHaveLength(SENDS);
+      expect(f.sandbox.requestLog.maxInWindow(1000, ROUTE)).toBeLessThanOrEqual(LIMIT);
+      // On the service's clock, first send to last: the workers' start is not the gate's doing.
+      const achieved = ((SENDS - 1) * 1000) / ((times.at(-1) as number) - (times[0] as number));
+      const allowed = (LIMIT * 1000) / (1000 + ANSWER_MS);
+      expect(achieved / allowed, `achieved ${achieved.toFixed(2)}/s of ${allowed.toFixed(2)}/s`).toBeGreaterThanOrEqual(
+        0.9,
+      );
     } finally {
+      f.sandbox.faults.clear();
       await Promise.all(workers.map((w) => w.close()));
+      await queue.close();
+    }
+  });
+
+  it("a rate-limited worker waits out the queue's pause (what a 429's Retry-After sets), then sends", async () => {
+    // BullMQ honours a queue-wide pause only in workers with a limiter: the worker keeps one for that.
+    const name = uniqueName();
+    const queue = new MessagingQueue({ connection: f.redis.connection, name });
+    const updates = queue.updates();
+    const raw = f.raw(name);
+    const worker = new MessagingWorker(fastWorker(f, name, { rateLimit: { requestsPerSecond: 10 } }));
+    try {
+      await worker.ready();
+      f.sandbox.requestLog.reset();
+      const pausedUntil = Date.now() + 1_000;
+      await raw.rateLimit(1_000);
+      await queue.sendMany([text(900), text(901)]);
+      const seen = await collectUpdates(updates, (s) => s.length >= 2);
+      expect(seen.map((u) => u.status)).toEqual(['sent', 'sent']);
+      const first = f.sandbox.requestLog.acceptedAt(ROUTE).sort((a, b) => a - b)[0] as number;
+      // Both clocks are this process's: nothing went before the pause ended (a worker with no
+      // limiter sends at once, about 100 ms after the enqueue).
+      expect(first).toBeGreaterThanOrEqual(pausedUntil - 20);
+    } finally {
+      await worker.close();
+      await raw.close();
       await queue.close();
     }
   });
