@@ -28,7 +28,7 @@ export interface JobControl {
   isLastAttempt(job: SendJob): boolean;
   /**
    * Back to the FRONT of the queue (BullMQ's moveToWait pushes where the next start takes from):
-   * the job's next request is made in a later start, which the fleet's limiter counts. The front,
+   * the job's next request is made in a later start, admitted by the fleet gate. The front,
    * because a reconcile walk whose pages waited behind the whole queue would be pushed further
    * back by the sends stored meanwhile, and would report late.
    */

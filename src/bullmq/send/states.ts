@@ -34,9 +34,10 @@
  * On Redis with replicas the mark must also outlive a failover: a replica promoted before it
  * received the mark would hold the job `queued`. So the POST waits until a replica acknowledged
  * the mark (mark.ts, store/README.md); a mark not confirmed in time is given back, never POSTed.
- * Why every request shares the fleet's limit: BullMQ's limiter counts job starts, so a job makes
- * at most one request per start. A reconcile walk reads one page per start (`page`), its progress
- * in the job's data, and goes back to the queue between pages: a crash mid-walk resumes it.
+ * Why every request shares the fleet's limit: each one is admitted by the fleet gate
+ * (fleet/gate.ts). A job still makes at most one request per start: a reconcile walk reads one page
+ * per start (`page`), its progress in the job's data, and goes back to the queue between pages, so
+ * a crash mid-walk resumes it and a long walk does not hold a worker slot.
  * Why none is lost: every path out of `in-flight` ends `sent`, `failed` or `unknown`, each
  * published to `updates()` and kept in Redis; `unknown` is the honest answer when the API, which has
  * no idempotency key, cannot say.

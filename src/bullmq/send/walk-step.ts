@@ -4,8 +4,8 @@ import type { SentParams } from '../../types/send.js';
 import { type WalkProgress, type WalkResult, walkPage } from './walk.js';
 
 /**
- * One step of a reconcile walk: exactly one request (the processor runs one step per job start,
- * so the fleet's limiter counts every request). The first step resolves the sender number's id
+ * One step of a reconcile walk: exactly one request, admitted by the fleet gate (the processor runs one
+ * step per job start). The first step resolves the sender number's id
  * when the send names its sender by phone (`GET /sender-numbers`); every other step reads one
  * page of `GET /messages` (see walk.ts).
  */

@@ -10,8 +10,8 @@ import type { SentParams } from '../../types/send.js';
 
 /**
  * The fleet's reconcile walk: the core's walk (core/bulk/reconcile-walk.ts, shared with
- * `messages.reconcile`), one page per job start, so that every request it makes is a job start the
- * fleet's limiter counted (BullMQ's limiter counts starts, not requests). Its state lives in the
+ * `messages.reconcile`), one page per job start, each request admitted by the fleet gate like any
+ * other (fleet/gate.ts), and the job back in the queue between pages. Its state lives in the
  * job's data (`SendJobData.reconcile`): a crash during reconciliation resumes it. The fleet's
  * `rateLimit.requestsPerSecond` bounds the tenant's sends, so the walk's caps derive from it.
  *
