@@ -27,18 +27,19 @@ export function expectSandboxStory(stdout: string): void {
   expect(stdout).toMatch(/uploading (\d+) \/ \1 bytes/);
   expect(stdout).toContain('delivery_status read after');
   expect(stdout).toContain('PermissionDeniedError: The API key does not include the required scope.');
-  // The pacing step: four sent, none refused by the sandbox's pair limit, the other person first.
-  // Times are printed to hundredths: compare them as whole hundredths, never as floats
-  // (1.20 - 0.40 is 0.7999999999999999). Rounding is monotone, so a gap of 0.8 s or more
-  // between two sends still prints as 80 hundredths or more.
-  const paced = [...stdout.matchAll(/^ {3}\+(\d+)\.(\d\d) s: +#\d+ to (\+\d+)$/gm)].map((line) => ({
+  // The pacing step: four sent, none refused by the sandbox's pair limit (retries are off, so a
+  // send that came too soon would print its 429), the other person before the busy one's second.
+  // Counts and order only: the printed times are when the demo saw each answer, which a busy
+  // machine delays unevenly, and rounded to hundredths; the sandbox is what measures the gaps.
+  const paced = [...stdout.matchAll(/^ {3}\+(\d+)\.(\d\d) s: +(?:#\d+ to (\+\d+)|(.*))$/gm)].map((line) => ({
     hundredths: Number(line[1]) * 100 + Number(line[2]),
     to: line[3],
+    refused: line[4],
   }));
-  expect(paced).toHaveLength(4);
-  const busy = paced.filter((line) => line.to === '+15557654321').map((line) => line.hundredths);
-  expect(busy).toHaveLength(3);
-  expect((busy[2] as number) - (busy[0] as number)).toBeGreaterThanOrEqual(80);
-  expect(paced.find((line) => line.to !== '+15557654321')?.hundredths).toBeLessThan(30);
+  expect(paced.map(({ refused }) => refused).filter(Boolean)).toEqual([]);
+  const busy = '+15557654321';
+  expect(paced.map(({ to }) => to === busy)).toEqual([true, false, true, true]);
+  const times = paced.map(({ hundredths }) => hundredths);
+  expect(times).toEqual([...times].sort((a, b) => a - b));
   expect(stdout).toMatch(/done in \d+\.\d s/);
 }
