@@ -3,7 +3,7 @@ import { defineConfig } from 'vitest/config';
 import SlowestFirst from './test/helpers/slowest-first.js';
 
 // Files that measure time or rates run after the rest of the suite, beside no other file's load,
-// three at a time: the fleet test on each backend (a rate limit held by 4 worker processes; each
+// all four at once (they passed so beside two CPU hogs too): the fleet test on each backend (a rate limit held by 4 worker processes; each
 // file has its own datastore and sandbox, so its own limit), the fleet's per-sender and
 // per-recipient lanes' timing, and the fleet limiter's achieved rate. Every other file asserts
 // counts and order (the client's lanes under fake timers, the 1,000-endpoint relay) or CPU time
@@ -61,9 +61,9 @@ export default defineConfig({
     hookTimeout: 30_000,
     // Why two projects: the fleet test measures a rate limit held by 4 worker processes (the
     // busiest sliding second, the rate achieved), so it runs after every other file, however many
-    // workers vitest uses on the machine, beside only the other files of ALONE, three at a time
-    // (the two backends' fleet tests side by side rather than one after the other). One run still
-    // gives one report and one coverage.
+    // workers vitest uses on the machine, beside only the other files of ALONE, side by side
+    // rather than one after the other. One run still gives one report (and one coverage, with
+    // `npm run coverage`).
     // (Group orders start at 1: vitest runs an order-0 project that has one worker last.)
     projects: [
       {
@@ -72,8 +72,9 @@ export default defineConfig({
           name: 'suite',
           include: ['test/**/*.test.ts', 'examples/**/*.test.ts', 'packages/*/test/**/*.test.ts'],
           exclude: ALONE,
-          // A folder for what several files pack and install once (test/helpers/pack.ts).
-          globalSetup: ['./test/setup/pack-dir.ts'],
+          // Folders for what several files pack and install once (test/helpers/pack.ts), and for
+          // the run's pristine PostgreSQL cluster (test/helpers/postgres.ts).
+          globalSetup: ['./test/setup/pack-dir.ts', './test/setup/postgres-template.ts'],
           // Files share their worker process, one after another: a fresh process per file
           // re-imported the SDK, vitest and their dependencies every time, a quarter of the
           // suite's CPU on 2 cores (measured with isolation on and off: npm run bench is not
@@ -85,7 +86,13 @@ export default defineConfig({
       },
       {
         extends: true,
-        test: { name: 'fleet', include: ALONE, maxWorkers: 3, sequence: { groupOrder: 2 } },
+        test: {
+          name: 'fleet',
+          include: ALONE,
+          maxWorkers: 4,
+          globalSetup: ['./test/setup/postgres-template.ts'],
+          sequence: { groupOrder: 2 },
+        },
       },
     ],
     // failures-last names every failure again in the run's last lines (CI logs keep their end).

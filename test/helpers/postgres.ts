@@ -1,7 +1,18 @@
 import { type ChildProcess, spawn, spawnSync } from 'node:child_process';
-import { chownSync, existsSync, mkdtempSync, readdirSync, readFileSync, rmSync } from 'node:fs';
+import {
+  chownSync,
+  existsSync,
+  mkdirSync,
+  mkdtempSync,
+  readdirSync,
+  readFileSync,
+  rmSync,
+  writeFileSync,
+} from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
+import { setTimeout as sleep } from 'node:timers/promises';
+import { inject } from 'vitest';
 import { componentAvailable, reservedPort, SERVER_PORTS } from './components.ts';
 
 /** A throwaway PostgreSQL cluster for one test file. */
@@ -49,18 +60,46 @@ function run(binary: string, args: string[]): { status: number | null; output: s
   return { status: result.status, output: `${result.stdout}${result.stderr}` };
 }
 
-/**
- * Starts a throwaway cluster on a free loopback port (initdb, then the server itself as a child
- * of this process): no fsync, trust authentication, its socket in its own directory. About 1.5 s.
- */
-export async function startPostgres(): Promise<TestPostgres> {
-  const dir = mkdtempSync(join(tmpdir(), 'tm-pg-'));
+/** A folder the `postgres` user owns (initdb refuses root, and the server wants its data its own). */
+function ownedFolder(prefix: string): string {
+  const dir = mkdtempSync(join(tmpdir(), prefix));
   if (AS_ROOT) {
     const ids = spawnSync('id', ['-u', 'postgres'], { encoding: 'utf8' }).stdout.trim();
     const gid = spawnSync('id', ['-g', 'postgres'], { encoding: 'utf8' }).stdout.trim();
     chownSync(dir, Number(ids), Number(gid));
   }
+  return dir;
+}
+
+/**
+ * The run's pristine cluster, made by initdb once and copied for every cluster: initdb costs about
+ * a second of CPU, a copy a tenth of that, and the suite starts a dozen. Made in the run's folder
+ * (test/setup/postgres-template.ts) by the first file that asks, the others waiting for it (a lock
+ * folder, as test/helpers/pack.ts does); without that setup, in a folder of this process's own.
+ * Never started itself.
+ */
+let template: Promise<string> | undefined;
+function templateCluster(): Promise<string> {
+  template ??= makeTemplate(inject('pgTemplateDir'));
+  return template;
+}
+
+async function makeTemplate(runDir: string | undefined): Promise<string> {
+  const dir = runDir ?? ownedFolder('tm-pg-template-');
+  if (!runDir) process.once('exit', () => rmSync(dir, { recursive: true, force: true }));
   const data = join(dir, 'data');
+  const [ready, failed] = [join(dir, 'ready'), join(dir, 'failed')];
+  try {
+    mkdirSync(join(dir, 'lock'));
+  } catch (error) {
+    if ((error as NodeJS.ErrnoException).code !== 'EEXIST') throw error;
+    // Another file makes it: wait for its result (initdb takes about a second).
+    for (const deadline = Date.now() + 60_000; Date.now() < deadline; await sleep(50)) {
+      if (existsSync(ready)) return data;
+      if (existsSync(failed)) throw new Error(`initdb failed in another file:\n${readFileSync(failed, 'utf8')}`);
+    }
+    throw new Error('the template cluster was not made within 60 s');
+  }
   const init = run('initdb', [
     '-D',
     data,
@@ -73,7 +112,26 @@ export async function startPostgres(): Promise<TestPostgres> {
     'UTF8',
     '--no-instructions',
   ]);
-  if (init.status !== 0) throw new Error(`initdb failed:\n${init.output}`);
+  if (init.status !== 0) {
+    writeFileSync(failed, init.output);
+    throw new Error(`initdb failed:\n${init.output}`);
+  }
+  writeFileSync(ready, '');
+  return data;
+}
+
+/**
+ * Starts a throwaway cluster on a free loopback port (a copy of this process's initdb, then the
+ * server itself as a child of this process): no fsync, trust authentication, its socket in its
+ * own directory.
+ */
+export async function startPostgres(): Promise<TestPostgres> {
+  const source = await templateCluster();
+  const dir = ownedFolder('tm-pg-');
+  const data = join(dir, 'data');
+  // cp -a keeps the files' owner (the postgres user) and the data folder's 0700.
+  const copy = spawnSync('cp', ['-a', source, data], { encoding: 'utf8' });
+  if (copy.status !== 0) throw new Error(`copying the template cluster failed:\n${copy.stderr}`);
   const port = await reservedPort(...SERVER_PORTS);
   const postgres = join(BIN as string, 'postgres');
   const args = [
