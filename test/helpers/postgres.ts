@@ -80,8 +80,17 @@ function ownedFolder(prefix: string): string {
  */
 let template: Promise<string> | undefined;
 function templateCluster(): Promise<string> {
-  template ??= makeTemplate(inject('pgTemplateDir'));
+  template ??= makeTemplate(runTemplateDir());
   return template;
+}
+
+/** The run's folder, when vitest runs this (the bench imports these helpers too). */
+function runTemplateDir(): string | undefined {
+  try {
+    return inject('pgTemplateDir');
+  } catch {
+    return undefined;
+  }
 }
 
 async function makeTemplate(runDir: string | undefined): Promise<string> {
