@@ -90,10 +90,18 @@ describe('sendMany and trackDeliveries under the timers and Date of @sinonjs/fak
 
 describe('a yield to the event loop is not a wait', () => {
   it('wholeTurn (a large upload, a long trackDeliveries) goes on under fake immediates, with no advance', async () => {
-    const realTimeout = setTimeout;
+    const [realTimeout, realClear] = [setTimeout, clearTimeout];
     clock = install({ toFake: [...TIMERS_AND_DATE] });
-    const hung = new Promise((resolve) => realTimeout(() => resolve('held by the fake setImmediate'), 2_000));
-    expect(await Promise.race([wholeTurn().then(() => 'went on'), hung])).toBe('went on');
+    let guard: ReturnType<typeof setTimeout> | undefined;
+    const hung = new Promise((resolve) => {
+      guard = realTimeout(() => resolve('held by the fake setImmediate'), 2_000);
+    });
+    try {
+      expect(await Promise.race([wholeTurn().then(() => 'went on'), hung])).toBe('went on');
+    } finally {
+      // A real timer: left, it would outlive this file in the worker the files share.
+      realClear(guard);
+    }
   });
 });
 
