@@ -29,7 +29,8 @@ export interface DemoSetting {
 /**
  * Tells the demo's story on stdout: who am I, subscription, sender numbers, a lookup, a text, an
  * image with upload progress, the wait until read (a live status line on a terminal), the latest
- * logs, usage, and one deliberate error, printed as a program would see it.
+ * logs, usage, and one deliberate error, printed as a program would see it. Returns the log ids
+ * of the messages it sent (the command's exit code depends on them).
  *
  * Why the sends do not take the signal: an aborted POST may have reached the service with nobody
  * told (the `send` command does the same); Ctrl-C stops the story once a send has answered.
@@ -39,7 +40,10 @@ export interface DemoSetting {
  * await tellStory({ client, recipient, imagePath, sandboxUrl: sandbox.url, keyWithoutUsage, signal, started })
  * ```
  */
-export async function tellStory(setting: DemoSetting, stdout: NodeJS.WriteStream = process.stdout): Promise<void> {
+export async function tellStory(
+  setting: DemoSetting,
+  stdout: NodeJS.WriteStream = process.stdout,
+): Promise<readonly number[]> {
   const { client, recipient, signal } = setting;
   const live = setting.sandboxUrl === undefined;
   const print = printer(stdout);
@@ -151,6 +155,7 @@ export async function tellStory(setting: DemoSetting, stdout: NodeJS.WriteStream
     }
 
     stdout.write(`\n${print.green('done')} in ${((performance.now() - setting.started) / 1000).toFixed(1)} s\n`);
+    return sent;
   } catch (error) {
     throw sent.length > 0 ? new SentThenError(sent, error) : error;
   } finally {

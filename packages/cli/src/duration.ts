@@ -29,8 +29,9 @@ export function parseDuration(text: string, option: string): number {
 }
 
 /**
- * A positive whole number given to `option` (a flag, or an argument in words: `the log id`), and
- * one a JavaScript number holds exactly.
+ * A positive whole number given to `option` (a flag, or an argument in words: `the log id`), in
+ * digits (no `1e3`, `0x10` or `2.0`), and one a JavaScript number holds exactly. The commands'
+ * and the sandbox's (`--sender-limit`, `--pair-interval`) one check.
  *
  * @example
  * ```ts
@@ -38,7 +39,7 @@ export function parseDuration(text: string, option: string): number {
  * ```
  */
 export function parseCount(text: string, option: string): number {
-  const n = Number(text);
+  const n = /^\d+$/.test(text.trim()) ? Number(text) : Number.NaN;
   if (!Number.isSafeInteger(n) || n < 1)
     throw new UsageError(`${option} must be a whole number >= 1, got ${quote(text)}`);
   return n;

@@ -39,8 +39,9 @@ export const EXIT = Object.freeze({
 });
 
 /**
- * The code of an error that says a message was sent (5) or may have been (3), undefined for any
- * other: these win over a stop signal's code, which would say that nothing was sent.
+ * The code of an error that says a message was sent (5, or the batch's own code) or may have
+ * been (3), undefined for any other: these win over a stop signal's code, which would say that
+ * nothing was sent.
  *
  * @example
  * ```ts
@@ -48,14 +49,14 @@ export const EXIT = Object.freeze({
  * ```
  */
 export function sendingCodeOf(error: unknown): number | undefined {
-  if (error instanceof SentThenError) return EXIT.sent;
+  if (error instanceof SentThenError) return error.exitCode;
   if (error instanceof OutcomeUnknownError) return EXIT.unknown;
   return undefined;
 }
 
 /** The exit code for an error a command ended with. */
 export function exitCodeOf(error: unknown): number {
-  if (error instanceof SentThenError) return EXIT.sent;
+  if (error instanceof SentThenError) return error.exitCode;
   if (error instanceof InterruptedError) return error.exitCode;
   if (error instanceof OutcomeUnknownError) return EXIT.unknown;
   if (error instanceof DeliveryTimeoutError) return EXIT.deliveryTimeout;

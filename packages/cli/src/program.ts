@@ -237,7 +237,11 @@ export function program(signal: AbortSignal, sandbox: (args: readonly string[]) 
     .option('--to <phone>', 'the recipient (required against a real tenant)')
     .addHelpText('after', DEMO_HELP)
     .action((flags: DemoFlags, command: Command) =>
-      guarded(command, () => demo(flags, root.opts<GlobalFlags>(), signal)),
+      guarded(command, async () => {
+        // Once a message was sent the demo says its code: a stop signal after it must not say 128 + n.
+        const code = await demo(flags, root.opts<GlobalFlags>(), signal);
+        if (code !== undefined) process.exitCode = code;
+      }),
     );
 
   root

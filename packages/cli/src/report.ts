@@ -14,14 +14,14 @@ import { SentThenError, sentWords } from './sent-then-error.js';
  * ```
  */
 export function report(error: unknown, stream: NodeJS.WriteStream = process.stderr): string {
-  // What failed after a send is reported as itself, followed by what was sent (exit code 5).
+  // What failed after a send is reported as itself, followed by what was sent and the exit code.
   if (error instanceof SentThenError) {
     const ids = error.logIds;
     const follow =
       ids.length === 1
         ? `do not send it again; follow it with \`tenant-messaging wait ${ids[0]}\``
         : 'do not send them again; look them up by their log ids with `tenant-messaging get`';
-    const sent = `Sent: ${sentWords(ids)} (exit code 5): ${follow}.`;
+    const sent = `Sent: ${sentWords(ids)} (exit code ${error.exitCode}): ${follow}.`;
     // A stop signal was announced already ("Interrupted (SIGTERM): stopping."): no error to report.
     const cause = error.cause instanceof InterruptedError ? '' : report(error.cause, stream);
     return `${cause}${paint('yellow', `→ ${sent}`, stream)}\n`;

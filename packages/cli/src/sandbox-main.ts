@@ -6,6 +6,7 @@
 import { parseArgs } from 'node:util';
 import { type LaneLimits, type RateLimit, SANDBOX_PHONES, startSandbox } from 'tenant-messaging/sandbox';
 import { ENV } from 'tenant-messaging-bin-kit';
+import { parseCount } from './duration.js';
 import { quote } from './secrets.js';
 
 const USAGE =
@@ -25,13 +26,6 @@ function parseRateLimit(text: string): RateLimit {
 
 /** `1 send`, `2 sends`. */
 const sends = (n: number) => `${n} send${n === 1 ? '' : 's'}`;
-
-/** `--sender-limit 10` or `--pair-interval 1000`: a whole number >= 1. */
-function parseCount(flag: string, text: string): number {
-  const n = /^\d+$/.test(text.trim()) ? Number(text) : Number.NaN;
-  if (!(Number.isSafeInteger(n) && n >= 1)) throw new Error(`${flag} must be a whole number >= 1, got ${quote(text)}`);
-  return n;
-}
 
 /**
  * Runs the sandbox command with `args` (the words after the command's name).
@@ -63,10 +57,10 @@ export async function sandboxMain(args: readonly string[]): Promise<void> {
     }
     if (values['rate-limit'] !== undefined) rateLimit = parseRateLimit(values['rate-limit']);
     if (values['sender-limit'] !== undefined) {
-      perSender = { perSecond: parseCount('--sender-limit', values['sender-limit']) };
+      perSender = { perSecond: parseCount(values['sender-limit'], '--sender-limit') };
     }
     if (values['pair-interval'] !== undefined) {
-      perPair = { minInterval: parseCount('--pair-interval', values['pair-interval']) };
+      perPair = { minInterval: parseCount(values['pair-interval'], '--pair-interval') };
     }
     if (values.port !== undefined) {
       port = Number(values.port);

@@ -1,9 +1,10 @@
 /**
  * The secrets the command line knows, and what it writes redacted by them (the bin kit's
  * redactSecrets: raw, percent-encoded, base64, hex... in a path, a query, a header or a body).
- * Imports only the bins' kit: main.ts guards its streams before anything else is loaded.
+ * Imports only the bins' kit (and utf8-cut.ts, which imports nothing): main.ts guards its streams before anything else is loaded.
  */
 import { QUOTE_MAX, quoteInput, redactSecrets } from 'tenant-messaging-bin-kit';
+import { cutOff } from './utf8-cut.js';
 
 /**
  * Every secret known so far: the environment's (the API key, the MCP token, any `*WEBHOOK_SECRET`),
@@ -94,6 +95,11 @@ export const quote = (text: string): string => quoteInput(text, QUOTE_MAX, known
  * commander's, the progress bar's, the SDK's log, whichever code writes them, so that no place
  * can forget to. Returns the function that puts the stream's own `write` back.
  *
+ * Each write is redacted on its own: the bin and its libraries write a line (or the bar's line)
+ * in one call, so a secret is never split across two. Bytes are read as one UTF-8 stream: a
+ * character split across two writes is held back until the write that ends it, so that neither
+ * half hides (or mangles) a secret around it.
+ *
  * @example
  * ```ts
  * const release = redactWrites(process.stderr)
@@ -101,14 +107,19 @@ export const quote = (text: string): string => quoteInput(text, QUOTE_MAX, known
  */
 export function redactWrites(stream: NodeJS.WriteStream): () => void {
   const own = stream.write as (...args: unknown[]) => boolean;
+  /** The bytes of a character the last write of bytes began and did not end (0 to 3). */
+  let unfinished = new Uint8Array(0);
   const write = (chunk: unknown, ...rest: unknown[]): boolean => {
     let shown = chunk;
     if (known.length > 0 && typeof chunk === 'string') shown = redacted(chunk);
     else if (known.length > 0 && chunk instanceof Uint8Array) {
-      // Bytes are shown as they were unless they held a secret (a partial character stays whole).
-      const text = decoder.decode(chunk);
+      const bytes = unfinished.length > 0 ? Buffer.concat([unfinished, chunk]) : chunk;
+      const whole = bytes.subarray(0, bytes.length - cutOff(bytes));
+      unfinished = bytes.slice(whole.length);
+      // Bytes are shown as they were unless they held a secret.
+      const text = decoder.decode(whole);
       const safe = redacted(text);
-      if (safe !== text) shown = safe;
+      shown = safe === text ? whole : safe;
     }
     return own.call(stream, shown, ...rest);
   };

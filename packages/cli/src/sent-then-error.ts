@@ -1,8 +1,17 @@
+/** The exit code "sent" (`EXIT.sent`, which imports this file). */
+const SENT = 5;
+
 /**
  * What a command ends with when something failed after its messages were accepted: a wait that
  * timed out or got a 403, a stop signal in the middle of a wait, a later step of the demo. The
  * send is not what failed, so the exit code says "sent" (5), never "failed" (1) or the signal's:
- * a script that trusts the code must not send the message again.
+ * a script that trusts the code must not send the message again. A batch (`send-many`) that also
+ * ended a more urgent way (stopped, rows unknown or refused) gives that code instead.
+ *
+ * @example
+ * ```ts
+ * throw new SentThenError([42], error) // exit code 5; the report says to follow log 42
+ * ```
  */
 export class SentThenError extends Error {
   override readonly name = 'SentThenError';
@@ -12,6 +21,12 @@ export class SentThenError extends Error {
     readonly logIds: readonly number[],
     /** What failed after them (the wait's error, or the stop signal's reason). */
     override readonly cause: unknown,
+    /**
+     * The exit code: `send-many` gives its batch's when that says more (128 + n, 3, 1).
+     *
+     * @default 5
+     */
+    readonly exitCode: number = SENT,
   ) {
     super(`${sentWords(logIds)}, then: ${cause instanceof Error ? cause.message : String(cause)}`, { cause });
   }

@@ -7,6 +7,7 @@ import { createReadStream } from 'node:fs';
 import { notText } from './bad-text.js';
 import { UsageError } from './exit-codes.js';
 import { CHUNK_BYTES, type TextForm } from './text-form.js';
+import { cutOff } from './utf8-cut.js';
 
 /**
  * The text of `path` as UTF-8 bytes, chunk by chunk (16 KiB at a time), the byte-order mark left
@@ -62,17 +63,6 @@ async function* checkedUtf8(chunks: AsyncIterable<Buffer>, bom: boolean, path: s
     yield chunk;
   }
   if (unfinished.length > 0) throw await notText(path, { encoding: 'utf-8', bom });
-}
-
-/** How many bytes at the end of `bytes` begin a character they do not finish (0 to 3). */
-function cutOff(bytes: Buffer): number {
-  for (let back = 1; back <= Math.min(3, bytes.length); back++) {
-    const byte = bytes[bytes.length - back] as number;
-    if ((byte & 0xc0) === 0x80) continue; // a continuation byte: look further back
-    const length = byte >= 0xf0 && byte <= 0xf4 ? 4 : byte >= 0xe0 ? 3 : byte >= 0xc2 ? 2 : 1;
-    return byte >= 0xc2 && byte <= 0xf4 && length > back ? back : 0;
-  }
-  return 0;
 }
 
 /** UTF-16 chunks decoded (the mark dropped) and passed on as UTF-8. */

@@ -5,7 +5,7 @@ import { MessagingClient } from 'tenant-messaging';
 import { type Credentials, ENV } from 'tenant-messaging-bin-kit';
 import { type CredentialOptions, clientFrom, credentialsOf, loggingOf } from '../credentials.js';
 import { tellStory } from '../demo-story.js';
-import { UsageError } from '../exit-codes.js';
+import { EXIT, UsageError } from '../exit-codes.js';
 import { receiptPng } from '../receipt-png.js';
 
 export interface DemoFlags {
@@ -64,13 +64,15 @@ const LOOPBACK = /^(?:localhost|\[::1\]|127\.\d{1,3}\.\d{1,3}\.\d{1,3})$/;
  * process (loaded only here) and runs against it; with credentials it runs against that tenant
  * and sends only to `--to`, refusing without it (exit code 2), since a real message goes out.
  * The image step streams a PNG made here into a temporary folder, removed afterwards.
+ * Returns the exit code once a message was sent: 0, or 5 ("sent") if a stop signal came after the
+ * story's last step (its cleanup); undefined when nothing was sent, for the signal's 128 + n.
  *
  * @example
  * ```ts
  * await demo({}, root.opts(), signal) // against a sandbox started in this process
  * ```
  */
-export async function demo(flags: DemoFlags, globals: DemoGlobals, signal: AbortSignal): Promise<void> {
+export async function demo(flags: DemoFlags, globals: DemoGlobals, signal: AbortSignal): Promise<number | undefined> {
   if (globals.json || globals.ndjson) {
     throw new UsageError(
       `demo prints a story for people: --${globals.json ? 'json' : 'ndjson'} does not apply to it. Run the commands it shows (me, senders, send, wait, list, usage) with --json instead.`,
@@ -93,13 +95,14 @@ export async function demo(flags: DemoFlags, globals: DemoGlobals, signal: Abort
   const dir = await mkdtemp(join(tmpdir(), 'tenant-messaging-demo-'));
   let client: MessagingClient | undefined;
   let closeSandbox: (() => Promise<void>) | undefined;
+  let sent: readonly number[] = [];
   try {
     const imagePath = join(dir, 'receipt.png');
     await writeFile(imagePath, receiptPng());
     if (live) {
       client = await clientFrom(globals);
       const recipient = flags.to ?? (await import('tenant-messaging/sandbox')).SANDBOX_PHONES.reads;
-      await tellStory({
+      sent = await tellStory({
         client,
         recipient,
         imagePath,
@@ -108,30 +111,37 @@ export async function demo(flags: DemoFlags, globals: DemoGlobals, signal: Abort
         signal,
         started,
       });
-      return;
+    } else {
+      const { startSandbox, SANDBOX_PHONES } = await import('tenant-messaging/sandbox');
+      signal.throwIfAborted();
+      const sandbox = await startSandbox();
+      closeSandbox = () => sandbox.close();
+      const tenant = sandbox.tenants.acme;
+      client = new MessagingClient({
+        baseUrl: tenant.baseUrl,
+        apiKey: tenant.keys.full,
+        ...loggingOf(globals.verbose),
+      });
+      sent = await tellStory({
+        client,
+        recipient: flags.to ?? SANDBOX_PHONES.reads,
+        imagePath,
+        sandboxUrl: sandbox.url,
+        keyWithoutUsage: tenant.keys.noUsage,
+        signal,
+        started,
+        sandboxLanes: {
+          set: (minInterval) => sandbox.setLaneLimits(minInterval === null ? null : { perPair: { minInterval } }),
+          other: SANDBOX_PHONES.neverReads,
+        },
+      });
     }
-    const { startSandbox, SANDBOX_PHONES } = await import('tenant-messaging/sandbox');
-    signal.throwIfAborted();
-    const sandbox = await startSandbox();
-    closeSandbox = () => sandbox.close();
-    const tenant = sandbox.tenants.acme;
-    client = new MessagingClient({ baseUrl: tenant.baseUrl, apiKey: tenant.keys.full, ...loggingOf(globals.verbose) });
-    await tellStory({
-      client,
-      recipient: flags.to ?? SANDBOX_PHONES.reads,
-      imagePath,
-      sandboxUrl: sandbox.url,
-      keyWithoutUsage: tenant.keys.noUsage,
-      signal,
-      started,
-      sandboxLanes: {
-        set: (minInterval) => sandbox.setLaneLimits(minInterval === null ? null : { perPair: { minInterval } }),
-        other: SANDBOX_PHONES.neverReads,
-      },
-    });
   } finally {
     await client?.close();
     await closeSandbox?.();
     await rm(dir, { recursive: true, force: true });
   }
+  // A stop signal during the cleanup, after the last step: the messages were sent all the same.
+  if (sent.length === 0) return undefined;
+  return signal.aborted ? EXIT.sent : EXIT.ok;
 }

@@ -72,16 +72,31 @@ export function sendParamsOf(flags: SendFlags): SendMessageParams {
   } as SendMessageParams;
 }
 
-/** What became of `send --wait`'s wait: `wait` in the `--json` document, beside the log's fields. */
+/**
+ * What became of `send --wait`'s wait: `wait` in the `--json` document, beside the log's fields.
+ *
+ * @example
+ * ```json
+ * { "id": 42, "wait": { "until": "delivered", "outcome": "timeout", "error": { "name": "DeliveryTimeoutError", "message": "..." } } }
+ * ```
+ */
 export interface WaitOutcome {
-  /** The status waited for. */
+  /**
+   * The status waited for.
+   *
+   * @default 'delivered' (`--wait` alone)
+   */
   readonly until: 'delivered' | 'read';
   /**
    * `reached`; `timeout` (not there within --timeout); `failed` (the log could not be read: a 403,
    * the network); `interrupted` (a stop signal came). The message was sent in every case.
    */
   readonly outcome: 'reached' | 'timeout' | 'failed' | 'interrupted';
-  /** What ended a wait that timed out or failed: its class and message. */
+  /**
+   * What ended a wait that timed out or failed: its class and message.
+   *
+   * @default undefined (absent when the wait reached the status or was interrupted)
+   */
   readonly error?: { readonly name: string; readonly message: string };
 }
 

@@ -1,5 +1,5 @@
 import type { SendMessageParams } from 'tenant-messaging';
-import { batchExitCode, SentThenError } from '../exit-codes.js';
+import { batchExitCode, EXIT, SentThenError } from '../exit-codes.js';
 import { holdHeap } from '../heap.js';
 import { signalLabel, stopOf } from '../interrupt.js';
 import { progressLine } from '../progress.js';
@@ -169,6 +169,14 @@ export async function sendMany(flags: SendManyFlags, { client, out, signal }: Co
     ),
   };
   printSummary(summary, out);
+  // The documented order (2, 128 + n, 3, 1, 5, 0) holds when something also failed: a stop, rows
+  // unknown or refused say more than "sent", which is what an error after rows were sent adds.
+  const code = batchExitCode({
+    interrupted: stop?.exitCode,
+    unknown: summary.unknown,
+    failed: summary.failed,
+    unconfirmed: (tracked?.failed ?? 0) + (tracked?.timeout ?? 0),
+  });
   if (failure || afterwards) {
     const error = failure
       ? new Error(
@@ -176,16 +184,11 @@ export async function sendMany(flags: SendManyFlags, { client, out, signal }: Co
           { cause: failure.error },
         )
       : afterwards?.error;
-    // Rows were sent before it: the exit code says "sent" (5), never "failed" (1), which invites
-    // sending the whole file again.
-    throw sentIds.length > 0 ? new SentThenError(sentIds, error) : error;
+    // Rows were sent before it: the exit code is never the bare error's "failed" (1) when it would
+    // otherwise be 0, which invites sending the whole file again: it is "sent" (5) then.
+    throw sentIds.length > 0 ? new SentThenError(sentIds, error, code === EXIT.ok ? EXIT.sent : code) : error;
   }
-  return batchExitCode({
-    interrupted: stop?.exitCode,
-    unknown: summary.unknown,
-    failed: summary.failed,
-    unconfirmed: (tracked?.failed ?? 0) + (tracked?.timeout ?? 0),
-  });
+  return code;
 }
 
 /** A stop signal came before the first row was sent: nothing was, and the input itself is what remains. */
