@@ -142,22 +142,28 @@ export function decodedForms(text: string): string[] {
 /**
  * A run and where an encoded value may start inside it: after each `/`, `.` or `~` (a path's
  * segments: base64 is decoded from its first character, so `/mcp/VG9r...` is tried from `VG9r`).
+ * Base64 decodes four characters at a time, so from two starts four apart in one stretch of its
+ * alphabet the later decoding is the tail of the earlier: each stretch is decoded from at most
+ * four starts, one a remainder, and the pieces stay linear in the run, whatever its separators
+ * (`/a/a/a...`, from anyone who can reach a logged URL, made this quadratic).
  */
 function piecesOf(run: string): string[] {
   const pieces = new Set<string>([run]);
-  for (let at = run.search(/[/.~]/); at !== -1; at = nextSeparator(run, at + 1)) {
-    pieces.add(run.slice(at + 1));
-    pieces.add(run.slice(0, at));
+  for (const found of run.matchAll(/[A-Za-z0-9+/_-]{2,}/g)) {
+    const stretch = found[0];
+    const tried = new Set<number>();
+    for (let start = 0; start !== 0 || tried.size === 0; start = stretch.indexOf('/', start) + 1) {
+      if (!tried.has(start % 4)) {
+        tried.add(start % 4);
+        pieces.add(stretch.slice(start));
+      }
+      if (tried.size === 4) break;
+    }
   }
   for (const segment of run.split(/[/.~]/)) pieces.add(segment);
   pieces.delete('');
   return [...pieces];
 }
-
-const nextSeparator = (run: string, from: number) => {
-  const found = run.slice(from).search(/[/.~]/);
-  return found === -1 ? -1 : from + found;
-};
 
 /** Adds `bytes` as UTF-8 text to `forms` (a secret inside binary bytes stays whole) and as Latin-1. */
 function addText(forms: Set<string>, bytes: Buffer): void {

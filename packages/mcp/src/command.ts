@@ -74,7 +74,7 @@ export const HELP_HINT = 'See `tenant-messaging-mcp --help`.';
  * parseCommandLine(['--allow-send', '--max-sends', '5']) // { kind: 'serve', flags: { allowSend: true, maxSends: '5' }, ... }
  * ```
  */
-export function parseCommandLine(argv: readonly string[]): CommandLine {
+export function parseCommandLine(argv: readonly string[], secrets: readonly string[] = []): CommandLine {
   // Not strict: parseArgs's own errors speak of positionals and `--`; the tokens are checked here.
   const { values, tokens } = parseArgs({ args: [...argv], options: FLAGS, strict: false, tokens: true });
   for (const token of tokens) {
@@ -88,7 +88,9 @@ export function parseCommandLine(argv: readonly string[]): CommandLine {
     const flag = FLAGS[token.name as Flag] as (typeof FLAGS)[Flag] | undefined;
     if (flag === undefined) {
       const near = nearest(token.name);
-      throw usage(`unknown option ${quoteInput(token.rawName)}${near ? ` (did you mean --${near}?)` : ''}`);
+      throw usage(
+        `unknown option ${quoteInput(token.rawName, undefined, secrets)}${near ? ` (did you mean --${near}?)` : ''}`,
+      );
     }
     if (flag.type === 'boolean' && token.inlineValue) throw usage(`option '${token.rawName}' takes no value`);
     if (flag.type === 'string' && (token.value === undefined || (!token.inlineValue && token.value.startsWith('--')))) {

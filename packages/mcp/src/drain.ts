@@ -8,6 +8,7 @@
  * How long calls in flight may take to finish once a stop signal came: with the sending of their
  * results, under the 10 s a container runtime gives before SIGKILL (`docker stop`; exit.ts).
  *
+ * @default 7_000
  * @example
  * ```ts
  * await drain.stop(STOP_GRACE_MS)
@@ -27,10 +28,8 @@ export const STOP_GRACE_MS = 7_000;
 export class Drain {
   readonly #stopping = new AbortController();
   readonly #inFlight = new Set<Promise<unknown>>();
-  #graceOver: () => void = () => {};
-  readonly #bound = new Promise<void>((resolve) => {
-    this.#graceOver = resolve;
-  });
+  // One per call in flight, removed when its work settles: a long-lived server keeps no result.
+  readonly #cuts = new Set<() => void>();
 
   /** Aborted once a stop began: what waits on a person or polls (a confirmation, a wait) ends on it. */
   get signal(): AbortSignal {
@@ -53,10 +52,40 @@ export class Drain {
    * (the work goes on, but the process will not wait for it).
    */
   run<T>(work: () => Promise<T>, cut: () => T): Promise<T> {
-    const answered = Promise.race([work(), this.#bound.then(cut)]);
-    const tracked = answered.finally(() => this.#inFlight.delete(tracked)).catch(() => {});
+    let cutNow: () => void = () => {};
+    const answered = Promise.race([
+      work(),
+      new Promise<T>((resolve, reject) => {
+        cutNow = () => {
+          try {
+            resolve(cut());
+          } catch (error) {
+            reject(error);
+          }
+        };
+      }),
+    ]);
+    this.#cuts.add(cutNow);
+    const tracked = answered
+      .finally(() => {
+        this.#inFlight.delete(tracked);
+        this.#cuts.delete(cutNow);
+      })
+      .catch(() => {});
     this.#inFlight.add(tracked);
     return answered;
+  }
+
+  /**
+   * Calls in flight: each keeps its cut only until its work settles, so nothing of an answered call is held.
+   *
+   * @example
+   * ```ts
+   * await drain.run(() => tool.run(args), cut); drain.inFlight // 0
+   * ```
+   */
+  get inFlight(): number {
+    return this.#cuts.size;
   }
 
   /**
@@ -71,7 +100,7 @@ export class Drain {
     });
     await Promise.race([Promise.allSettled([...this.#inFlight]), grace]);
     clearTimeout(timer);
-    this.#graceOver();
+    for (const cutNow of [...this.#cuts]) cutNow();
     await Promise.allSettled([...this.#inFlight]);
   }
 }

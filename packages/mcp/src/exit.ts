@@ -25,6 +25,7 @@ export const EXIT = Object.freeze({
  * calls in flight (drain.ts, 7 s), the sending of their results (http.ts, 1 s) and the closing of
  * the rest. Under the 10 s a container runtime gives before SIGKILL.
  *
+ * @default 9_000
  * @example
  * ```ts
  * setTimeout(() => process.exit(143), EXIT_BOUND_MS).unref()

@@ -9,6 +9,7 @@ import { createServer, type IncomingMessage, type ServerResponse } from 'node:ht
 import type { AddressInfo } from 'node:net';
 import { StreamableHTTPServerTransport } from '@modelcontextprotocol/sdk/server/streamableHttp.js';
 import { isInitializeRequest } from '@modelcontextprotocol/sdk/types.js';
+import { shortInput } from 'tenant-messaging-bin-kit';
 import { bearerCheck, fromLoopback } from './auth.js';
 import type { Log } from './log.js';
 import type { HttpAddress } from './options.js';
@@ -17,21 +18,50 @@ import { createMcpServer } from './server.js';
 import { MAX_SESSIONS, type SessionEntry, SessionTable, type SessionTableOptions } from './sessions.js';
 import type { Toolbox } from './toolbox.js';
 
-/** The endpoint's path, as MCP clients expect it. */
+/**
+ * The endpoint's path, as MCP clients expect it.
+ *
+ * @default '/mcp'
+ * @example
+ * ```ts
+ * await fetch(`http://127.0.0.1:8808${MCP_PATH}`, { method: 'POST', headers, body })
+ * ```
+ */
 export const MCP_PATH = '/mcp';
 
 /** The largest request body read: MCP requests are small JSON-RPC messages. */
 const MAX_BODY_BYTES = 1_000_000;
 
-/** How long `close` waits for the results of calls that ended to reach their clients. */
+/**
+ * How long `close` waits for the results of calls that ended to reach their clients.
+ *
+ * @default 1_000
+ * @example
+ * ```ts
+ * await serving.close() // within FLUSH_MS, plus the sessions' own closing
+ * ```
+ */
 export const FLUSH_MS = 1_000;
+
+/** The most of a refused request's path the log shows: anyone can send one, of any length. */
+const REFUSED_PATH_SHOWN = 200;
 
 /** Options of {@link serveHttp} beyond the address, the token and the toolbox. */
 export interface HttpOptions extends SessionTableOptions {
   readonly log: Log;
+  /** Redacted from a refused request's path before it is shortened for the log. @default [] */
+  readonly secrets?: readonly string[] | undefined;
 }
 
-/** A running HTTP server. */
+/**
+ * A running HTTP server.
+ *
+ * @example
+ * ```ts
+ * const serving = await serveHttp(address, token, toolbox, { log })
+ * serving.stopAccepting(); await serving.close()
+ * ```
+ */
 export interface HttpServing {
   /** Where it listens, e.g. `http://127.0.0.1:8808/mcp`. */
   readonly url: string;
@@ -68,13 +98,15 @@ export async function serveHttp(
 
   const handle = async (req: IncomingMessage, res: ServerResponse) => {
     if (!allowed(req.headers.authorization)) {
-      log.warn?.(`mcp: refused a request without a valid bearer token (${req.method} ${req.url})`);
+      // Its path only (a query may carry anything), redacted, then cut: the log's own redaction stays cheap.
+      const path = shortInput(pathOf(req), REFUSED_PATH_SHOWN, [token, ...(options.secrets ?? [])]);
+      log.warn?.(`mcp: refused a request without a valid bearer token (${req.method} ${path})`);
       return reply(res, 401, `Unauthorized: send "Authorization: Bearer" with the token of ${TOKEN_ENV}`, {
         'www-authenticate': 'Bearer realm="tenant-messaging-mcp"',
       });
     }
     if (!fromLoopback(req)) return reply(res, 403, 'Forbidden: only loopback hosts and origins may call this server');
-    if (new URL(req.url ?? '/', 'http://localhost').pathname !== MCP_PATH) {
+    if (pathOf(req) !== MCP_PATH) {
       return reply(res, 404, `Not found: the MCP endpoint is ${MCP_PATH}`);
     }
     let body: unknown;
@@ -96,15 +128,19 @@ export async function serveHttp(
       return reply(res, 400, 'Bad request: no Mcp-Session-Id; send an initialize request first');
     }
     if (!accepting) return reply(res, 503, 'The server is stopping: it takes no new session', { 'retry-after': '5' });
-    if (!(await sessions.makeRoom())) {
+    const release = await sessions.reserve();
+    if (!release) {
       return reply(res, 503, `Every session (${MAX_SESSIONS}) has a call in flight: try again in a moment`, {
         'retry-after': '1',
       });
     }
+    // The slot is held until the session is in the table or its initialize ended without one.
+    res.once('close', release);
     const server = createMcpServer(toolbox);
     const transport = new StreamableHTTPServerTransport({
       sessionIdGenerator: randomUUID,
       onsessioninitialized: (sessionId) => {
+        release();
         sessions.add(sessionId, entry);
         log.debug?.('mcp: session opened', { sessions: sessions.size });
       },
@@ -152,6 +188,15 @@ export async function serveHttp(
       });
     },
   };
+}
+
+/** The path of `req`'s URL, without its query. */
+function pathOf(req: IncomingMessage): string {
+  try {
+    return new URL(req.url ?? '/', 'http://localhost').pathname;
+  } catch {
+    return '(not a URL)';
+  }
 }
 
 /** A JSON-RPC error answer (MCP clients read the message), with `status`. */

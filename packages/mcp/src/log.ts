@@ -5,7 +5,7 @@
  * library's error text quoting a header, say).
  */
 import type { Logger, LogLevel } from 'tenant-messaging';
-import { redactingLogger, redactSecrets } from 'tenant-messaging-bin-kit';
+import { redactingLogger } from 'tenant-messaging-bin-kit';
 
 /** Every level, from the most to the least verbose (the client's `logLevel` takes the same). */
 export const LOG_LEVELS: readonly LogLevel[] = ['debug', 'info', 'warn', 'error', 'off'];
@@ -37,17 +37,6 @@ export function createLog(logger: Logger, level: LogLevel): Log {
       : undefined;
   return { debug: at('debug'), info: at('info'), warn: at('warn'), error: at('error') };
 }
-
-/**
- * `text` with every secret replaced by `[redacted]`, in whatever spelling it appears (raw,
- * percent-encoded, base64...: the bin kit's `redactSecrets`).
- *
- * @example
- * ```ts
- * redact('GET /mcp?token=Tok%2Ben', ['Tok+en']) // 'GET /mcp?token=[redacted]'
- * ```
- */
-export const redact = (text: string, secrets: readonly string[]): string => redactSecrets(text, secrets);
 
 /** The server's own log and the logger the client is given, at one level. */
 export interface ServerLog {

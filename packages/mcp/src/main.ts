@@ -25,7 +25,7 @@ stops.signal.addEventListener('abort', () => {
 async function main(argv: readonly string[]): Promise<void> {
   let command: ReturnType<typeof parseCommandLine> | undefined;
   try {
-    command = parseCommandLine(argv);
+    command = parseCommandLine(argv, secretsInEnv(process.env));
     if (command.kind === 'help') return void process.stdout.write(help());
     if (command.kind === 'version') {
       const { VERSION } = await import('./version.js');

@@ -3,7 +3,7 @@
  * starts: a bad value is a UsageError (exit 2) naming the flag or the variable that gave it.
  */
 import type { LogLevel } from 'tenant-messaging';
-import { ENV, quoteInput, UsageError } from 'tenant-messaging-bin-kit';
+import { ENV, quoteInput, secretsInEnv, UsageError } from 'tenant-messaging-bin-kit';
 import { isLoopback } from './auth.js';
 import { type McpFlags, TOKEN_ENV } from './command.js';
 import { LOG_LEVELS } from './log.js';
@@ -45,7 +45,14 @@ export interface McpSettings {
  * const settings = mcpSettings({ http: '127.0.0.1:8808' }, process.env, false)
  * ```
  */
-export function mcpSettings(flags: McpFlags, env: NodeJS.ProcessEnv, verbose: boolean | undefined): McpSettings {
+export function mcpSettings(
+  flags: McpFlags,
+  env: NodeJS.ProcessEnv,
+  verbose: boolean | undefined,
+  known: readonly string[] = [],
+): McpSettings {
+  // Redacted from a quoted value before it is shortened: a cut could keep part of a key pasted in.
+  const secrets = [...secretsInEnv(env), ...known];
   const allowSend = flags.allowSend === true;
   for (const [flag, given] of [
     ['--max-sends', flags.maxSends],
@@ -57,36 +64,38 @@ export function mcpSettings(flags: McpFlags, env: NodeJS.ProcessEnv, verbose: bo
       );
     }
   }
-  const http = flags.http === undefined ? undefined : httpAddressOf(flags.http);
+  const http = flags.http === undefined ? undefined : httpAddressOf(flags.http, secrets);
   return {
     http,
     token: http === undefined ? undefined : tokenOf(env),
     allowSend,
-    maxSends: flags.maxSends === undefined ? undefined : parseCount(flags.maxSends, '--max-sends'),
-    allowRecipients: flags.allowRecipients === undefined ? undefined : recipientList(flags.allowRecipients),
-    logLevel: verbose ? 'debug' : logLevelOf(env),
+    maxSends: flags.maxSends === undefined ? undefined : parseCount(flags.maxSends, '--max-sends', secrets),
+    allowRecipients: flags.allowRecipients === undefined ? undefined : recipientList(flags.allowRecipients, secrets),
+    logLevel: verbose ? 'debug' : logLevelOf(env, secrets),
   };
 }
 
 /** A positive whole number given to `flag`, and one a JavaScript number holds exactly. */
-function parseCount(text: string, flag: string): number {
+function parseCount(text: string, flag: string, secrets: readonly string[]): number {
   const n = Number(text);
   if (!Number.isSafeInteger(n) || n < 1)
-    throw new UsageError(`${flag} must be a whole number >= 1, got ${quoteInput(text)}`);
+    throw new UsageError(`${flag} must be a whole number >= 1, got ${quoteInput(text, undefined, secrets)}`);
   return n;
 }
 
 /** `--http host:port`, the host loopback only: the server holds the API key, and the token is its only lock. */
-function httpAddressOf(text: string): HttpAddress {
+function httpAddressOf(text: string, secrets: readonly string[]): HttpAddress {
   const match = /^(\[[^\]]*\]|[^:[\]]+):(\d{1,5})$/.exec(text.trim());
   const port = Number(match?.[2]);
   if (!match || port > 65_535) {
-    throw new UsageError(`--http takes a loopback address and a port, such as 127.0.0.1:8808, got ${quoteInput(text)}`);
+    throw new UsageError(
+      `--http takes a loopback address and a port, such as 127.0.0.1:8808, got ${quoteInput(text, undefined, secrets)}`,
+    );
   }
   const host = (match[1] ?? '').toLowerCase();
   if (!isLoopback(host)) {
     throw new UsageError(
-      `--http listens on loopback only (127.0.0.1, localhost or [::1]), got ${quoteInput(host)}: the server acts with your API key, so nothing off this machine may reach it`,
+      `--http listens on loopback only (127.0.0.1, localhost or [::1]), got ${quoteInput(match[1] ?? '', undefined, secrets)}: the server acts with your API key, so nothing off this machine may reach it`,
     );
   }
   return { host, port };
@@ -111,11 +120,13 @@ function tokenOf(env: NodeJS.ProcessEnv): string {
  * `TENANT_MESSAGING_LOG`, as the client reads it, but `info` when unset: a server's stderr is its
  * log, and the line saying where it serves is worth having.
  */
-function logLevelOf(env: NodeJS.ProcessEnv): LogLevel {
+function logLevelOf(env: NodeJS.ProcessEnv, secrets: readonly string[]): LogLevel {
   const given = env[ENV.logLevel]?.trim();
   if (!given) return 'info';
   if (!LOG_LEVELS.includes(given as LogLevel)) {
-    throw new UsageError(`${ENV.logLevel} must be one of ${LOG_LEVELS.join(', ')}, got ${quoteInput(given)}`);
+    throw new UsageError(
+      `${ENV.logLevel} must be one of ${LOG_LEVELS.join(', ')}, got ${quoteInput(given, undefined, secrets)}`,
+    );
   }
   return given as LogLevel;
 }

@@ -29,21 +29,21 @@ const PATTERN = /^\+?[0-9*]+$/;
  * recipientList('+1555*,+447911123456').allows('+1 555 010 2030') // true
  * ```
  */
-export function recipientList(text: string): RecipientList {
+export function recipientList(text: string, secrets: readonly string[] = []): RecipientList {
   const patterns = text
     .split(',')
     .map((pattern) => pattern.trim())
     .filter(Boolean);
   if (patterns.length === 0) {
     throw new UsageError(
-      `--allow-recipients takes a comma-separated list of phones, * for any digits, got ${quoteInput(text)}`,
+      `--allow-recipients takes a comma-separated list of phones, * for any digits, got ${quoteInput(text, undefined, secrets)}`,
     );
   }
   const matchers = patterns.map((pattern) => {
     const bare = pattern.replace(SEPARATORS, '');
     if (!PATTERN.test(bare)) {
       throw new UsageError(
-        `--allow-recipients: ${quoteInput(pattern)} is not a phone pattern: use digits with an optional leading + and * for any digits (e.g. +1555*)`,
+        `--allow-recipients: ${quoteInput(pattern, undefined, secrets)} is not a phone pattern: use digits with an optional leading + and * for any digits (e.g. +1555*)`,
       );
     }
     // `*` stands for any digits (none included); a leading one for an optional `+` too.

@@ -44,7 +44,7 @@ export async function runMcp(
     : 'read-only';
   if (settings.http === undefined) await serveStdio(toolbox, log, mode, signal);
   else {
-    const serving = await serveHttp(settings.http, settings.token ?? '', toolbox, { log });
+    const serving = await serveHttp(settings.http, settings.token ?? '', toolbox, { log, secrets });
     log.info?.(`mcp: serving Streamable HTTP at ${serving.url} (${mode}; bearer token required)`);
     await stopped(signal);
     serving.stopAccepting();

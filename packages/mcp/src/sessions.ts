@@ -10,13 +10,36 @@
  * gets 404 on its next request and initializes again, as the protocol says.
  */
 
-/** Sessions open at once: past it, the least recently used idle one makes room. */
+/**
+ * Sessions open at once: past it, the least recently used idle one makes room.
+ *
+ * @default 64
+ * @example
+ * ```ts
+ * new SessionTable({ max: MAX_SESSIONS })
+ * ```
+ */
 export const MAX_SESSIONS = 64;
 
-/** A session with nothing open and no request for this long is closed. */
+/**
+ * A session with nothing open and no request for this long is closed.
+ *
+ * @default 1_800_000 (30 minutes)
+ * @example
+ * ```ts
+ * new SessionTable({ idleMs: SESSION_IDLE_MS })
+ * ```
+ */
 export const SESSION_IDLE_MS = 30 * 60_000;
 
-/** One client session. */
+/**
+ * One client session.
+ *
+ * @example
+ * ```ts
+ * const entry: SessionEntry = table.entry(() => server.close())
+ * ```
+ */
 export interface SessionEntry {
   /** Closes its MCP server session and transport (its open streams end). */
   close(): Promise<void>;
@@ -36,7 +59,15 @@ export interface SessionTableOptions {
   readonly idleMs?: number | undefined;
   /** @default Date.now */
   readonly now?: (() => number) | undefined;
-  /** Told of each session reclaimed (for the log). */
+  /**
+   * Told of each session reclaimed (for the log).
+   *
+   * @default undefined (not told)
+   * @example
+   * ```ts
+   * new SessionTable({ onReclaim: (why, open) => log.debug?.(`session closed: ${why}`, { open }) })
+   * ```
+   */
   readonly onReclaim?: ((why: 'idle' | 'evicted', open: number) => void) | undefined;
 }
 
@@ -46,7 +77,7 @@ export interface SessionTableOptions {
  * @example
  * ```ts
  * const table = new SessionTable({ max: 64 })
- * if (!(await table.makeRoom())) reply(503)
+ * if (!(await table.reserve())) reply(503)
  * ```
  */
 export class SessionTable<E extends SessionEntry = SessionEntry> {
@@ -55,6 +86,8 @@ export class SessionTable<E extends SessionEntry = SessionEntry> {
   readonly #idleMs: number;
   readonly #now: () => number;
   readonly #onReclaim: SessionTableOptions['onReclaim'];
+  /** Slots reserved for sessions still initializing. */
+  #pending = 0;
 
   constructor(options: SessionTableOptions = {}) {
     this.#max = options.max ?? MAX_SESSIONS;
@@ -113,18 +146,36 @@ export class SessionTable<E extends SessionEntry = SessionEntry> {
   }
 
   /**
-   * Room for one more session: idle ones swept, then, at the cap, the least recently used one
-   * with no call in flight closed. False only while every session has a call in flight.
+   * A slot for one more session, held from now until the returned release is called (once the
+   * session is in the table, or its initialize ended without one): idle sessions swept, then, at
+   * the cap, the least recently used one with no call in flight closed. Held slots count against
+   * the cap, so initializes at once never open more than `max`. Undefined only while every
+   * session (and every held slot) has a call in flight.
+   *
+   * @example
+   * ```ts
+   * const release = await table.reserve()
+   * if (!release) reply(503)
+   * ```
    */
-  async makeRoom(): Promise<boolean> {
+  async reserve(): Promise<(() => void) | undefined> {
     await this.sweep();
-    if (this.#byId.size < this.#max) return true;
-    let oldest: [string, E] | undefined;
-    for (const pair of this.#byId)
-      if (pair[1].calls === 0 && (!oldest || pair[1].lastUsed < oldest[1].lastUsed)) oldest = pair;
-    if (!oldest) return false;
-    await this.#reclaim(oldest[0], 'evicted');
-    return true;
+    // From here to the slot's count, nothing awaits: another initialize cannot take the same room.
+    let closing: Promise<void> | undefined;
+    if (this.#byId.size + this.#pending >= this.#max) {
+      let oldest: [string, E] | undefined;
+      for (const pair of this.#byId)
+        if (pair[1].calls === 0 && (!oldest || pair[1].lastUsed < oldest[1].lastUsed)) oldest = pair;
+      if (!oldest) return undefined;
+      closing = this.#reclaim(oldest[0], 'evicted');
+    }
+    this.#pending++;
+    let held = true;
+    await closing;
+    return () => {
+      if (held) this.#pending--;
+      held = false;
+    };
   }
 
   /** Calls in flight in every session. */

@@ -4,11 +4,11 @@
  * several). `call` never throws: every failure, hostile arguments included, is a tool error.
  */
 import { type MessagingClient, ValidationError } from 'tenant-messaging';
-import { QUOTE_MAX, quoteInput } from 'tenant-messaging-bin-kit';
+import { QUOTE_MAX, quoteInput, redactSecrets } from 'tenant-messaging-bin-kit';
 import { Approvals } from './approvals.js';
 import { Drain } from './drain.js';
 import { SendBudget } from './limits.js';
-import { type Log, redact } from './log.js';
+import type { Log } from './log.js';
 import type { SendDeps } from './prepare-send.js';
 import { shortenEchoes } from './quote.js';
 import { type RecipientList, recipientList } from './recipients.js';
@@ -203,5 +203,5 @@ function withShortEchoes(result: ToolResult, args: unknown, secrets: readonly st
 /** `result` with every secret redacted from its text. */
 function shown(result: ToolResult, secrets: readonly string[]): ToolResult {
   if (secrets.length === 0) return result;
-  return { ...result, content: result.content.map((part) => ({ ...part, text: redact(part.text, secrets) })) };
+  return { ...result, content: result.content.map((part) => ({ ...part, text: redactSecrets(part.text, secrets) })) };
 }

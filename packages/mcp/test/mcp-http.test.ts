@@ -13,7 +13,7 @@ import { type RunningSandbox, startSandbox } from 'tenant-messaging/sandbox';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { decodings } from '../../bin-kit/test/decodings.js';
 import { MAX_SESSIONS } from '../src/sessions.js';
-import { BIN, type Child, httpUrl, startBin } from './bin-fixture.js';
+import { BIN, type Child, httpUrl, startBin, waitFor } from './bin-fixture.js';
 
 /** A token with characters a URL encodes (`+`, `/`, `=`), as `openssl rand -base64` makes them. */
 const TOKEN = 'Tok+en/Zm9v=0123456789abcdefXYZ';
@@ -100,5 +100,18 @@ describe('tenant-messaging-mcp --http: the token in the log', () => {
     const logged = run.stderr().slice(before);
     expect(logged.match(/refused a request without a valid bearer token/g)).toHaveLength(spellings.length * 2);
     for (const form of decodings(logged)) expect(form).not.toContain(TOKEN);
+  });
+
+  it('logs of a refused request its path only, cut to 200 characters: a 15 KB hostile URL costs one short line', async () => {
+    const before = run.stderr().length;
+    // Under node:http's 16 KB header limit, past which it answers 431 without the handler.
+    const path = `/mcp${'/a'.repeat(7_000)}`;
+    const refused = await fetch(`${url.replace(/\/mcp$/, '')}${path}?query=${'b'.repeat(500)}`, { method: 'POST' });
+    expect(refused.status).toBe(401);
+    const [line = ''] = await waitFor(() => run.stderr().slice(before), /^.*refused a request.*$/m);
+    expect(line).toContain(`(POST /mcp/a/a/a`);
+    expect(line).toContain(`(${path.length.toLocaleString('en-US')} characters)`);
+    expect(line).not.toContain('query=');
+    expect(line.length).toBeLessThan(400);
   });
 });
