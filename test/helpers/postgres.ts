@@ -38,6 +38,8 @@ function binDir(): string | undefined {
 }
 
 const BIN = binDir();
+/** util-linux's runuser, in an sbin folder that a PATH without them (a CI's) does not name. */
+const RUNUSER = ['/usr/sbin/runuser', '/sbin/runuser'].find((path) => existsSync(path)) ?? 'runuser';
 /** initdb refuses to run as root: as root, the cluster belongs to the `postgres` user. */
 const AS_ROOT = process.getuid?.() === 0;
 
@@ -55,8 +57,10 @@ export function postgresAvailable(): boolean {
 /** Runs a PostgreSQL binary, as the `postgres` user when this process is root. */
 function run(binary: string, args: string[]): { status: number | null; output: string } {
   const path = join(BIN as string, binary);
-  const [command, argv] = AS_ROOT ? ['runuser', ['-u', 'postgres', '--', path, ...args]] : [path, args];
+  const [command, argv] = AS_ROOT ? [RUNUSER, ['-u', 'postgres', '--', path, ...args]] : [path, args];
   const result = spawnSync(command, argv, { encoding: 'utf8' });
+  // A command that could not start has no output of its own: its error says why.
+  if (result.error) return { status: null, output: `${command}: ${result.error.message}` };
   return { status: result.status, output: `${result.stdout}${result.stderr}` };
 }
 
@@ -161,7 +165,7 @@ export async function startPostgres(): Promise<TestPostgres> {
     '-c',
     'max_connections=200',
   ];
-  const [command, argv] = AS_ROOT ? ['runuser', ['-u', 'postgres', '--', postgres, ...args]] : [postgres, args];
+  const [command, argv] = AS_ROOT ? [RUNUSER, ['-u', 'postgres', '--', postgres, ...args]] : [postgres, args];
   const pidFile = join(data, 'postmaster.pid');
   let child: ChildProcess;
   let pid = 0;
