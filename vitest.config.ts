@@ -3,7 +3,7 @@ import { defineConfig } from 'vitest/config';
 import SlowestFirst from './test/helpers/slowest-first.js';
 
 // Files that measure time or rates run after the rest of the suite, beside no other file's load,
-// all four at once (they passed so beside two CPU hogs too): the fleet test on each backend (a rate limit held by 4 worker processes; each
+// side by side: the fleet test on each backend (a rate limit held by 4 worker processes; each
 // file has its own datastore and sandbox, so its own limit), the fleet's per-sender and
 // per-recipient lanes' timing, and the fleet limiter's achieved rate. Every other file asserts
 // counts and order (the client's lanes under fake timers, the 1,000-endpoint relay) or CPU time

@@ -12,7 +12,6 @@
  * it; under `CI=true` it fails instead. Packs the built package: `npm run build` first (`npm test`
  * does).
  */
-import { spawn } from 'node:child_process';
 import { existsSync } from 'node:fs';
 import { copyFile, mkdir, mkdtemp, rm, symlink, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
@@ -24,6 +23,7 @@ import { root } from '../helpers/npm.js';
 import { copyProject, sharedPackages } from '../helpers/pack.js';
 import { redisAvailable, startRedis, type TestRedis } from '../helpers/redis.js';
 import { json, refusedUrl, startServer, type TestServer } from '../helpers/server.js';
+import { runFor, runWorker, type StepResult, WRANGLER_CONFIGS } from './run-in-project.js';
 
 const bin = (name: string) => join(root, 'node_modules', '.bin', name);
 
@@ -74,7 +74,7 @@ const RUNTIMES: readonly Runtime[] = [
     name: `Cloudflare Workers (${flags})`,
     agent: /^tenant-messaging\/\S+ workerd$/,
     binary: bin('wrangler'),
-    run: () => runWorker(flags === 'nodejs_compat' ? 'wrangler.toml' : 'wrangler.plain.toml'),
+    run: () => runWorker(project, env, flags === 'nodejs_compat' ? 'wrangler.toml' : 'wrangler.plain.toml'),
     fileSystem: false,
     tellsRefused: false,
   })),
@@ -87,12 +87,6 @@ function available(runtime: Runtime): boolean {
   if (process.env['CI'] === 'true') throw new Error(`${hint} (it may not skip under CI=true)`);
   console.warn(`SKIPPED: ${hint}`);
   return false;
-}
-
-interface StepResult {
-  ok: boolean;
-  value?: unknown;
-  error?: string;
 }
 
 let work: string | undefined;
@@ -154,94 +148,16 @@ async function runProgram(
   file = 'program.mjs',
   extraEnv: Record<string, string> = {},
 ): Promise<Record<string, StepResult>> {
-  const { out, err, code } = await runFor(command, [file], { ...env, MEDIA_PATH: mediaFile, ...extraEnv }, () => false);
+  const { out, err, code } = await runFor(
+    project,
+    command,
+    [file],
+    { ...env, MEDIA_PATH: mediaFile, ...extraEnv },
+    () => false,
+  );
   const line = out.split('\n').find((l) => l.startsWith('RESULT '));
   if (!line) throw new Error(`${command[0]} exited ${code} without a result:\n${out}\n${err}`.slice(0, 4000));
   return JSON.parse(line.slice('RESULT '.length)) as Record<string, StepResult>;
-}
-
-/** The Worker's settings, with the `nodejs_compat` flag and without. */
-const WRANGLER_TOML = `name = "ecosystem"
-main = "worker.mjs"
-compatibility_date = "2026-11-01"
-`;
-const WRANGLER_CONFIGS = {
-  'wrangler.toml': `${WRANGLER_TOML}compatibility_flags = ["nodejs_compat"]\n`,
-  'wrangler.plain.toml': WRANGLER_TOML,
-};
-
-/** Serves worker.mjs with `wrangler dev` on loopback, asks it once, and returns the program's steps. */
-async function runWorker(config: keyof typeof WRANGLER_CONFIGS): Promise<Record<string, StepResult>> {
-  const vars = Object.entries({ ...env, NO_FILE_SYSTEM: '1' }).flatMap(([key, value]) => ['--var', `${key}:${value}`]);
-  const wrangler = join(root, 'node_modules', 'wrangler', 'bin', 'wrangler.js');
-  let steps: Record<string, StepResult> | undefined;
-  let failure: unknown;
-  const { out, err } = await runFor(
-    [process.execPath, wrangler],
-    ['dev', '--config', config, '--ip', '127.0.0.1', '--port', '0', '--show-interactive-dev-session=false', ...vars],
-    { WRANGLER_SEND_METRICS: 'false' },
-    (output) => {
-      const ready = /Ready on (http:\/\/127\.0\.0\.1:\d+)/.exec(output);
-      if (!ready) return false;
-      return fetch(ready[1] as string)
-        .then((response) => response.json() as Promise<Record<string, StepResult>>)
-        .then((result) => {
-          steps = result;
-        })
-        .catch((error: unknown) => {
-          failure = error;
-        });
-    },
-  );
-  if (!steps) throw new Error(`the Worker gave no result (${String(failure)}):\n${out}\n${err}`.slice(0, 4000));
-  return steps;
-}
-
-/**
- * Runs `command` with `args` in the project (its own process group, killed whole at the end),
- * and hands its output so far to `until` after each chunk: a promise from `until` ends the run
- * once it settles. Bounded to 60 s.
- */
-async function runFor(
-  command: readonly string[],
-  args: readonly string[],
-  extraEnv: Record<string, string>,
-  until: (output: string) => false | Promise<void>,
-): Promise<{ out: string; err: string; code: number | null }> {
-  const [file, ...before] = command as [string, ...string[]];
-  const child = spawn(file, [...before, ...args], {
-    cwd: project,
-    env: { ...process.env, ...extraEnv, NO_COLOR: '1' },
-    stdio: ['ignore', 'pipe', 'pipe'],
-    detached: true,
-  });
-  let out = '';
-  let err = '';
-  let asked: Promise<void> | undefined;
-  const killAll = () => {
-    try {
-      if (child.pid !== undefined) process.kill(-child.pid, 'SIGKILL');
-    } catch {
-      // already gone
-    }
-  };
-  const onOutput = () => {
-    asked ??= until(out + err) || undefined;
-    void asked?.finally(killAll);
-  };
-  child.stdout.on('data', (chunk: Buffer) => {
-    out += chunk;
-    onOutput();
-  });
-  child.stderr.on('data', (chunk: Buffer) => {
-    err += chunk;
-    onOutput();
-  });
-  const timer = setTimeout(killAll, 60_000);
-  const code = await new Promise<number | null>((resolve) => child.once('close', resolve));
-  clearTimeout(timer);
-  await asked;
-  return { out, err, code };
 }
 
 const sentId = (steps: Record<string, StepResult>) => (steps['send text']?.value as { id: number } | undefined)?.id;

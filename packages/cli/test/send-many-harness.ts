@@ -59,8 +59,8 @@ export interface Ran {
 
 /**
  * Runs the bin to its end. `signalWhen`, polled every `pollMs`, sends its signal once it holds (a
- * moment the test chooses by what the sandbox stored or the process shows, never by the clock: a
- * loaded machine took over 1.5 s to load the bin).
+ * moment the test chooses by what the sandbox stored or the process shows, never by the clock: how long a
+ * loaded machine takes to load the bin is not known).
  */
 export async function run(
   sandbox: RunningSandbox,

@@ -29,8 +29,8 @@ describe('Drain', () => {
       await new Promise((resolve) => setImmediate(resolve));
       gc();
     }
-    // The leak kept every one of them (1,000 of 1,000); the last few calls' objects may still be
-    // reachable from the engine's own bookkeeping when the collector runs (3 once, in a full run).
+    // A leak keeps every one of them; the last few calls' objects may still be reachable from the
+    // engine's own bookkeeping when the collector runs.
     expect(refs.filter((ref) => ref.deref() !== undefined).length).toBeLessThan(10);
     expect(drain.inFlight).toBe(0);
   });

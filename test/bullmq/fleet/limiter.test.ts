@@ -25,8 +25,8 @@ const ROUTE = { route: 'POST /messages' };
 describe.runIf(runs)('the limit across workers', () => {
   it('two workers reach 0.9 of what the window rule allows (10/s, 5 ms answers), and no sliding second holds more than 10', async () => {
     // Three rounds of the limit and one more: a fleet that used every place as it freed would send
-    // the last one 3 x (1000 + 5) ms after the first. At the start BullMQ's limiter paced job
-    // starts in fixed windows with headroom, and reached 0.88 of this at 10/s (0.50 at 2/s).
+    // the last one 3 x (1000 + 5) ms after the first. A limiter that paced job starts in fixed
+    // windows, with headroom below the limit, stays under 0.9 of it.
     const LIMIT = 10;
     const ANSWER_MS = 5;
     const SENDS = 3 * LIMIT + 1;
