@@ -121,7 +121,10 @@ describe.runIf(postgresAvailable())('WebhookRelay with 1,000 endpoints on Postgr
       console.log(
         `webhook scale on PostgreSQL: connections of a relay: ${withTen} with 10 endpoints, ${withMany} with ${ENDPOINTS}; close() after the server was killed: ${Math.round(closedIn)} ms`,
       );
-      expect(withMany).toBe(withTen);
+      // A pool opens its connections as its work comes, so one moment's count may differ by one
+      // between two runs of the same relay; a queue per endpoint would hold thousands.
+      expect(Math.abs(withMany - withTen)).toBeLessThanOrEqual(1);
+      expect(withMany).toBeLessThan(20);
       expect(closedIn).toBeLessThan(5_000);
       await expectNoneLeft(before);
     } finally {
