@@ -146,6 +146,8 @@ function projectOf(entry: string): string {
 
 let work: string;
 let ready = false;
+/** TypeScript 7 and later: the native compiler, which takes `--singleThreaded`. */
+let nativeNewest = false;
 const versions: Record<string, string> = {};
 const outcomes = new Map<string, string>();
 
@@ -193,6 +195,7 @@ beforeAll(async () => {
       '--strip-components=1',
     ]);
     versions['typescript (newest)'] = await versionOf(full, 'typescript');
+    nativeNewest = Number(versions['typescript (newest)'].split('.')[0]) >= 7;
     versions['typescript (floor)'] = await versionOf(join(floorTsc, '../..'), '');
     versions['@types/node (newest)'] = await versionOf(full, '@types/node');
     versions['@types/node (floor)'] = await versionOf(floor, '@types/node');
@@ -237,7 +240,10 @@ async function check(c: Case, index: number): Promise<string> {
     JSON.stringify({ compilerOptions: { ...STRICT, ...c.options }, files: Object.keys(c.files) }),
   );
   const tsc = c.compiler === 'floor' ? COMPILERS.floor : join(work, 'full', COMPILERS.newest);
-  return run(process.execPath, [tsc, '-p', config]).then(
+  // The native compiler checks on several threads by default: two cases already run side by side
+  // beside the suite, where one thread each costs about a quarter less CPU for the same result.
+  const threads = c.compiler === 'newest' && nativeNewest ? ['--singleThreaded'] : [];
+  return run(process.execPath, [tsc, '-p', config, ...threads]).then(
     () => '',
     (error: { stdout?: string }) => error.stdout || String(error),
   );

@@ -44,10 +44,11 @@ export const SLOWEST = [
   'test/core/schema-fast-paths.test.ts',
   'test/bullmq/fleet/held-sends.test.ts',
   'test/bullmq/schedule.test.ts',
-  // The files that run last, three at a time (vitest.config.ts, ALONE): the longest first.
+  // The files that run after the suite, four at a time (vitest.config.ts, ALONE): the longest first.
   'test/bullmq/fleet/fleet-postgres.test.ts',
   'test/bullmq/fleet/fleet-redis.test.ts',
-  'test/bullmq/fleet/lanes.test.ts',
+  'test/bullmq/fleet/lanes-redis.test.ts',
+  'test/bullmq/fleet/lanes-postgres.test.ts',
 ];
 
 export default class SlowestFirst extends BaseSequencer {

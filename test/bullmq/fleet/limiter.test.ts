@@ -47,6 +47,9 @@ describe.runIf(runs)('the limit across workers', () => {
       // On the service's clock, first send to last: the workers' start is not the gate's doing.
       const achieved = ((SENDS - 1) * 1000) / ((times.at(-1) as number) - (times[0] as number));
       const allowed = (LIMIT * 1000) / (1000 + ANSWER_MS);
+      console.log(
+        `limiter: ${achieved.toFixed(2)}/s of ${allowed.toFixed(2)}/s allowed, share ${(achieved / allowed).toFixed(3)}`,
+      );
       expect(achieved / allowed, `achieved ${achieved.toFixed(2)}/s of ${allowed.toFixed(2)}/s`).toBeGreaterThanOrEqual(
         0.9,
       );

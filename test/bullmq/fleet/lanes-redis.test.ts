@@ -1,0 +1,5 @@
+// The lanes across a fleet (lanes-run.ts) on Redis.
+import { BACKENDS } from '../fixture.js';
+import { lanesRun } from './lanes-run.js';
+
+lanesRun(BACKENDS[0]);
