@@ -157,5 +157,11 @@ function isEnqueueItem(item: SendMessageParams | EnqueueItem): item is EnqueueIt
 }
 
 function jobData(params: SendJobData['params'], plan: Plan): SendJobData {
-  return { v: 1, params, phase: 'queued', ...(plan.quiet ? { quiet: plan.quiet } : {}) };
+  return {
+    v: 1,
+    params,
+    phase: 'queued',
+    ...(plan.quiet ? { quiet: plan.quiet } : {}),
+    ...(plan.recipient === undefined ? {} : { recipient: plan.recipient }),
+  };
 }

@@ -4,11 +4,14 @@ import type { MessageLog } from '../../types/message-log.js';
 import { quietUntil } from '../schedule/quiet-hours.js';
 import { errorFields } from './error-fields.js';
 import type { JobControl } from './job-control.js';
-import type { SendJobResult } from './job-data.js';
+import type { SendJobData, SendJobResult } from './job-data.js';
 import { MarkNotConfirmed, UNCONFIRMED_RETRY_MS } from './mark.js';
 import { sendParamsOf } from './params.js';
 import type { ProcessDeps, SendJob, Step } from './process-deps.js';
 import { startWalk } from './walk.js';
+
+/** What a start keeps in the job with its next write: the recipient's number, when it was parsed now. */
+type Kept = Pick<SendJobData, 'recipient'>;
 
 /** A lane place that ended while its send waited at the fleet gate: the send was not made. */
 class LaneLost extends Error {
@@ -28,10 +31,10 @@ export function sendStep(deps: ProcessDeps, control: JobControl): Step {
    * A send its lanes hold back, certainly not sent: back to the datastore for `ms` (jittered, so
    * that waiting workers do not ask in the same instant). A POST made again after its mark was
    * given back (mark.ts) finds the job `in-flight`: it waits `queued`, or its next start would
-   * reconcile, not send.
+   * reconcile, not send. A `queued` one is not written: its number, if parsed, is stored at its start.
    */
-  const waitForLane = async (job: SendJob, token: string | undefined, ms: number): Promise<never> => {
-    if (job.data.phase === 'in-flight') await move(job, 'never-sent');
+  const waitForLane = async (job: SendJob, token: string | undefined, ms: number, kept: Kept): Promise<never> => {
+    if (job.data.phase === 'in-flight') await move(job, 'never-sent', kept);
     return delay(job, token, ms + Math.floor(random() * 10));
   };
 
@@ -40,21 +43,25 @@ export function sendStep(deps: ProcessDeps, control: JobControl): Step {
    * (admitted before the mark). A send whose lane is full goes back to the datastore until a
    * place ends: it holds no worker slot meanwhile, and uses no attempt.
    */
-  const post = async (job: SendJob, token: string | undefined, mark?: () => Promise<void>) => {
-    const lanes = deps.lanes && (await deps.lanes.admit(job.data.params));
-    if (lanes && 'waitMs' in lanes) return waitForLane(job, token, lanes.waitMs);
+  const post = async (job: SendJob, token: string | undefined, mark?: (kept: Kept) => Promise<void>) => {
+    // The recipient's canonical number: stored with the send, or parsed now and stored with the
+    // job's next write, so that its later starts (retries, a give-back) do not parse it again.
+    const recipient = await deps.lanes?.recipient(job.data);
+    const kept: Kept = recipient === undefined || recipient === job.data.recipient ? {} : { recipient };
+    const lanes = deps.lanes && (await deps.lanes.admit(job.data.params, recipient));
+    if (lanes && 'waitMs' in lanes) return waitForLane(job, token, lanes.waitMs, kept);
     let log: MessageLog;
     try {
       log = await gate.run(async () => {
         // A wait at the gate may outlast a lane place's lease: renewed, or the send waits again.
         if (lanes && !(await deps.lanes?.renew(lanes.held))) throw new LaneLost();
-        await mark?.();
+        await mark?.(kept);
         return client.messages.send(sendParamsOf(job.data.params));
       });
     } catch (error) {
       const notSent = error instanceof MarkNotConfirmed || error instanceof LaneLost;
       if (lanes) await (notSent ? deps.lanes?.release(lanes.held) : deps.lanes?.settle(lanes.held));
-      if (error instanceof LaneLost) return waitForLane(job, token, 1);
+      if (error instanceof LaneLost) return waitForLane(job, token, 1, kept);
       return sendFailed(job, token, error);
     }
     if (lanes) await deps.lanes?.settle(lanes.held);
@@ -78,8 +85,8 @@ export function sendStep(deps: ProcessDeps, control: JobControl): Step {
     // The mark is in the datastore before the POST starts: a crash from here on leaves `in-flight`.
     // A walk left from before a `queue.resend(id)` belongs to the previous POST: not this one's.
     // A mark a failover could roll back would let a re-run POST blindly: confirmed first (mark.ts).
-    return post(job, token, async () => {
-      await move(job, 'start', { startedAt }, ['reconcile']);
+    return post(job, token, async (kept) => {
+      await move(job, 'start', { startedAt, ...kept }, ['reconcile']);
       const answer = (await deps.marks?.confirm(String(job.id), startedAt)) ?? 'go';
       if (answer !== 'go') throw new MarkNotConfirmed(answer);
     });
