@@ -76,17 +76,17 @@ async function load(feature: string): Promise<PhoneTools> {
       return undefined;
     }
   };
-  const read = (text: string) => {
-    const parsed = parse(text);
-    return {
-      canonical: parsed?.number ?? `+${text.replace(/\D+/g, '')}`,
-      country: text.trim().startsWith('+') ? parsed?.country : undefined,
-    };
-  };
+  const fallback = (text: string) => `+${text.replace(/\D+/g, '')}`;
   loaded = {
-    canonical: (text) => read(text).canonical,
-    country: (text) => read(text).country,
-    read,
+    canonical: (text) => parse(text)?.number ?? fallback(text),
+    country: (text) => (text.trim().startsWith('+') ? parse(text)?.country : undefined),
+    read: (text) => {
+      const parsed = parse(text);
+      return {
+        canonical: parsed?.number ?? fallback(text),
+        country: text.trim().startsWith('+') ? parsed?.country : undefined,
+      };
+    },
   };
   return loaded;
 }
