@@ -1,5 +1,6 @@
 import { type Issue, ValidationError } from '../errors.js';
 import { checkKnownKeys, type KnownKeys } from '../internal/checks.js';
+import type { ReplicaWait } from './store/types.js';
 import type {
   EnqueueOptions,
   MessagingQueueOptions,
@@ -7,13 +8,15 @@ import type {
   UpdatesOptions,
   WaitForReplicasOptions,
 } from './types.js';
-import { WAIT_FOR_REPLICAS_DEFAULTS } from './wait-for-replicas.js';
-import type { MessagingWorkerOptions, TrackDeliveryOptions, WorkerRateLimit } from './worker-types.js';
+import type { MessagingWorkerOptions, TrackDeliveryOptions, WorkerRateLimit } from './worker/worker-types.js';
 
 const DAY = 86_400;
 
 /** The retention defaults (see `RetentionOptions` for why). */
 export const RETENTION_DEFAULTS = Object.freeze({ sentSeconds: DAY, failedSeconds: 7 * DAY, unknownSeconds: 7 * DAY });
+
+/** `waitForReplicas`'s defaults (see `WaitForReplicasOptions`). */
+export const WAIT_FOR_REPLICAS_DEFAULTS: ReplicaWait = Object.freeze({ replicas: 1, timeout: 1_000 });
 
 const RETENTION_KEYS: KnownKeys<RetentionOptions> = { sentSeconds: true, failedSeconds: true, unknownSeconds: true };
 

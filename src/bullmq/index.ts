@@ -20,9 +20,8 @@ import { loadBullmq } from './load.js';
 loadBullmq();
 
 export type { WebhookEndpoint } from '../webhooks/endpoints.js';
-export { RETENTION_DEFAULTS } from './checks.js';
+export { RETENTION_DEFAULTS, WAIT_FOR_REPLICAS_DEFAULTS } from './checks.js';
 export { DatastoreError, type DatastoreFault } from './errors.js';
-export { MIGRATION_SQL, migrate } from './migrate.js';
 export {
   MessagingOutbox,
   type MessagingOutboxOptions,
@@ -30,8 +29,9 @@ export {
   type Queryable,
 } from './outbox/outbox.js';
 export { type OutboxClient, type OutboxPool, OutboxRelay, type OutboxRelayOptions } from './outbox/relay.js';
-export { MessagingQueue } from './queue.js';
+export { MessagingQueue } from './queue/queue.js';
 export { MAX_STORED_MEDIA_BYTES } from './send/params.js';
+export { MIGRATION_SQL, migrate } from './store/migrate.js';
 export type {
   EnqueueItem,
   EnqueueOptions,
@@ -47,8 +47,7 @@ export type {
   UpdatesOptions,
   WaitForReplicasOptions,
 } from './types.js';
-export { WAIT_FOR_REPLICAS_DEFAULTS } from './wait-for-replicas.js';
 export { WebhookRelay } from './webhooks/relay.js';
 export type { DisabledEndpoint, WebhookRelayOptions } from './webhooks/types.js';
-export { MessagingWorker, TRACK_DEFAULTS } from './worker.js';
-export type { MessagingWorkerOptions, TrackDeliveryOptions, WorkerRateLimit } from './worker-types.js';
+export { MessagingWorker, TRACK_DEFAULTS } from './worker/worker.js';
+export type { MessagingWorkerOptions, TrackDeliveryOptions, WorkerRateLimit } from './worker/worker-types.js';

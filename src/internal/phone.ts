@@ -29,6 +29,8 @@ export interface PhoneTools {
    * an Egyptian one), or one that calling code shares and no country's plan holds.
    */
   country(text: string): string | undefined;
+  /** Both of the above from one parse: what a queue stores with a send whose quiet hours are the recipient's. */
+  read(text: string): { readonly canonical: string; readonly country: string | undefined };
 }
 
 /**
@@ -74,9 +76,17 @@ async function load(feature: string): Promise<PhoneTools> {
       return undefined;
     }
   };
+  const fallback = (text: string) => `+${text.replace(/\D+/g, '')}`;
   loaded = {
-    canonical: (text) => parse(text)?.number ?? `+${text.replace(/\D+/g, '')}`,
+    canonical: (text) => parse(text)?.number ?? fallback(text),
     country: (text) => (text.trim().startsWith('+') ? parse(text)?.country : undefined),
+    read: (text) => {
+      const parsed = parse(text);
+      return {
+        canonical: parsed?.number ?? fallback(text),
+        country: text.trim().startsWith('+') ? parsed?.country : undefined,
+      };
+    },
   };
   return loaded;
 }

@@ -24,8 +24,20 @@ export interface LanesHeld {
  * holds no worker slot, no connection and no timer, and the worker takes other jobs meanwhile.
  */
 export interface FleetLanes {
-  /** Takes a place in the send's recipient lane, then its sender's; or says how long to wait. */
-  admit(params: StoredParams): Promise<{ readonly held: LanesHeld } | { readonly waitMs: number }>;
+  /**
+   * The key of the send's recipient lane: the canonical number stored with it, else `to_phone`
+   * parsed (libphonenumber-js; once per spelling per process), for the caller to store; undefined
+   * without per-recipient lanes (nothing parsed, nothing loaded).
+   */
+  recipient(data: { readonly params: StoredParams; readonly recipient?: string }): Promise<string | undefined>;
+  /**
+   * Takes a place in the send's recipient lane (`recipient`, from `recipient()`), then its
+   * sender's; or says how long to wait.
+   */
+  admit(
+    params: StoredParams,
+    recipient: string | undefined,
+  ): Promise<{ readonly held: LanesHeld } | { readonly waitMs: number }>;
   /**
    * Right before the send goes (after its wait at the fleet gate): true when every place is still
    * held, now for a whole lease again; false when one ended meanwhile (the send must not go).
@@ -92,12 +104,29 @@ export function createFleetLanes(options: FleetLanesOptions): FleetLanes | undef
     }
   };
 
+  // A send's number parsed before its first start is not stored yet: its next admission in this
+  // process finds it here instead (bounded like the stores).
+  const parsed = new Map<string, string>();
+
   return {
-    async admit(params) {
+    async recipient(data) {
+      if (perRecipient === undefined) return undefined;
+      if (data.recipient !== undefined) return data.recipient;
+      const phone = data.params.to_phone;
+      let canonical = parsed.get(phone);
+      if (canonical === undefined) {
+        canonical = (await loadPhoneTools(PER_RECIPIENT)).canonical(phone);
+        if (parsed.size >= 10_000) parsed.clear();
+        parsed.set(phone, canonical);
+      }
+      return canonical;
+    },
+    async admit(params, recipient) {
       const lanes: { store: PlaceStore; limit: number; windowMs: number }[] = [];
       if (perRecipient !== undefined) {
-        const phones = await loadPhoneTools(PER_RECIPIENT);
-        lanes.push({ store: storeOf(`r:${phones.canonical(params.to_phone)}`), limit: 1, windowMs: perRecipient });
+        // A caller that did not ask `recipient()` (none stored) still gets the lane of the number.
+        const key = recipient ?? (await loadPhoneTools(PER_RECIPIENT)).canonical(params.to_phone);
+        lanes.push({ store: storeOf(`r:${key}`), limit: 1, windowMs: perRecipient });
       }
       if (sender !== undefined) {
         lanes.push({ store: storeOf(`s:${senderKey(params)}`), ...sender });

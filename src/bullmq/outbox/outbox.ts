@@ -3,9 +3,9 @@ import { type Issue, ValidationError } from '../../errors.js';
 import type { KnownKeys } from '../../internal/checks.js';
 import type { SendMessageParams } from '../../types/send.js';
 import { checkJobId, checkOptionKeys, positiveIssue } from '../checks.js';
-import type { MessagingQueue } from '../queue.js';
+import type { StoredSendAdder } from '../queue/enqueue.js';
+import { type MessagingQueue, storedSendAdder } from '../queue/queue.js';
 import { storedParams } from '../send/params.js';
-import { queueInternals } from './queue-internals.js';
 import { OutboxRelay, type OutboxRelayOptions } from './relay.js';
 import { type OutboxTable, outboxTable } from './sql.js';
 
@@ -63,16 +63,19 @@ export interface OutboxAddOptions {
 export class MessagingOutbox {
   readonly #queue: MessagingQueue;
   readonly #table: OutboxTable;
+  /** How the relay adds its sends to the queue (the queue's own enqueuer). */
+  readonly #adder: StoredSendAdder;
 
   constructor(options: MessagingOutboxOptions) {
     checkOptionKeys(options, OUTBOX_KEYS, 'Invalid MessagingOutbox options');
-    const queue = options?.queue;
-    if (!queue || !queueInternals.has(queue)) {
+    const adder = storedSendAdder(options?.queue);
+    if (!adder) {
       throw new ValidationError('Invalid MessagingOutbox options', [
         { path: 'queue', message: "must be a MessagingQueue (new MessagingQueue({ connection, name: 'sms' }))" },
       ]);
     }
-    this.#queue = queue;
+    this.#queue = options.queue;
+    this.#adder = adder;
     this.#table = outboxTable(options.schema ?? 'public', options.table ?? 'tenant_messaging_outbox');
   }
 
@@ -155,9 +158,7 @@ export class MessagingOutbox {
    */
   relay(options: OutboxRelayOptions): OutboxRelay {
     checkRelayOptions(options);
-    const internals = queueInternals.get(this.#queue);
-    if (!internals) throw new Error('unreachable: the queue was checked when the outbox was made');
-    return new OutboxRelay(this.#queue.name, this.#table, internals, options);
+    return new OutboxRelay(this.#queue.name, this.#table, this.#adder, options);
   }
 }
 

@@ -1,7 +1,7 @@
 import { sleep } from '../../internal/sleep.js';
 import type { Logger } from '../../types/logger.js';
+import type { StoredSendAdder } from '../queue/enqueue.js';
 import type { StoredParams } from '../send/params.js';
-import type { QueueInternals } from './queue-internals.js';
 import type { OutboxTable } from './sql.js';
 
 /** What the relay needs of node-postgres: a pool to check clients out of (yours). */
@@ -65,7 +65,7 @@ export class OutboxRelay {
   /** A NOTIFY came since the last hand-off began: rows may be waiting, so do not nap. */
   #notified = false;
 
-  constructor(queue: string, table: OutboxTable, internals: QueueInternals, options: OutboxRelayOptions) {
+  constructor(queue: string, table: OutboxTable, internals: StoredSendAdder, options: OutboxRelayOptions) {
     const batch = options.batch ?? 100;
     const interval = options.interval ?? 1_000;
     this.#running = this.#run(queue, table, internals, options, batch, interval);
@@ -88,7 +88,7 @@ export class OutboxRelay {
   async #run(
     queue: string,
     table: OutboxTable,
-    internals: QueueInternals,
+    internals: StoredSendAdder,
     options: OutboxRelayOptions,
     batch: number,
     interval: number,
@@ -203,7 +203,7 @@ async function handOff(
   pool: OutboxPool,
   queue: string,
   table: OutboxTable,
-  internals: QueueInternals,
+  internals: StoredSendAdder,
   batch: number,
 ): Promise<number> {
   const client = await pool.connect();

@@ -1,10 +1,9 @@
 import { type Issue, ValidationError } from '../../errors.js';
-import { loadPhoneTools } from '../../internal/phone.js';
 import type { StoredParams } from '../send/params.js';
 import type { EnqueueOptions, QuietHoursOptions } from '../types.js';
 import { requirePhonePeer } from './phone-peer.js';
 import { checkQuietHours, quietUntil, quietWindow } from './quiet-hours.js';
-import { noCommonMoment, RECIPIENT_ZONES, recipientZones } from './recipient-zones.js';
+import { noCommonMoment, RECIPIENT_ZONES, readRecipient } from './recipient-zones.js';
 import type { QuietWindow } from './types.js';
 
 const WHAT = 'Invalid enqueue options';
@@ -29,6 +28,11 @@ export interface Plan {
   readonly quiet: StoredQuiet | undefined;
   /** `scheduled` (its `sendAt`) or `quiet-hours` (held past it), with when it may go; none when due now. */
   readonly announce: { readonly status: 'scheduled' | 'quiet-hours'; readonly until: number } | undefined;
+  /**
+   * The canonical form of `to_phone`, when its quiet hours are the recipient's (parsed for them):
+   * stored with the send, so that a worker's per-recipient lane does not parse it again.
+   */
+  readonly recipient?: string;
 }
 
 /**
@@ -82,15 +86,20 @@ export async function planSend(params: StoredParams, timing: Timing, now: number
     };
   }
   const window = quietWindow(hours);
-  const zones = hours.timeZone === 'recipient' ? await recipientZones(params.to_phone) : [hours.timeZone];
+  // One parse of to_phone: its zones now, its canonical form kept for the worker's lanes.
+  const recipient = hours.timeZone === 'recipient' ? await readRecipient(params.to_phone) : undefined;
+  const zones = recipient === undefined ? [hours.timeZone] : recipient.zones;
   const until = quietUntil(due, window, zones);
-  if (until === undefined) {
-    const country = (await loadPhoneTools(RECIPIENT_ZONES)).country(params.to_phone) ?? 'its country';
-    throw noCommonMoment(country, zones, window);
-  }
+  if (until === undefined) throw noCommonMoment(recipient?.country ?? 'its country', zones, window);
   const quiet: StoredQuiet = { ...window, zones };
-  if (until > due) return { delay: until - now, quiet, announce: { status: 'quiet-hours', until } };
-  return { delay: due - now, quiet, announce: scheduled ? { status: 'scheduled', until: due } : undefined };
+  const canonical = recipient === undefined ? {} : { recipient: recipient.canonical };
+  if (until > due) return { delay: until - now, quiet, announce: { status: 'quiet-hours', until }, ...canonical };
+  return {
+    delay: due - now,
+    quiet,
+    announce: scheduled ? { status: 'scheduled', until: due } : undefined,
+    ...canonical,
+  };
 }
 
 function describe(value: unknown): string {

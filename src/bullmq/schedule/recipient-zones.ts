@@ -50,6 +50,15 @@ export function zonesOfCountry(country: string): readonly string[] {
   return zones;
 }
 
+/** A recipient as `'recipient'` quiet hours read it: its canonical number (a key), its country and its zones. */
+export interface Recipient {
+  /** The canonical E.164 form of `to_phone`: stored with the send, the key of its per-recipient lane. */
+  readonly canonical: string;
+  readonly country: string;
+  /** Every time zone of its country (at least one). */
+  readonly zones: readonly string[];
+}
+
 /**
  * Every time zone of the country of `toPhone` (the message's `to_phone`): one for most countries,
  * all of them for a country with several (`US`, `RU`, `BR`, `AU`, `CA`...), where the message waits
@@ -63,9 +72,22 @@ export function zonesOfCountry(country: string): readonly string[] {
  * ```
  */
 export async function recipientZones(toPhone: string): Promise<readonly string[]> {
-  const country = (await loadPhoneTools(RECIPIENT_ZONES)).country(toPhone);
+  return (await readRecipient(toPhone)).zones;
+}
+
+/**
+ * `toPhone` parsed once (libphonenumber-js): its canonical form, its country and that country's
+ * zones; the same ValidationError as `recipientZones` when they cannot be told.
+ *
+ * @example
+ * ```ts
+ * const { canonical, zones } = await readRecipient('+44 20 7123 4567') // '+442071234567', ['Europe/London']
+ * ```
+ */
+export async function readRecipient(toPhone: string): Promise<Recipient> {
+  const { canonical, country } = (await loadPhoneTools(RECIPIENT_ZONES)).read(toPhone);
   const zones = country === undefined ? [] : zonesOfCountry(country);
-  if (zones.length > 0) return zones;
+  if (country !== undefined && zones.length > 0) return { canonical, country, zones };
   const why =
     country === undefined
       ? "does not tell its country (a number not in international form, with + and its country code, or one that no country's numbering plan holds)"

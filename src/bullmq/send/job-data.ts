@@ -28,6 +28,13 @@ export interface SendJobData {
   readonly resends?: number;
   /** Its quiet hours, checked again by the worker before the POST (a backlog may reach into them). */
   readonly quiet?: StoredQuiet;
+  /**
+   * The canonical E.164 form of `params.to_phone` (a key, never sent): the key of its
+   * per-recipient lane. Stored at enqueue when `'recipient'` quiet hours parsed the number, else
+   * with the first write after a worker's lanes parsed it. Absent in a job of an earlier version,
+   * or one no per-recipient lane has seen: then parsed at admission.
+   */
+  readonly recipient?: string;
 }
 
 /** Delivery tracking's progress, kept in the job so that any worker can take the next poll. */

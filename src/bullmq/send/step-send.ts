@@ -4,11 +4,14 @@ import type { MessageLog } from '../../types/message-log.js';
 import { quietUntil } from '../schedule/quiet-hours.js';
 import { errorFields } from './error-fields.js';
 import type { JobControl } from './job-control.js';
-import type { SendJobResult } from './job-data.js';
+import type { SendJobData, SendJobResult } from './job-data.js';
 import { MarkNotConfirmed, UNCONFIRMED_RETRY_MS } from './mark.js';
 import { sendParamsOf } from './params.js';
 import type { ProcessDeps, SendJob, Step } from './process-deps.js';
 import { startWalk } from './walk.js';
+
+/** What a start keeps in the job with its next write: the recipient's number, when it was parsed now. */
+type Kept = Pick<SendJobData, 'recipient'>;
 
 /** A lane place that ended while its send waited at the fleet gate: the send was not made. */
 class LaneLost extends Error {
@@ -28,37 +31,56 @@ export function sendStep(deps: ProcessDeps, control: JobControl): Step {
    * A send its lanes hold back, certainly not sent: back to the datastore for `ms` (jittered, so
    * that waiting workers do not ask in the same instant). A POST made again after its mark was
    * given back (mark.ts) finds the job `in-flight`: it waits `queued`, or its next start would
-   * reconcile, not send.
+   * reconcile, not send. A `queued` one is not written: its number, if parsed, is stored at its start.
    */
-  const waitForLane = async (job: SendJob, token: string | undefined, ms: number): Promise<never> => {
-    if (job.data.phase === 'in-flight') await move(job, 'never-sent');
+  const waitForLane = async (job: SendJob, token: string | undefined, ms: number, kept: Kept): Promise<never> => {
+    if (job.data.phase === 'in-flight') await move(job, 'never-sent', kept);
     return delay(job, token, ms + Math.floor(random() * 10));
   };
 
   /**
    * The POST, admitted by its lanes and then the gate; `mark` runs first, inside the gate
    * (admitted before the mark). A send whose lane is full goes back to the datastore until a
-   * place ends: it holds no worker slot meanwhile, and uses no attempt.
+   * place ends: it holds no worker slot meanwhile, and uses no attempt. A mark the replicas
+   * confirm late is POSTed under, once, admitted again (a second pass without a mark: a loop, not
+   * a call back into here).
    */
-  const post = async (job: SendJob, token: string | undefined, mark?: () => Promise<void>) => {
-    const lanes = deps.lanes && (await deps.lanes.admit(job.data.params));
-    if (lanes && 'waitMs' in lanes) return waitForLane(job, token, lanes.waitMs);
-    let log: MessageLog;
-    try {
-      log = await gate.run(async () => {
-        // A wait at the gate may outlast a lane place's lease: renewed, or the send waits again.
-        if (lanes && !(await deps.lanes?.renew(lanes.held))) throw new LaneLost();
-        await mark?.();
-        return client.messages.send(sendParamsOf(job.data.params));
-      });
-    } catch (error) {
-      const notSent = error instanceof MarkNotConfirmed || error instanceof LaneLost;
-      if (lanes) await (notSent ? deps.lanes?.release(lanes.held) : deps.lanes?.settle(lanes.held));
-      if (error instanceof LaneLost) return waitForLane(job, token, 1);
-      return sendFailed(job, token, error);
+  const post = async (job: SendJob, token: string | undefined, mark?: (kept: Kept) => Promise<void>) => {
+    for (let marking = mark; ; marking = undefined) {
+      // The recipient's canonical number: stored with the send, or parsed now and stored with the
+      // job's next write, so that its later starts (retries, a give-back) do not parse it again.
+      const recipient = await deps.lanes?.recipient(job.data);
+      const kept: Kept = recipient === undefined || recipient === job.data.recipient ? {} : { recipient };
+      const lanes = deps.lanes && (await deps.lanes.admit(job.data.params, recipient));
+      if (lanes && 'waitMs' in lanes) return waitForLane(job, token, lanes.waitMs, kept);
+      let log: MessageLog;
+      try {
+        log = await gate.run(async () => {
+          // A wait at the gate may outlast a lane place's lease: renewed, or the send waits again.
+          if (lanes && !(await deps.lanes?.renew(lanes.held))) throw new LaneLost();
+          await marking?.(kept);
+          return client.messages.send(sendParamsOf(job.data.params));
+        });
+      } catch (error) {
+        const notSent = error instanceof MarkNotConfirmed || error instanceof LaneLost;
+        if (lanes) await (notSent ? deps.lanes?.release(lanes.held) : deps.lanes?.settle(lanes.held));
+        if (error instanceof LaneLost) return waitForLane(job, token, 1, kept);
+        if (await confirmedLate(job, error)) continue;
+        return sendFailed(job, token, error);
+      }
+      if (lanes) await deps.lanes?.settle(lanes.held);
+      return accepted(job, token, 'accepted', log);
     }
-    if (lanes) await deps.lanes?.settle(lanes.held);
-    return accepted(job, token, 'accepted', log);
+  };
+
+  /**
+   * A mark not confirmed in time, asked again outside the gate: true when a replica has it now
+   * (the send may go under it). One still unconfirmed is given back by `sendFailed`.
+   */
+  const confirmedLate = async (job: SendJob, error: unknown): Promise<boolean> => {
+    const { startedAt } = job.data;
+    if (!(error instanceof MarkNotConfirmed) || error.answer !== 'unconfirmed' || !startedAt) return false;
+    return (await deps.marks?.settle(String(job.id), startedAt)) === true;
   };
 
   /** A send due inside its quiet hours waits in the datastore until they end, and says so. */
@@ -78,8 +100,8 @@ export function sendStep(deps: ProcessDeps, control: JobControl): Step {
     // The mark is in the datastore before the POST starts: a crash from here on leaves `in-flight`.
     // A walk left from before a `queue.resend(id)` belongs to the previous POST: not this one's.
     // A mark a failover could roll back would let a re-run POST blindly: confirmed first (mark.ts).
-    return post(job, token, async () => {
-      await move(job, 'start', { startedAt }, ['reconcile']);
+    return post(job, token, async (kept) => {
+      await move(job, 'start', { startedAt, ...kept }, ['reconcile']);
       const answer = (await deps.marks?.confirm(String(job.id), startedAt)) ?? 'go';
       if (answer !== 'go') throw new MarkNotConfirmed(answer);
     });
@@ -87,11 +109,8 @@ export function sendStep(deps: ProcessDeps, control: JobControl): Step {
 
   const sendFailed = async (job: SendJob, token: string | undefined, error: unknown): Promise<SendJobResult> => {
     if (error instanceof MarkNotConfirmed) {
-      // Not POSTed. Asked again outside the gate; a mark still unconfirmed is given back (certainly
-      // not sent), delayed, without using an attempt.
-      const { startedAt } = job.data;
-      if (error.answer === 'unconfirmed' && startedAt && (await deps.marks?.settle(String(job.id), startedAt)))
-        return post(job, token);
+      // Not POSTed, and not confirmed when asked again (confirmedLate): given back (certainly not
+      // sent), delayed, without using an attempt.
       await move(job, 'never-sent');
       return delay(job, token, UNCONFIRMED_RETRY_MS);
     }

@@ -37,7 +37,10 @@ const bull = {
   DelayedError: Delayed,
 } as never;
 
-type Trace = ({ kind: 'write'; from: Phase; to: Phase; run: number } | { kind: 'post' | 'crash'; run: number })[];
+type Trace = (
+  | { kind: 'write'; from: Phase; to: Phase; run: number }
+  | { kind: 'post' | 'crash' | 'parse'; run: number }
+)[];
 
 const legal = (from: Phase, to: Phase) => Object.values(TRANSITIONS[from]).includes(to);
 
@@ -146,6 +149,11 @@ async function drive(
       ? {}
       : {
           lanes: {
+            // Parsed only when the job holds no canonical number; the processor stores it.
+            recipient: async (held: SendJobData) => {
+              if (held.recipient === undefined) trace.push({ kind: 'parse', run });
+              return held.recipient ?? '+15550000002';
+            },
             admit: async () => (lanes[laneAsks++ % lanes.length] === 'wait' ? { waitMs: 10 } : { held: HELD }),
             renew: async () => lanes[laneAsks++ % lanes.length] !== 'lost',
             settle: async () => undefined,
@@ -243,6 +251,10 @@ describe('the processor writes a job only through the state table', () => {
               expect(after?.kind, 'in-flight is written only right before a POST').toMatch(/^(post|crash)$/);
           });
           expect(stored, 'sent twice').toBeLessThanOrEqual(1);
+          // The number is parsed only before the job's first start: the start's write keeps it, so
+          // no later start (a retry, a give-back, a 429) parses it again.
+          const started = trace.findIndex((step) => step.kind === 'write' && step.to === 'in-flight');
+          if (started >= 0) expect(trace.slice(started).filter((step) => step.kind === 'parse')).toEqual([]);
           if (end === 'sent') expect(stored).toBe(1);
           if (end === 'failed') expect(stored).toBe(0);
           if (end !== 'too-many-runs' && end !== 'gave-up-by-bullmq') expect(phase).toBe(end);

@@ -1,10 +1,10 @@
-import { ValidationError } from '../errors.js';
-import { requirePeer } from '../internal/peer-require.js';
-import { checkConnection } from './checks.js';
-import { loadBullmq } from './load.js';
-import { backendOf, isPostgres } from './store/backend.js';
-import { MIGRATION_SQL, migrateSchema, type PgPoolLike } from './store/postgres/schema.js';
-import type { QueueConnection } from './types.js';
+import { ValidationError } from '../../errors.js';
+import { requirePeer } from '../../internal/peer-require.js';
+import { checkConnection } from '../checks.js';
+import { loadBullmq } from '../load.js';
+import type { QueueConnection } from '../types.js';
+import { backendOf, isPostgres } from './backend.js';
+import { MIGRATION_SQL, migrateSchema, type PgPoolLike } from './postgres/schema.js';
 
 export { MIGRATION_SQL };
 

@@ -1,35 +1,24 @@
 import type { Queue, Worker } from 'bullmq';
-import type { MessagingClient } from '../client.js';
-import { ValidationError } from '../errors.js';
-import { sleep } from '../internal/sleep.js';
-import type { Logger } from '../types/logger.js';
-import {
-  checkConnection,
-  checkName,
-  checkOptionKeys,
-  checkPrefix,
-  checkRetention,
-  OPTION_KEYS,
-  positiveIssue,
-} from './checks.js';
-import { DatastoreError } from './errors.js';
-import { createFleetGate, openGate } from './fleet/gate.js';
-import { checkFleetLanesPeer, createFleetLanes } from './fleet/lanes.js';
-import { PAUSE_ONLY_LIMITER } from './fleet/limiter.js';
-import { loadBullmq } from './load.js';
-import { logRepeats } from './log-repeats.js';
-import type { SendJobData, SendJobResult } from './send/job-data.js';
-import { markConfirmer } from './send/mark.js';
-import { createProcessor } from './send/process.js';
-import type { TrackSettings } from './send/process-deps.js';
-import { backendOf, explained, makeQueue, makeWorker } from './store/backend.js';
-import type { DatastoreGuard } from './store/guard.js';
-import { storeOf } from './store/store.js';
-import type { Replication } from './store/types.js';
-import type { UpdateLog } from './store/update-log.js';
-import type { MessagingWorkerOptions, TrackDeliveryOptions } from './worker-types.js';
-
-const WHAT = 'Invalid MessagingWorker options';
+import { sleep } from '../../internal/sleep.js';
+import type { Logger } from '../../types/logger.js';
+import { checkRetention } from '../checks.js';
+import { DatastoreError } from '../errors.js';
+import { createFleetGate, openGate } from '../fleet/gate.js';
+import { checkFleetLanesPeer, createFleetLanes } from '../fleet/lanes.js';
+import { PAUSE_ONLY_LIMITER } from '../fleet/limiter.js';
+import { loadBullmq } from '../load.js';
+import { logRepeats } from '../log-repeats.js';
+import type { SendJobData, SendJobResult } from '../send/job-data.js';
+import { markConfirmer } from '../send/mark.js';
+import { createProcessor } from '../send/process.js';
+import type { TrackSettings } from '../send/process-deps.js';
+import { backendOf, explained, makeQueue, makeWorker } from '../store/backend.js';
+import type { DatastoreGuard } from '../store/guard.js';
+import { storeOf } from '../store/store.js';
+import type { Replication } from '../store/types.js';
+import type { UpdateLog } from '../store/update-log.js';
+import { checkWorkerOptions, WORKER_OPTIONS } from './options.js';
+import type { MessagingWorkerOptions } from './worker-types.js';
 
 /** `clockSkewMs`'s default: the same margin as `messages.reconcile`'s. */
 export const CLOCK_SKEW_DEFAULT = 60_000;
@@ -66,7 +55,7 @@ export class MessagingWorker {
     checkWorkerOptions(options);
     // Before any connection opens: a constructor that throws after opening one keeps the process alive.
     checkFleetLanesPeer(options.rateLimit?.perRecipient?.minInterval);
-    const retention = checkRetention(options.retention, WHAT);
+    const retention = checkRetention(options.retention, WORKER_OPTIONS);
     const bull = loadBullmq();
     const { name } = options;
     const backend = backendOf(bull, options.connection, options.prefix);
@@ -201,67 +190,4 @@ export class MessagingWorker {
     await this.#updates.close();
     await this.#queue.close();
   }
-}
-
-function checkWorkerOptions(options: MessagingWorkerOptions): void {
-  if (typeof options !== 'object' || options === null) {
-    throw new ValidationError(WHAT, [
-      { path: '', message: "must be an object such as { connection, name: 'sms', client }" },
-    ]);
-  }
-  checkOptionKeys(options, OPTION_KEYS.worker, WHAT);
-  checkConnection(options.connection, WHAT);
-  checkName(options.name, WHAT);
-  checkPrefix(options.prefix, options.connection, WHAT);
-  const issues: { path: string; message: string }[] = [];
-  // Checked by shape, not `instanceof`: importing the client's class here would pull the whole
-  // SDK into a chunk shared with this entry, and the main entry would load it through that chunk.
-  if (!isMessagingClient(options.client)) {
-    issues.push({ path: 'client', message: 'must be a MessagingClient (new MessagingClient({ baseUrl, apiKey }))' });
-  }
-  const positive = (path: string, value: unknown, integer: boolean) => {
-    const issue = positiveIssue(path, value, integer);
-    if (issue) issues.push(issue);
-  };
-  positive('concurrency', options.concurrency, true);
-  positive('lockDuration', options.lockDuration, true);
-  positive('stalledInterval', options.stalledInterval, true);
-  const skew = options.clockSkewMs;
-  if (skew !== undefined && !(typeof skew === 'number' && Number.isFinite(skew) && skew >= 0)) {
-    issues.push({ path: 'clockSkewMs', message: `must be a number of ms >= 0, got ${String(skew)}` });
-  }
-  const rps = options.rateLimit?.requestsPerSecond;
-  if (options.rateLimit !== undefined && !(typeof rps === 'number' && rps >= 1 && Number.isFinite(rps))) {
-    issues.push({ path: 'rateLimit.requestsPerSecond', message: `must be a number >= 1, got ${String(rps)}` });
-  }
-  const { perSender, perRecipient } = options.rateLimit ?? {};
-  const lane = (given: object | undefined, path: string, value: unknown, integer: boolean) => {
-    if (given === undefined) return;
-    if (value === undefined) issues.push({ path, message: `is required, e.g. ${integer ? '1000' : '10'}` });
-    else positive(path, value, integer);
-  };
-  lane(perSender, 'rateLimit.perSender.requestsPerSecond', perSender?.requestsPerSecond, false);
-  lane(perRecipient, 'rateLimit.perRecipient.minInterval', perRecipient?.minInterval, true);
-  const track: TrackDeliveryOptions | undefined = options.trackDelivery;
-  if (track !== undefined) {
-    if (track.until !== undefined && track.until !== 'delivered' && track.until !== 'read') {
-      issues.push({
-        path: 'trackDelivery.until',
-        message: `must be 'delivered' or 'read', got ${String(track.until)}`,
-      });
-    }
-    positive('trackDelivery.timeout', track.timeout, false);
-    positive('trackDelivery.interval', track.interval, false);
-  }
-  if (issues.length > 0) throw new ValidationError(WHAT, issues);
-}
-
-/** A `MessagingClient` as the worker uses it: `withOptions` and `messages.send`/`reconcile`. */
-function isMessagingClient(value: unknown): value is MessagingClient {
-  const client = value as { withOptions?: unknown; messages?: { send?: unknown; reconcile?: unknown } } | null;
-  return (
-    typeof client?.withOptions === 'function' &&
-    typeof client.messages?.send === 'function' &&
-    typeof client.messages.reconcile === 'function'
-  );
 }

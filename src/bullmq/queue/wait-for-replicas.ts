@@ -1,8 +1,5 @@
-import { DatastoreError, namedIds } from './errors.js';
-import type { Confirmation, Replication, ReplicaWait } from './store/types.js';
-
-/** `waitForReplicas`'s defaults (see `WaitForReplicasOptions`). */
-export const WAIT_FOR_REPLICAS_DEFAULTS: ReplicaWait = Object.freeze({ replicas: 1, timeout: 1_000 });
+import { DatastoreError, namedIds } from '../errors.js';
+import type { Confirmation, Replication, ReplicaWait } from '../store/types.js';
 
 /**
  * Resolves once `wait.replicas` replicas hold every one of `ids`, just enqueued on queue `queue`;

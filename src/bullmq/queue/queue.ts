@@ -1,18 +1,15 @@
 import type { Queue } from 'bullmq';
-import type { SendMessageParams } from '../types/send.js';
-import { cancelSend, resendSend } from './cancel-resend.js';
-import { checkOptionKeys, checkQueueOptions, checkRetention, OPTION_KEYS } from './checks.js';
-import { Enqueuer } from './enqueue.js';
-import { loadBullmq } from './load.js';
-import { logRepeats } from './log-repeats.js';
-import { queueInternals } from './outbox/queue-internals.js';
-import { checkQueueQuietHours } from './schedule/plan.js';
-import type { SendJobData, SendJobResult } from './send/job-data.js';
-import { backendOf, explained, makeQueue } from './store/backend.js';
-import type { DatastoreGuard } from './store/guard.js';
-import { storeOf } from './store/store.js';
-import type { Replication } from './store/types.js';
-import { EVENTS_KEPT, type UpdateLog } from './store/update-log.js';
+import type { SendMessageParams } from '../../types/send.js';
+import { checkOptionKeys, checkQueueOptions, checkRetention, OPTION_KEYS } from '../checks.js';
+import { loadBullmq } from '../load.js';
+import { logRepeats } from '../log-repeats.js';
+import { checkQueueQuietHours } from '../schedule/plan.js';
+import type { SendJobData, SendJobResult } from '../send/job-data.js';
+import { backendOf, explained, makeQueue } from '../store/backend.js';
+import type { DatastoreGuard } from '../store/guard.js';
+import { storeOf } from '../store/store.js';
+import type { Replication } from '../store/types.js';
+import { EVENTS_KEPT, type UpdateLog } from '../store/update-log.js';
 import type {
   EnqueueItem,
   EnqueueOptions,
@@ -20,8 +17,22 @@ import type {
   MessagingQueueOptions,
   MessagingUpdate,
   UpdatesOptions,
-} from './types.js';
+} from '../types.js';
+import { cancelSend, resendSend } from './cancel-resend.js';
+import { Enqueuer, type StoredSendAdder } from './enqueue.js';
 import { UpdateReaders } from './update-readers.js';
+
+/** Set by `MessagingQueue`'s static block: the one function that reads a queue's enqueuer from outside it. */
+let enqueuerOf: (queue: object) => StoredSendAdder | undefined = () => undefined;
+
+/**
+ * How `MessagingOutbox` adds its relayed sends to `queue`: the queue's own enqueuer (so they are
+ * watched until the replicas hold them, as its sends are); `undefined` when `queue` is not a
+ * `MessagingQueue`. Internal to the entry (index.ts does not export it): not a public member.
+ */
+export function storedSendAdder(queue: unknown): StoredSendAdder | undefined {
+  return typeof queue === 'object' && queue !== null ? enqueuerOf(queue) : undefined;
+}
 
 /**
  * The producer side of the outbox (web servers): stores sends durably in Redis or PostgreSQL for the workers.
@@ -44,6 +55,11 @@ export class MessagingQueue {
   readonly #readers: UpdateReaders;
   /** How sends are checked, planned and stored (enqueue.ts). */
   readonly #enqueuer: Enqueuer;
+
+  static {
+    // A brand check, so that an object that only looks like a queue is refused, not read.
+    enqueuerOf = (queue) => (#enqueuer in queue ? queue.#enqueuer : undefined);
+  }
 
   constructor(options: MessagingQueueOptions) {
     const wait = checkQueueOptions(options);
@@ -78,7 +94,6 @@ export class MessagingQueue {
       wait,
       quietHours,
     });
-    queueInternals.set(this, this.#enqueuer);
     // The datastore's connection errors also reach each call that fails (send, counts...); without
     // a listener BullMQ's emitter would print them, or throw an unhandled 'error' event. Logged
     // once per kind, with a count.

@@ -1,11 +1,11 @@
 import type { Queue } from 'bullmq';
-import { ValidationError } from '../errors.js';
-import { checkJobId } from './checks.js';
-import type { SendJobData, SendJobResult } from './send/job-data.js';
-import { next } from './send/states.js';
-import { explained, explaining } from './store/backend.js';
-import type { DatastoreGuard } from './store/guard.js';
-import type { UpdateLog } from './store/update-log.js';
+import { ValidationError } from '../../errors.js';
+import { checkJobId } from '../checks.js';
+import type { SendJobData, SendJobResult } from '../send/job-data.js';
+import { next } from '../send/states.js';
+import { explained, explaining } from '../store/backend.js';
+import type { DatastoreGuard } from '../store/guard.js';
+import type { UpdateLog } from '../store/update-log.js';
 
 /**
  * `queue.cancel`: removes a send never POSTed (`queued`) and announces `cancelled`; `false` when it

@@ -1,16 +1,15 @@
 import type { JobsOptions, Queue } from 'bullmq';
-import { ValidationError } from '../errors.js';
-import type { SendMessageParams } from '../types/send.js';
-import { checkJobId, checkOptionKeys, OPTION_KEYS } from './checks.js';
-import type { QueueInternals } from './outbox/queue-internals.js';
-import { checkTiming, type Plan, planSend } from './schedule/plan.js';
-import { SEND_JOB, type SendJobData, type SendJobResult } from './send/job-data.js';
-import { storedParams } from './send/params.js';
-import { explaining } from './store/backend.js';
-import type { DatastoreGuard } from './store/guard.js';
-import type { Replication, ReplicaWait } from './store/types.js';
-import type { UpdateLog } from './store/update-log.js';
-import type { EnqueueItem, EnqueueOptions, QuietHoursOptions } from './types.js';
+import { ValidationError } from '../../errors.js';
+import type { SendMessageParams } from '../../types/send.js';
+import { checkJobId, checkOptionKeys, OPTION_KEYS } from '../checks.js';
+import { checkTiming, type Plan, planSend } from '../schedule/plan.js';
+import { SEND_JOB, type SendJobData, type SendJobResult } from '../send/job-data.js';
+import { storedParams } from '../send/params.js';
+import { explaining } from '../store/backend.js';
+import type { DatastoreGuard } from '../store/guard.js';
+import type { Replication, ReplicaWait } from '../store/types.js';
+import type { UpdateLog } from '../store/update-log.js';
+import type { EnqueueItem, EnqueueOptions, QuietHoursOptions } from '../types.js';
 import type { UpdateReaders } from './update-readers.js';
 import { awaitReplicas } from './wait-for-replicas.js';
 
@@ -37,11 +36,20 @@ export interface EnqueueParts {
 }
 
 /**
+ * How the outbox's relay adds sends it already checked and stored (in its table), each with its
+ * job id: the one thing it needs of a queue beyond its public surface (`storedSendAdder`).
+ */
+export interface StoredSendAdder {
+  /** Adds the jobs (ids given); a job id already in the queue is not added again (BullMQ). */
+  addStored(jobs: readonly { readonly id: string; readonly data: SendJobData }[]): Promise<void>;
+}
+
+/**
  * How sends are stored: each checked as `messages.send` checks it and planned (`sendAt`, quiet
  * hours), stored as a job, watched until the replicas hold it, and announced when it waits. Also
  * what the outbox's relay adds (sends it already checked and stored).
  */
-export class Enqueuer implements QueueInternals {
+export class Enqueuer implements StoredSendAdder {
   readonly #parts: EnqueueParts;
 
   constructor(parts: EnqueueParts) {
@@ -149,5 +157,11 @@ function isEnqueueItem(item: SendMessageParams | EnqueueItem): item is EnqueueIt
 }
 
 function jobData(params: SendJobData['params'], plan: Plan): SendJobData {
-  return { v: 1, params, phase: 'queued', ...(plan.quiet ? { quiet: plan.quiet } : {}) };
+  return {
+    v: 1,
+    params,
+    phase: 'queued',
+    ...(plan.quiet ? { quiet: plan.quiet } : {}),
+    ...(plan.recipient === undefined ? {} : { recipient: plan.recipient }),
+  };
 }

@@ -1,6 +1,6 @@
-import { type DatastoreGuard, guarded } from './store/guard.js';
-import type { UpdateLog } from './store/update-log.js';
-import type { MessagingUpdate, UpdatesOptions } from './types.js';
+import { type DatastoreGuard, guarded } from '../store/guard.js';
+import type { UpdateLog } from '../store/update-log.js';
+import type { MessagingUpdate, UpdatesOptions } from '../types.js';
 
 /**
  * The readers of a queue's `updates()`: each with a guard of its own (a loss is reported to each
