@@ -199,8 +199,16 @@ export const SMOKE = Object.freeze({
   replicas: { sends: 20 },
   sendManyMemory: memoryRuns([1_000, 5_000], 1_000, 30_000),
   lanes: lanesConfig(16, [1], 15_000),
-  // One round of one fleet run: about 2 s, most of it starting Redis, the sandbox and a worker.
-  fleetLimit: { rounds: 1, deadlineMs: 15_000, runs: [{ rate: 20, answerMs: 5, processes: 1 }] },
+  // One round of one fleet run on each datastore: about 2 s each, most of it starting the
+  // datastore, the sandbox and a worker.
+  fleetLimit: {
+    rounds: 1,
+    deadlineMs: 15_000,
+    runs: [
+      { rate: 20, answerMs: 5, processes: 1 },
+      { rate: 20, answerMs: 5, processes: 1, backend: 'postgres' },
+    ],
+  },
 });
 
 /** The targets (issue 5, and issue 28's send-many memory); `at` is where the figure lives in results.json, `max`/`min` its bound. */

@@ -88,8 +88,9 @@ function costPerSend(server, clients, producer, sends) {
     /** For a closer look, the most frequent first: each command's calls per send (server). */
     ...(redis ? { commandsByName: perSend(redis.byCommand, sends) } : {}),
     ...(pg ? { statementsByText: perSend(pg.byStatement, sends) } : {}),
-    /** Each round trip's kind per send (clients): a command, 'pipeline', 'multi', or a query's function. */
+    /** Each round trip's kind per send (clients): a command, a script, 'pipeline', 'multi', or a query's function. */
     roundTripsByName: perSend(pg ? clients.postgres.byName : clients.redis.byName, sends),
+    producerRoundTripsByName: perSend(pg ? producer.postgres.byName : producer.redis.byName, sends),
   };
 }
 

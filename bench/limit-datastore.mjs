@@ -12,8 +12,9 @@
  * The bench's own readings go through a client of their own, left out of the client-side counts
  * (bench/round-trips.mjs) and, on PostgreSQL, of the server's (they name pg_stat_statements).
  */
-import { hasRedis, startRedis } from '../test/helpers/redis.ts';
+
 import { postgresAvailable, startPostgresWithBullmq } from '../test/helpers/postgres.ts';
+import { hasRedis, startRedis } from '../test/helpers/redis.ts';
 import { exclude } from './round-trips.mjs';
 
 /**

@@ -176,7 +176,8 @@ export function addRoundTrips(all) {
     sum.redis.roundTrips += one.redis.roundTrips;
     sum.redis.commands += one.redis.commands;
     sum.postgres.roundTrips += one.postgres.roundTrips;
-    for (const [name, n] of Object.entries(one.redis.byName)) sum.redis.byName[name] = (sum.redis.byName[name] ?? 0) + n;
+    for (const [name, n] of Object.entries(one.redis.byName))
+      sum.redis.byName[name] = (sum.redis.byName[name] ?? 0) + n;
     for (const [name, n] of Object.entries(one.postgres.byName))
       sum.postgres.byName[name] = (sum.postgres.byName[name] ?? 0) + n;
   }

@@ -18,7 +18,11 @@ export async function startWorkers(count, env, script = WORKER, execArgv = proce
   try {
     await Promise.all(
       Array.from({ length: count }, async () => {
-        const child = fork(script, { env: { ...process.env, ...env }, execArgv, stdio: ['ignore', 'ignore', 'inherit', 'ipc'] });
+        const child = fork(script, {
+          env: { ...process.env, ...env },
+          execArgv,
+          stdio: ['ignore', 'ignore', 'inherit', 'ipc'],
+        });
         started.push(child);
         await new Promise((resolve, reject) => {
           child.once('message', resolve);
