@@ -52,7 +52,7 @@ function limitRuns({ rates, answers, processes, kills, bullmq, postgres }) {
  * Section 15's runs (issue 39): every limit R of `rates` x answer time x worker processes, `rounds`
  * rounds of R sends (plus one) each; then one worker of 3 SIGKILLed mid-run, and BullMQ's own
  * limiter alone on the same sends, at the R of `compare`; then the fleet on PostgreSQL at the R of
- * `postgres`, 5 ms answers, 1 and 3 processes.
+ * `postgres`, 5 ms answers, 1 and 3 processes, and BullMQ's limiter alone there.
  * @param {number} rounds @param {number[]} rates @param {number[]} compare @param {number[]} postgres @param {number} deadlineMs
  */
 function fleetLimitConfig(rounds, rates, compare, postgres, deadlineMs) {
@@ -65,7 +65,10 @@ function fleetLimitConfig(rounds, rates, compare, postgres, deadlineMs) {
       processes: [1, 3],
       kills: compare.map((rate) => ({ rate, answerMs: 5, processes: 3 })),
       bullmq: compare.map((rate) => ({ rate, answerMs: 5, processes: 1 })),
-      postgres: postgres.flatMap((rate) => [1, 3].map((processes) => ({ rate, answerMs: 5, processes }))),
+      postgres: postgres.flatMap((rate) => [
+        ...[1, 3].map((processes) => ({ rate, answerMs: 5, processes })),
+        { rate, answerMs: 5, processes: 1, bullmq: true },
+      ]),
     }),
   };
 }

@@ -134,8 +134,12 @@ async function limitRun(store, run, config) {
     /** How many sends have ended (sent, failed or unknown), asked of the datastore, not counted. */
     let ended = async () => 0;
     if (run.bullmq) {
-      const { Queue } = await import('bullmq');
-      const raw = new Queue(name, { connection: /** @type {any} */ (store.connection) });
+      const { Queue, createPostgresBackend } = await import('bullmq');
+      const connection = /** @type {any} */ (store.connection);
+      const raw =
+        store.kind === 'postgres'
+          ? new Queue(name, { connection: connection.postgres }, createPostgresBackend)
+          : new Queue(name, { connection });
       queue = raw;
       ended = async () => {
         const counts = await raw.getJobCounts('completed', 'failed');
