@@ -55,7 +55,7 @@ function queryName(config) {
     .replace(/\s+/g, ' ')
     .trim();
   const call = /^SELECT\b[^(]*?\b([a-z_][a-z0-9_.]*)\s*\(/i.exec(flat);
-  return call?.[1] && !/^(count|coalesce|max|min|now|clock_timestamp)$/i.test(call[1])
+  return call?.[1] && !/^(count|coalesce|exists|max|min|now|clock_timestamp)$/i.test(call[1])
     ? `${call[1]}()`
     : flat.slice(0, 48);
 }
@@ -79,8 +79,11 @@ if (ioredis) {
     return `script ${scripts.get(sha) ?? sha.slice(0, 8)}`;
   };
   const sendCommand = Redis.prototype.sendCommand;
+  // A command sent before its connection was ready is queued, then sent again: counted once.
+  const seen = new WeakSet();
   Redis.prototype.sendCommand = function counted(/** @type {any} */ command, /** @type {any} */ stream) {
-    if (!paused && !excluded.has(this)) {
+    if (!paused && !excluded.has(this) && !seen.has(command)) {
+      seen.add(command);
       counts.redis.commands++;
       // A pipeline's commands are written by its exec, counted there as one round trip.
       if (!stream?.isPipeline) {
