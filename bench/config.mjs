@@ -34,26 +34,28 @@ function lanesConfig(messages, workers, deadlineMs) {
 }
 
 /**
- * Every run of section 15's grid: R x r x processes, then the `kills` and `bullmq` runs.
- * @param {{ rates: number[], answers: number[], processes: number[], kills: object[], bullmq: object[] }} grid
+ * Every run of section 15's grid: R x r x processes, then the `kills`, `bullmq` and `postgres` runs.
+ * @param {{ rates: number[], answers: number[], processes: number[], kills: object[], bullmq: object[], postgres: object[] }} grid
  */
-function limitRuns({ rates, answers, processes, kills, bullmq }) {
+function limitRuns({ rates, answers, processes, kills, bullmq, postgres }) {
   /** @type {import('./fleet-limit.mjs').LimitRun[]} */
   const runs = [];
   for (const rate of rates)
     for (const answerMs of answers) for (const p of processes) runs.push({ rate, answerMs, processes: p });
   for (const run of kills) runs.push({ ...run, kill: true });
   for (const run of bullmq) runs.push({ ...run, bullmq: true });
+  for (const run of postgres) runs.push({ ...run, backend: 'postgres' });
   return runs;
 }
 
 /**
  * Section 15's runs (issue 39): every limit R of `rates` x answer time x worker processes, `rounds`
  * rounds of R sends (plus one) each; then one worker of 3 SIGKILLed mid-run, and BullMQ's own
- * limiter alone on the same sends, at the R of `compare`.
- * @param {number} rounds @param {number[]} rates @param {number[]} compare @param {number} deadlineMs
+ * limiter alone on the same sends, at the R of `compare`; then the fleet on PostgreSQL at the R of
+ * `postgres`, 5 ms answers, 1 and 3 processes, and BullMQ's limiter alone there.
+ * @param {number} rounds @param {number[]} rates @param {number[]} compare @param {number[]} postgres @param {number} deadlineMs
  */
-function fleetLimitConfig(rounds, rates, compare, deadlineMs) {
+function fleetLimitConfig(rounds, rates, compare, postgres, deadlineMs) {
   return {
     rounds,
     deadlineMs,
@@ -63,6 +65,10 @@ function fleetLimitConfig(rounds, rates, compare, deadlineMs) {
       processes: [1, 3],
       kills: compare.map((rate) => ({ rate, answerMs: 5, processes: 3 })),
       bullmq: compare.map((rate) => ({ rate, answerMs: 5, processes: 1 })),
+      postgres: postgres.flatMap((rate) => [
+        ...[1, 3].map((processes) => ({ rate, answerMs: 5, processes })),
+        { rate, answerMs: 5, processes: 1, bullmq: true },
+      ]),
     }),
   };
 }
@@ -112,7 +118,7 @@ export const FULL = Object.freeze({
   // processes and in one process (sendMany). The lanes allow it 13 s (13.6 s in queue order); about 45 s in all.
   lanes: lanesConfig(300, [1, 4], 40_000),
   // Section 15, reported and not a target: 24 runs of 6 rounds, 4 kills, 4 with BullMQ's limiter. About 5 minutes.
-  fleetLimit: fleetLimitConfig(6, [1, 2, 5, 10, 20, 50], [2, 5, 10, 50], 40_000),
+  fleetLimit: fleetLimitConfig(6, [1, 2, 5, 10, 20, 50], [2, 5, 10, 50], [10, 50], 40_000),
 });
 
 export const QUICK = Object.freeze({
@@ -152,7 +158,7 @@ export const QUICK = Object.freeze({
   replicas: { sends: 200 },
   sendManyMemory: memoryRuns([10_000, 100_000], 10_000, 60_000),
   lanes: lanesConfig(80, [1, 4], 20_000),
-  fleetLimit: fleetLimitConfig(3, [1, 2, 5, 10, 20, 50], [2, 10, 50], 30_000),
+  fleetLimit: fleetLimitConfig(3, [1, 2, 5, 10, 20, 50], [2, 10, 50], [10, 50], 30_000),
 });
 
 /**
@@ -196,8 +202,16 @@ export const SMOKE = Object.freeze({
   replicas: { sends: 20 },
   sendManyMemory: memoryRuns([1_000, 5_000], 1_000, 30_000),
   lanes: lanesConfig(16, [1], 15_000),
-  // One round of one fleet run: about 2 s, most of it starting Redis, the sandbox and a worker.
-  fleetLimit: { rounds: 1, deadlineMs: 15_000, runs: [{ rate: 20, answerMs: 5, processes: 1 }] },
+  // One round of one fleet run on each datastore: about 2 s each, most of it starting the
+  // datastore, the sandbox and a worker.
+  fleetLimit: {
+    rounds: 1,
+    deadlineMs: 15_000,
+    runs: [
+      { rate: 20, answerMs: 5, processes: 1 },
+      { rate: 20, answerMs: 5, processes: 1, backend: 'postgres' },
+    ],
+  },
 });
 
 /** The targets (issue 5, and issue 28's send-many memory); `at` is where the figure lives in results.json, `max`/`min` its bound. */

@@ -171,19 +171,35 @@ export function outboxRows(outbox) {
 }
 
 /**
+ * A run's cost per send, as its row says it: on Redis its commands (server) and round trips
+ * (clients); on PostgreSQL its round trips (clients) and statements (server), and Redis's (none).
+ * @param {any} run
+ */
+function costText(run) {
+  const enqueue = `${run.producerRoundTripsPerSend} of them enqueueing`;
+  if (run.backend === 'postgres')
+    return `PostgreSQL/send: ${run.sqlRoundTripsPerSend} round trips (${enqueue}), ${run.sqlStatementsPerSend} statements + ${run.sqlNestedStatementsPerSend} inside functions; Redis: ${run.redisRoundTripsPerSend} round trips`;
+  return `Redis/send: ${run.commandsPerSend} commands (${run.scriptsPerSend} scripts), ${run.redisRoundTripsPerSend} round trips (${enqueue})`;
+}
+
+/**
  * Section 15 (reported, not a target; issue 39): each run's achieved rate against what the window
- * rule allows (share), and its busiest sliding second against the limit.
- * @param {{ runs: any[], rounds?: number, skipped?: string } | undefined} limit
+ * rule allows (share), its busiest sliding second against the limit, and what a send cost its
+ * datastore.
+ * @param {{ runs: any[], rounds?: number, skipped?: string, postgresSkipped?: string } | undefined} limit
  */
 export function fleetLimitRows(limit) {
-  if (!limit || limit.skipped)
-    return [['15', 'fleet at its limit', 'skipped', limit?.skipped ?? 'not run', '', 'info']];
-  return limit.runs.map((run) => [
+  if (!limit) return [['15', 'fleet at its limit', 'skipped', 'not run', '', 'info']];
+  const rows = limit.runs.map((run) => [
     '15',
-    `${run.limiter === 'bullmq' ? "BullMQ's limiter alone" : 'fleet'} R=${run.rate}/s, answers ${run.answerMs} ms, ${run.processes} process${run.processes === 1 ? '' : 'es'} (c=${run.concurrency} each)${run.kill ? ', one SIGKILLed' : ''}: sends/s (sandbox clock)`,
+    `${run.limiter === 'bullmq' ? "BullMQ's limiter alone" : 'fleet'}${run.backend === 'postgres' ? ' on PostgreSQL' : ''} R=${run.rate}/s, answers ${run.answerMs} ms, ${run.processes} process${run.processes === 1 ? '' : 'es'} (c=${run.concurrency} each)${run.kill ? ', one SIGKILLed' : ''}: sends/s (sandbox clock)`,
     run.achievedPerSecond,
-    `allowed ${run.allowedPerSecond}/s; busiest 1 s ${run.busiestSecond} (R ${run.rate}); ${run.accepted}/${run.sends} stored (${run.ended} ended), ${run.duplicates} twice; ${run.commandsPerSend} Redis commands/send (${run.scriptsPerSend} scripts)`,
+    `allowed ${run.allowedPerSecond}/s; busiest 1 s ${run.busiestSecond} (R ${run.rate}); ${run.accepted}/${run.sends} stored (${run.ended} ended), ${run.duplicates} twice; ${costText(run)}`,
     run.share,
     'reported',
   ]);
+  if (limit.skipped) rows.unshift(['15', 'fleet at its limit, on Redis', 'skipped', limit.skipped, '', 'info']);
+  if (limit.postgresSkipped)
+    rows.push(['15', 'fleet at its limit, on PostgreSQL', 'skipped', limit.postgresSkipped, '', 'info']);
+  return rows;
 }

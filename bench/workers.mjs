@@ -8,16 +8,21 @@ const WORKER = new URL('../test/bullmq/crash-worker.mjs', import.meta.url);
 
 /**
  * `count` worker processes with `env`, ready when each says so; if one fails to start, the ones
- * started are stopped and the error thrown. `script`: another worker (it must say so too).
- * @param {number} count @param {Record<string, string>} env @param {URL} [script]
+ * started are stopped and the error thrown. `script`: another worker (it must say so too);
+ * `execArgv`: Node's flags for each (section 15's `--import` of bench/round-trips.mjs).
+ * @param {number} count @param {Record<string, string>} env @param {URL} [script] @param {string[]} [execArgv]
  */
-export async function startWorkers(count, env, script = WORKER) {
+export async function startWorkers(count, env, script = WORKER, execArgv = process.execArgv) {
   /** @type {import('node:child_process').ChildProcess[]} */
   const started = [];
   try {
     await Promise.all(
       Array.from({ length: count }, async () => {
-        const child = fork(script, { env: { ...process.env, ...env }, stdio: ['ignore', 'ignore', 'inherit', 'ipc'] });
+        const child = fork(script, {
+          env: { ...process.env, ...env },
+          execArgv,
+          stdio: ['ignore', 'ignore', 'inherit', 'ipc'],
+        });
         started.push(child);
         await new Promise((resolve, reject) => {
           child.once('message', resolve);

@@ -97,6 +97,32 @@ describe('npm run bench --smoke', () => {
         expect(run[key], `${name}: ${key}`).toSatisfy(numeric);
     }
     expect(stdout).toMatch(/lanes, one process, sendMany/);
+    // Section 15, the fleet at its limit (with redis-server; its PostgreSQL run with PostgreSQL's
+    // binaries): each send stored once, no second above R, and what a send cost its datastore,
+    // counted on the server and on the clients. On PostgreSQL no Redis at all.
+    const limit = results.fleetLimit;
+    if (!limit.skipped) {
+      if (!limit.postgresSkipped)
+        expect(limit.runs.map((run: { backend: string }) => run.backend)).toContain('postgres');
+      for (const run of limit.runs) {
+        const name = `fleet limit on ${run.backend}, R=${run.rate}`;
+        expect(run.accepted, name).toBe(run.sends);
+        expect(run.duplicates, name).toBe(0);
+        expect(run.busiestSecond, name).toBeLessThanOrEqual(run.rate);
+        const counted =
+          run.backend === 'postgres'
+            ? [
+                'sqlRoundTripsPerSend',
+                'sqlStatementsPerSend',
+                'sqlNestedStatementsPerSend',
+                'producerRoundTripsPerSend',
+              ]
+            : ['commandsPerSend', 'scriptsPerSend', 'redisRoundTripsPerSend', 'producerRoundTripsPerSend'];
+        for (const key of counted) expect(run[key], `${name}: ${key}`).toBeGreaterThan(0);
+        if (run.backend === 'postgres') expect(run.redisRoundTripsPerSend, name).toBe(0);
+      }
+      expect(stdout).toMatch(/fleet R=\d+\/s, answers/);
+    }
     expect(results.connections.sdkConnections).toSatisfy(numeric);
     expect(results.checks).toHaveLength(results.targets.length);
   }, 90_000);

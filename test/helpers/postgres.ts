@@ -133,12 +133,18 @@ async function makeTemplate(runDir: string | undefined): Promise<string> {
   return data;
 }
 
+/** What a throwaway cluster is started with beyond the defaults. */
+export interface PostgresOptions {
+  /** Server settings, each passed as `-c name=value` (the bench's `shared_preload_libraries`, for one). */
+  readonly settings?: Readonly<Record<string, string>>;
+}
+
 /**
  * Starts a throwaway cluster on a free loopback port (a copy of this process's initdb, then the
  * server itself as a child of this process): no fsync, trust authentication, its socket in its
  * own directory.
  */
-export async function startPostgres(): Promise<TestPostgres> {
+export async function startPostgres(options: PostgresOptions = {}): Promise<TestPostgres> {
   const source = await templateCluster();
   const dir = ownedFolder('tm-pg-');
   const data = join(dir, 'data');
@@ -164,6 +170,7 @@ export async function startPostgres(): Promise<TestPostgres> {
     'full_page_writes=off',
     '-c',
     'max_connections=200',
+    ...Object.entries(options.settings ?? {}).flatMap(([name, value]) => ['-c', `${name}=${value}`]),
   ];
   const [command, argv] = AS_ROOT ? [RUNUSER, ['-u', 'postgres', '--', postgres, ...args]] : [postgres, args];
   const pidFile = join(data, 'postmaster.pid');
@@ -211,8 +218,8 @@ export async function startPostgres(): Promise<TestPostgres> {
  * A cluster with BullMQ's tables created, as BullMQ's docs say to: `runMigrations` once. bullmq
  * and pg are loaded here only (the bench imports this file too).
  */
-export async function startPostgresWithBullmq(): Promise<TestPostgres> {
-  const db = await startPostgres();
+export async function startPostgresWithBullmq(options: PostgresOptions = {}): Promise<TestPostgres> {
+  const db = await startPostgres(options);
   const { default: pg } = await import('pg');
   const { runMigrations } = await import('bullmq');
   const pool = new pg.Pool({ connectionString: db.url, max: 1 });
