@@ -14,13 +14,18 @@ import { type Fixture, fastWorker, runs, SENDER, startFixture, until } from '../
 const MIN_INTERVAL = 150;
 const SENDS = { route: 'POST /messages' } as const;
 
-/** Numbers libphonenumber-js reads as valid, each as its country code and the rest. */
-const number = fc.oneof(
-  fc.integer({ min: 0, max: 9_999 }).map((n) => ['1', `201555${String(n).padStart(4, '0')}`] as const),
-  fc.integer({ min: 0, max: 999 }).map((n) => ['44', `2079460${String(n).padStart(3, '0')}`] as const),
-  fc.integer({ min: 0, max: 99_999_999 }).map((n) => ['49', `151${String(n).padStart(8, '0')}`] as const),
-  fc.integer({ min: 0, max: 99_999_999 }).map((n) => ['33', `6${String(n).padStart(8, '0')}`] as const),
-);
+/**
+ * Numbers libphonenumber-js reads as valid, each as its country code and the rest; none ending in
+ * 0000, which the sandbox refuses as unreachable (SANDBOX_PHONES.unreachable).
+ */
+const number = fc
+  .oneof(
+    fc.integer({ min: 0, max: 9_999 }).map((n) => ['1', `201555${String(n).padStart(4, '0')}`] as const),
+    fc.integer({ min: 0, max: 999 }).map((n) => ['44', `2079460${String(n).padStart(3, '0')}`] as const),
+    fc.integer({ min: 0, max: 99_999_999 }).map((n) => ['49', `151${String(n).padStart(8, '0')}`] as const),
+    fc.integer({ min: 0, max: 99_999_999 }).map((n) => ['33', `6${String(n).padStart(8, '0')}`] as const),
+  )
+  .filter(([, rest]) => !rest.endsWith('0000'));
 
 /** Ways people write one international number; every one keeps its country code. */
 const spellings = {
