@@ -3,23 +3,21 @@ import { defineConfig } from 'vitest/config';
 import SlowestFirst from './test/helpers/slowest-first.js';
 
 // Files that measure time or rates run after the rest of the suite, beside no other file's load,
-// side by side: the fleet test on each backend (a rate limit held by 4 worker processes; each
-// file has its own datastore and sandbox, so its own limit) and the fleet's per-sender and
+// four at a time: the fleet test on each backend (a rate limit held by 4 worker processes; each
+// file has its own datastore and sandbox, so its own limit), the fleet's per-sender and
 // per-recipient lanes on each backend (the other senders not delayed behind the busy lanes, an
-// order that a second of a busy machine's stall could turn). Every other file asserts counts and
-// order (the client's lanes under fake timers, the 1,000-endpoint relay) or CPU time (the hostile
-// bodies), which hold beside any load: a new file belongs here only if it cannot.
+// order that a second of a busy machine's stall could turn), and the share of the limit the
+// fleet achieves (its slots sized for a busy machine: docs/fleet.md), which starts when the first
+// of the others ends. Every other file asserts counts and order (the client's lanes under fake
+// timers, the 1,000-endpoint relay) or CPU time (the hostile bodies), which hold beside any load:
+// a new file belongs here only if it cannot.
 const ALONE = [
   'test/bullmq/fleet/fleet-redis.test.ts',
   'test/bullmq/fleet/fleet-postgres.test.ts',
   'test/bullmq/fleet/lanes-redis.test.ts',
   'test/bullmq/fleet/lanes-postgres.test.ts',
+  'test/bullmq/fleet/limiter.test.ts',
 ];
-// The share of the limit the fleet achieves (issue 39: at least 0.9 on a loaded machine) runs
-// last, alone: each round of the window rule waits on a chain of steps across processes, and
-// beside the fleet files' dozen processes each step waited its turn for a core (0.85 of the rule
-// there, 0.99 beside two CPU hogs). It takes about 4 s.
-const LAST = ['test/bullmq/fleet/limiter.test.ts'];
 
 const src = (path: string) => fileURLToPath(new URL(`./src/${path}`, import.meta.url));
 
@@ -64,11 +62,11 @@ export default defineConfig({
     unstubEnvs: true,
     unstubGlobals: true,
     hookTimeout: 30_000,
-    // Why three projects: the fleet test measures a rate limit held by 4 worker processes (the
+    // Why two projects: the fleet test measures a rate limit held by 4 worker processes (the
     // busiest sliding second, the rate achieved), so it runs after every other file, however many
     // workers vitest uses on the machine, beside only the other files of ALONE, side by side
-    // rather than one after the other; then the limiter's share alone (LAST). One run still gives
-    // one report (and one coverage, with `npm run coverage`).
+    // rather than one after the other. One run still gives one report (and one coverage, with
+    // `npm run coverage`).
     // (Group orders start at 1: vitest runs an order-0 project that has one worker last.)
     projects: [
       {
@@ -76,7 +74,7 @@ export default defineConfig({
         test: {
           name: 'suite',
           include: ['test/**/*.test.ts', 'examples/**/*.test.ts', 'packages/*/test/**/*.test.ts'],
-          exclude: [...ALONE, ...LAST],
+          exclude: ALONE,
           // Folders for what several files pack and install once (test/helpers/pack.ts), and for
           // the run's pristine PostgreSQL cluster (test/helpers/postgres.ts).
           globalSetup: ['./test/setup/pack-dir.ts', './test/setup/postgres-template.ts'],
@@ -98,10 +96,6 @@ export default defineConfig({
           globalSetup: ['./test/setup/postgres-template.ts'],
           sequence: { groupOrder: 2 },
         },
-      },
-      {
-        extends: true,
-        test: { name: 'limit', include: LAST, maxWorkers: 1, sequence: { groupOrder: 3 } },
       },
     ],
     // failures-last names every failure again in the run's last lines (CI logs keep their end).
