@@ -210,6 +210,21 @@ export function recorder() {
 /** The error lines a recorder kept. */
 export const errorLines = (lines: readonly RecordedLine[]) => lines.filter((line) => line.level === 'error');
 
+/**
+ * How many times the service stored each of `contents` (a message's text), in one pass over the
+ * tenant's messages: `sandbox.messages()` builds and checks every log each call, so a count per
+ * content, polled, cost the suite seconds of CPU.
+ */
+export function storedCounts(
+  sandbox: { messages(tenant: string): readonly { readonly content: string | null }[] },
+  contents: readonly string[],
+  tenant = 'acme',
+): number[] {
+  const counts = new Map<string | null, number>();
+  for (const { content } of sandbox.messages(tenant)) counts.set(content, (counts.get(content) ?? 0) + 1);
+  return contents.map((content) => counts.get(content) ?? 0);
+}
+
 /** Waits until `check` holds (polled every 50 ms), or throws after `timeoutMs` saying `what()`. */
 export async function until(
   check: () => boolean | Promise<boolean>,

@@ -12,7 +12,7 @@ import { type RunningSandbox, startSandbox } from 'tenant-messaging/sandbox';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { postgresAvailable, startPostgresWithBullmq, type TestPostgres } from '../../helpers/postgres.js';
 import { uniqueName } from '../../helpers/redis.js';
-import { text, until } from '../fixture.js';
+import { storedCounts, text, until } from '../fixture.js';
 
 const available = postgresAvailable();
 let db: TestPostgres;
@@ -32,9 +32,6 @@ afterAll(async () => {
 });
 
 const quiet = { debug() {}, info() {}, warn() {}, error() {} };
-
-const storedCounts = (contents: string[]) =>
-  contents.map((content) => sandbox.messages('acme').filter((log) => log.content === content).length);
 
 async function terminateAll(): Promise<number> {
   const admin = new pg.Client({ connectionString: db.url });
@@ -84,16 +81,16 @@ async function sendThrough(fault: () => Promise<unknown>) {
     sandbox.faults.add({ kind: 'latency', latencyMs: 100, route: 'POST /messages', ratio: 1 });
     await queue.sendMany(contents.map((content, i) => ({ params: { ...text(i), content }, id: `m-${i}` })));
     await until(
-      () => storedCounts(contents).some((n) => n > 0),
+      () => storedCounts(sandbox, contents).some((n) => n > 0),
       15_000,
       () => 'the first sends',
     );
     const struck = Date.now();
     await fault();
     await until(
-      () => storedCounts(contents).every((n) => n >= 1),
+      () => storedCounts(sandbox, contents).every((n) => n >= 1),
       60_000,
-      () => `sent: ${storedCounts(contents).join('')}`,
+      () => `sent: ${storedCounts(sandbox, contents).join('')}`,
     );
     const recoveredMs = Date.now() - struck;
     await until(
@@ -102,7 +99,7 @@ async function sendThrough(fault: () => Promise<unknown>) {
       () => `updates read: ${sentIds.size} of 60`,
     );
     await new Promise((resolve) => setTimeout(resolve, 1_000));
-    const counts = storedCounts(contents);
+    const counts = storedCounts(sandbox, contents);
     expect(
       counts.filter((n) => n > 1),
       'sent twice',
@@ -172,9 +169,9 @@ describe.runIf(available)('the fleet on PostgreSQL against database faults', () 
       const contents = Array.from({ length: 5 }, (_, i) => `${name} ${i}`);
       await queue.sendMany(contents.map((content, i) => ({ params: { ...text(i), content }, id: `d-${i}` })));
       await until(
-        () => storedCounts(contents).every((n) => n === 1),
+        () => storedCounts(sandbox, contents).every((n) => n === 1),
         30_000,
-        () => `sent: ${storedCounts(contents).join('')}`,
+        () => `sent: ${storedCounts(sandbox, contents).join('')}`,
       );
       console.log(`postgres down at start: 5 sent ${Date.now() - downSince} ms after it went down`);
     } finally {

@@ -9,7 +9,7 @@ import { DatastoreError, MessagingQueue, MessagingWorker } from 'tenant-messagin
 import { type RunningSandbox, startSandbox } from 'tenant-messaging/sandbox';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { type RedisSettings, redisAvailable, startRedis, type TestRedis, uniqueName } from '../../helpers/redis.js';
-import { recorder, text, until } from '../fixture.js';
+import { recorder, storedCounts, text, until } from '../fixture.js';
 
 const available = redisAvailable();
 let sandbox: RunningSandbox<'acme' | 'globex'>;
@@ -34,8 +34,6 @@ async function redis(settings: RedisSettings = {}): Promise<TestRedis> {
 }
 
 /** How many logs the sandbox stored per content, for the given contents. */
-const storedCounts = (contents: string[]) =>
-  contents.map((content) => sandbox.messages('acme').filter((log) => log.content === content).length);
 
 const worker = (
   server: TestRedis,
@@ -85,7 +83,7 @@ describe.runIf(available)('a Redis that cannot keep what it acknowledges is refu
         ]);
         await devWorker.ready();
         await until(
-          () => storedCounts([`${name} dev`])[0] === 1,
+          () => storedCounts(sandbox, [`${name} dev`])[0] === 1,
           10_000,
           () => 'the opted-in send',
         );
@@ -165,20 +163,20 @@ describe.runIf(available)('a Redis that restarts, forgets or stalls', () => {
       sandbox.faults.add({ kind: 'latency', latencyMs: 150, route: 'POST /messages', ratio: 1 });
       await queue.sendMany(contents.map((content, i) => ({ params: { ...text(i), content }, id: `m-${i}` })));
       await until(
-        () => storedCounts(contents).some((n) => n > 0),
+        () => storedCounts(sandbox, contents).some((n) => n > 0),
         10_000,
         () => 'the first sends',
       );
       const started = Date.now();
       await server.restart(500);
       await until(
-        () => storedCounts(contents).every((n) => n >= 1),
+        () => storedCounts(sandbox, contents).every((n) => n >= 1),
         60_000,
-        () => `sent: ${storedCounts(contents).join('')}`,
+        () => `sent: ${storedCounts(sandbox, contents).join('')}`,
       );
       const recovered = Date.now() - started;
       await new Promise((resolve) => setTimeout(resolve, 1_000));
-      const counts = storedCounts(contents);
+      const counts = storedCounts(sandbox, contents);
       expect(
         counts.filter((n) => n > 1),
         'sent twice',
@@ -235,7 +233,7 @@ describe.runIf(available)('a Redis that restarts, forgets or stalls', () => {
       at('the first send');
       await queue.send({ ...text(1), content: `${name} before` }, { id: 'before' });
       await until(
-        () => storedCounts([`${name} before`])[0] === 1,
+        () => storedCounts(sandbox, [`${name} before`])[0] === 1,
         10_000,
         () => 'the first send',
       );
@@ -265,11 +263,11 @@ describe.runIf(available)('a Redis that restarts, forgets or stalls', () => {
       at('the send tried again');
       await queue.send({ ...text(2), content: `${name} after` }, { id: 'after' });
       await until(
-        () => storedCounts([`${name} after`])[0] === 1,
+        () => storedCounts(sandbox, [`${name} after`])[0] === 1,
         10_000,
         () => 'the send after the loss',
       );
-      expect(storedCounts(waiting).every((n) => n === 0)).toBe(true);
+      expect(storedCounts(sandbox, waiting).every((n) => n === 0)).toBe(true);
       const read = await Promise.race([
         reading,
         new Promise((resolve) => setTimeout(() => resolve('still reading'), 5_000)),
@@ -301,7 +299,7 @@ describe.runIf(available)('a Redis that restarts, forgets or stalls', () => {
       sandbox.faults.add({ kind: 'latency', latencyMs: 100, route: 'POST /messages', ratio: 1 });
       await queue.sendMany(contents.map((content, i) => ({ params: { ...text(i), content }, id: `s-${i}` })));
       await until(
-        () => storedCounts(contents).some((n) => n > 0),
+        () => storedCounts(sandbox, contents).some((n) => n > 0),
         10_000,
         () => 'the first sends',
       );
@@ -313,12 +311,12 @@ describe.runIf(available)('a Redis that restarts, forgets or stalls', () => {
       await during;
       const all = [...contents, `${name} during`];
       await until(
-        () => storedCounts(all).every((n) => n >= 1),
+        () => storedCounts(sandbox, all).every((n) => n >= 1),
         60_000,
-        () => `sent: ${storedCounts(all).join('')}`,
+        () => `sent: ${storedCounts(sandbox, all).join('')}`,
       );
       await new Promise((resolve) => setTimeout(resolve, 1_000));
-      expect(storedCounts(all).filter((n) => n !== 1)).toEqual([]);
+      expect(storedCounts(sandbox, all).filter((n) => n !== 1)).toEqual([]);
     } finally {
       server.resume();
       sandbox.faults.clear();
@@ -342,9 +340,9 @@ describe.runIf(available)('a Redis that restarts, forgets or stalls', () => {
       const contents = Array.from({ length: 5 }, (_, i) => `${name} ${i}`);
       await queue.sendMany(contents.map((content, i) => ({ params: { ...text(i), content }, id: `d-${i}` })));
       await until(
-        () => storedCounts(contents).every((n) => n === 1),
+        () => storedCounts(sandbox, contents).every((n) => n === 1),
         20_000,
-        () => `sent: ${storedCounts(contents).join('')}`,
+        () => `sent: ${storedCounts(sandbox, contents).join('')}`,
       );
       console.log(`redis down at start: 5 sent ${Date.now() - downSince} ms after the fleet was made`);
     } finally {

@@ -12,7 +12,15 @@ import { ValidationError } from 'tenant-messaging';
 import { MessagingOutbox, MessagingQueue, MessagingWorker } from 'tenant-messaging/bullmq';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { uniqueName } from '../../helpers/redis.js';
-import { BACKENDS, type BackendFixture, fastWorker, startBackendFixture, text, until } from '../fixture.js';
+import {
+  BACKENDS,
+  type BackendFixture,
+  fastWorker,
+  startBackendFixture,
+  storedCounts,
+  text,
+  until,
+} from '../fixture.js';
 
 const root = fileURLToPath(new URL('../../../', import.meta.url));
 const relayScript = fileURLToPath(new URL('./listen-process.mjs', import.meta.url));
@@ -38,7 +46,7 @@ afterAll(async () => {
 });
 
 /** How many logs the sandbox stored with this content. */
-const stored = (content: string) => f.sandbox.messages('acme').filter((log) => log.content === content).length;
+const stored = (content: string) => storedCounts(f.sandbox, [content])[0] as number;
 
 /** Adds `params` with `id` in a transaction of its own, and commits. */
 async function commitOne(outbox: MessagingOutbox, params: ReturnType<typeof text>, id: string): Promise<void> {

@@ -16,7 +16,15 @@ import { ValidationError } from 'tenant-messaging';
 import { MessagingOutbox, MessagingQueue, MessagingWorker } from 'tenant-messaging/bullmq';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { uniqueName } from '../../helpers/redis.js';
-import { BACKENDS, type BackendFixture, fastWorker, startBackendFixture, text, until } from '../fixture.js';
+import {
+  BACKENDS,
+  type BackendFixture,
+  fastWorker,
+  startBackendFixture,
+  storedCounts,
+  text,
+  until,
+} from '../fixture.js';
 
 const root = fileURLToPath(new URL('../../../', import.meta.url));
 const relayScript = fileURLToPath(new URL('./relay-process.mjs', import.meta.url));
@@ -41,7 +49,7 @@ afterAll(async () => {
 });
 
 /** How many logs the sandbox stored with this content. */
-const stored = (content: string) => f.sandbox.messages('acme').filter((log) => log.content === content).length;
+const stored = (content: string) => storedCounts(f.sandbox, [content])[0] as number;
 
 /** Runs `body` in a transaction of its own, then commits (or rolls back). */
 async function transaction(commit: boolean, body: (client: pg.PoolClient) => Promise<void>): Promise<void> {
@@ -231,6 +239,7 @@ describe.runIf(available)('MessagingOutbox on PostgreSQL', () => {
     const url = (f.connection as { postgres: { connectionString: string } }).postgres.connectionString;
     const worker = new MessagingWorker(fastWorker(f, name, { concurrency: 8 }));
     const content = (i: number) => `Outbox ${name} ${i}`;
+    const evenContents = Array.from({ length: COMMITTED }, (_, k) => content(2 * k));
     const startRelay = async (hang: string) => {
       const child = fork(relayScript, {
         env: { ...process.env, PG_URL: url, QUEUE: name, HANG: hang },
@@ -275,14 +284,16 @@ describe.runIf(available)('MessagingOutbox on PostgreSQL', () => {
       await killWhen(second, 'added');
       const third = await startRelay('');
       await until(
-        () => Array.from({ length: COMMITTED }, (_, k) => stored(content(2 * k))).every((n) => n >= 1),
+        () => storedCounts(f.sandbox, evenContents).every((n) => n >= 1),
         60_000,
-        () =>
-          `${Array.from({ length: COMMITTED }, (_, k) => stored(content(2 * k))).filter((n) => n >= 1).length} of ${COMMITTED} stored`,
+        () => `${storedCounts(f.sandbox, evenContents).filter((n) => n >= 1).length} of ${COMMITTED} stored`,
       );
       await new Promise((resolve) => setTimeout(resolve, 1_000));
-      const even = Array.from({ length: COMMITTED }, (_, k) => stored(content(2 * k)));
-      const odd = Array.from({ length: COMMITTED }, (_, k) => stored(content(2 * k + 1)));
+      const even = storedCounts(f.sandbox, evenContents);
+      const odd = storedCounts(
+        f.sandbox,
+        Array.from({ length: COMMITTED }, (_, k) => content(2 * k + 1)),
+      );
       expect(even.filter((n) => n !== 1)).toEqual([]);
       expect(odd.filter((n) => n !== 0)).toEqual([]);
       const { rows } = await pool.query(

@@ -16,7 +16,7 @@ import { type RunningSandbox, startSandbox } from 'tenant-messaging/sandbox';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { redisAvailable, uniqueName } from '../../helpers/redis.js';
 import { startRedisCluster, type TestRedisCluster } from '../../helpers/redis-cluster.js';
-import { errorLines, recorder, text, until } from '../fixture.js';
+import { errorLines, recorder, storedCounts, text, until } from '../fixture.js';
 import { describeRun, sendsAcrossCutFailover } from './cut-failover.js';
 import { holds, sendLedger } from './lagging-failover.js';
 
@@ -47,9 +47,6 @@ afterAll(async () => {
   await sandbox?.close();
   await cluster?.stop();
 });
-
-const storedCounts = (contents: string[]) =>
-  contents.map((content) => sandbox.messages('acme').filter((log) => log.content === content).length);
 
 describe.runIf(available)('a Redis Cluster with replicas, the master of the queue slot failing over', () => {
   it("waitForReplicas waits for the replica of the queue's master; with it stopped the send fails, typed, saying it is stored", async () => {
@@ -169,7 +166,7 @@ describe.runIf(available)('a Redis Cluster with replicas, the master of the queu
       sandbox.faults.add({ kind: 'latency', latencyMs: 150, route: 'POST /messages', ratio: 1 });
       let replica = 0;
       const { struck, failoverMs } = await ledger.acrossLaggingFailover(
-        (content) => storedCounts([content])[0] as number,
+        (content) => storedCounts(sandbox, [content])[0] as number,
         async () => {
           replica = await cluster.lagReplicaOf(prefix);
         },
@@ -186,7 +183,8 @@ describe.runIf(available)('a Redis Cluster with replicas, the master of the queu
       // no log matches, so it ends `unknown`, reported and never sent blindly (its reconciliation
       // waits for its lock to expire and retries: about 30 s; over 60 s once for two of them, in a
       // CI run on a loaded machine). A send that never settles still fails here.
-      const settled = () => storedCounts(contents).map((n, i) => n >= 1 || unknown.has(idOf(contents[i] as string)));
+      const settled = () =>
+        storedCounts(sandbox, contents).map((n, i) => n >= 1 || unknown.has(idOf(contents[i] as string)));
       try {
         await until(
           () => settled().every(Boolean),
@@ -221,7 +219,7 @@ describe.runIf(available)('a Redis Cluster with replicas, the master of the queu
       // updates() carries on across the failover: a reader that ended would miss every later update.
       expect(readerEnd, "the other process's reader").toBe('still reading');
       await new Promise((resolve) => setTimeout(resolve, 1_000));
-      const counts = storedCounts(contents);
+      const counts = storedCounts(sandbox, contents);
       expect(
         counts.filter((n) => n > 1),
         'sent twice',

@@ -15,7 +15,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { redisAvailable, uniqueName } from '../../helpers/redis.js';
 import { startRedisCluster, type TestRedisCluster } from '../../helpers/redis-cluster.js';
 import { startServer } from '../../helpers/server.js';
-import { text, until } from '../fixture.js';
+import { storedCounts, text, until } from '../fixture.js';
 
 const available = redisAvailable();
 let cluster: TestRedisCluster;
@@ -46,9 +46,6 @@ afterAll(async () => {
   await sandbox?.close();
   await cluster?.stop();
 });
-
-const storedCounts = (contents: string[]) =>
-  contents.map((content) => sandbox.messages('acme').filter((log) => log.content === content).length);
 
 describe('a Redis Cluster connection without a hash-tagged prefix', () => {
   it('is refused before any I/O by the queue, the worker and the relay, naming the fix', () => {
@@ -152,9 +149,9 @@ describe.runIf(available)('the fleet on a 3-master Redis Cluster, prefix {sms}',
       await Promise.all(workers.map((worker) => worker.ready()));
       await queue.sendMany(contents.map((content, i) => ({ params: { ...text(i), content }, id: `c-${i}` })));
       await until(
-        () => storedCounts(contents).every((n) => n >= 1),
+        () => storedCounts(sandbox, contents).every((n) => n >= 1),
         30_000,
-        () => `sent: ${storedCounts(contents).join('')}`,
+        () => `sent: ${storedCounts(sandbox, contents).join('')}`,
       );
       await until(
         () => delivered.size === contents.length,
@@ -167,7 +164,7 @@ describe.runIf(available)('the fleet on a 3-master Redis Cluster, prefix {sms}',
         () => `'sent' webhooks: ${webhooks.size}`,
       );
       expect(refused).toBe(0);
-      expect(storedCounts(contents).filter((n) => n !== 1)).toEqual([]);
+      expect(storedCounts(sandbox, contents).filter((n) => n !== 1)).toEqual([]);
       const counts = await queue.counts();
       expect(counts.waiting + counts.active).toBe(0);
       // The service's busiest sliding second for the key: the fleet gate held the limit.
@@ -206,20 +203,20 @@ describe.runIf(available)('the fleet on a 3-master Redis Cluster, prefix {sms}',
       sandbox.faults.add({ kind: 'latency', latencyMs: 150, route: 'POST /messages', ratio: 1 });
       await queue.sendMany(contents.map((content, i) => ({ params: { ...text(i), content }, id: `r-${i}` })));
       await until(
-        () => storedCounts(contents).some((n) => n > 0),
+        () => storedCounts(sandbox, contents).some((n) => n > 0),
         10_000,
         () => 'the first sends',
       );
       const struck = Date.now();
       await cluster.restart(owner, 500);
       await until(
-        () => storedCounts(contents).every((n) => n >= 1),
+        () => storedCounts(sandbox, contents).every((n) => n >= 1),
         60_000,
-        () => `sent: ${storedCounts(contents).join('')}`,
+        () => `sent: ${storedCounts(sandbox, contents).join('')}`,
       );
       const recoveredMs = Date.now() - struck;
       await new Promise((resolve) => setTimeout(resolve, 1_000));
-      const counts = storedCounts(contents);
+      const counts = storedCounts(sandbox, contents);
       expect(
         counts.filter((n) => n > 1),
         'sent twice',

@@ -14,7 +14,7 @@ import { type RunningSandbox, startSandbox } from 'tenant-messaging/sandbox';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { redisAvailable, uniqueName } from '../../helpers/redis.js';
 import { startRedisSentinel, type TestRedisSentinel } from '../../helpers/redis-sentinel.js';
-import { errorLines, recorder, text, until } from '../fixture.js';
+import { errorLines, recorder, storedCounts, text, until } from '../fixture.js';
 import { holds, sendLedger } from './lagging-failover.js';
 
 const available = redisAvailable();
@@ -33,9 +33,6 @@ afterAll(async () => {
   await sandbox?.close();
   await redis?.stop();
 });
-
-const storedCounts = (contents: string[]) =>
-  contents.map((content) => sandbox.messages('acme').filter((log) => log.content === content).length);
 
 describe.runIf(available)('the fleet behind Sentinel', () => {
   it('waitForReplicas: a send resolves once the replica holds it; with the replica stopped it fails, typed, saying it is stored', async () => {
@@ -108,7 +105,7 @@ describe.runIf(available)('the fleet behind Sentinel', () => {
       sandbox.faults.add({ kind: 'latency', latencyMs: 150, route: 'POST /messages', ratio: 1 });
       let replica = 0;
       const { struck, failoverMs } = await ledger.acrossLaggingFailover(
-        (content) => storedCounts([content])[0] as number,
+        (content) => storedCounts(sandbox, [content])[0] as number,
         async () => {
           replica = await redis.lagReplica();
         },
@@ -119,9 +116,9 @@ describe.runIf(available)('the fleet behind Sentinel', () => {
       for (const id of ledger.reported) await ledger.send(id);
       const contents = ledger.contents();
       await until(
-        () => storedCounts(contents).every((n) => n >= 1),
+        () => storedCounts(sandbox, contents).every((n) => n >= 1),
         60_000,
-        () => `sent: ${storedCounts(contents).join('')}`,
+        () => `sent: ${storedCounts(sandbox, contents).join('')}`,
       );
       const recoveredMs = Date.now() - struck;
       await until(
@@ -130,7 +127,7 @@ describe.runIf(available)('the fleet behind Sentinel', () => {
         () => `updates read: ${sentIds.size} of ${contents.length}`,
       );
       await new Promise((resolve) => setTimeout(resolve, 1_000));
-      const counts = storedCounts(contents);
+      const counts = storedCounts(sandbox, contents);
       expect(
         counts.filter((n) => n > 1),
         'sent twice',

@@ -132,8 +132,12 @@ describe.runIf(runs)('delivery webhooks on the fleet', () => {
       relays.push(await start('./relay-process.mjs', relayEnv));
 
       const allRead = () => ids.every((id) => published.has(`${id}/read`));
+      const allArrived = () => {
+        const arrived = changes();
+        return [...published].every((change) => arrived.has(change));
+      };
       await until(
-        () => allRead() && [...published].every((change) => changes().has(change)),
+        () => allRead() && allArrived(),
         90_000,
         () => `every change (${changes().size} of ${published.size}; all read: ${allRead()})`,
       );
