@@ -96,9 +96,10 @@ if (ioredis) {
   const Pipeline = require('ioredis/built/Pipeline').default;
   const exec = Pipeline.prototype.exec;
   Pipeline.prototype.exec = function counted(/** @type {unknown[]} */ ...args) {
-    if (!paused && !excluded.has(this.redis) && this._queue?.length > 0) {
+    // A MULTI calls exec twice: first to queue its EXEC (a transaction still open), then to send.
+    if (!paused && !excluded.has(this.redis) && this._transactions === 0 && this._queue?.length > 0) {
       counts.redis.roundTrips++;
-      bump(counts.redis.byName, this._transactions > 0 ? 'multi' : 'pipeline');
+      bump(counts.redis.byName, this._queue[0]?.name === 'multi' ? 'multi' : 'pipeline');
     }
     return exec.apply(this, args);
   };

@@ -33,8 +33,6 @@ async function redis(settings: RedisSettings = {}): Promise<TestRedis> {
   return server;
 }
 
-/** How many logs the sandbox stored per content, for the given contents. */
-
 const worker = (
   server: TestRedis,
   name: string,

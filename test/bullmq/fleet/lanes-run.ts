@@ -151,7 +151,7 @@ export function lanesRun([backend, available]: (typeof BACKENDS)[number]): void 
       });
 
     it.runIf(available)(
-      'no sender over its lane, no recipient under its gap, each send once, the others before the second round of the busy lanes',
+      'no sender over its lane, no recipient under its gap, each send once, the others before the third round of the busy lanes',
       async () => {
         {
           const name = uniqueName();

@@ -4,53 +4,23 @@
  * (`pg_terminate_backend`, as a restart or a failover does). The relay runs as its own process,
  * set up as an application would set it up, from the built package.
  */
-import { type ChildProcess, execSync, fork } from 'node:child_process';
-import { existsSync } from 'node:fs';
+import { fork } from 'node:child_process';
 import { fileURLToPath } from 'node:url';
 import pg from 'pg';
 import { ValidationError } from 'tenant-messaging';
 import { MessagingOutbox, MessagingQueue, MessagingWorker } from 'tenant-messaging/bullmq';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import { uniqueName } from '../../helpers/redis.js';
-import {
-  BACKENDS,
-  type BackendFixture,
-  fastWorker,
-  startBackendFixture,
-  storedCounts,
-  text,
-  until,
-} from '../fixture.js';
+import { fastWorker, text, until } from '../fixture.js';
+import { available, useOutboxFixture } from './outbox-fixture.js';
 
-const root = fileURLToPath(new URL('../../../', import.meta.url));
 const relayScript = fileURLToPath(new URL('./listen-process.mjs', import.meta.url));
-const available = BACKENDS.find(([name]) => name === 'postgres')?.[1] === true;
-let f: BackendFixture;
-let pool: pg.Pool;
-let url: string;
-const children = new Set<ChildProcess>();
-
-beforeAll(async () => {
-  if (!available) return;
-  if (!existsSync(`${root}dist/bullmq/index.js`)) execSync('npm run build', { cwd: root, stdio: 'ignore' });
-  f = await startBackendFixture('postgres');
-  url = (f.connection as { postgres: { connectionString: string } }).postgres.connectionString;
-  pool = new pg.Pool({ connectionString: url, max: 4 });
-  // This test terminates every connection, its own pool's idle ones too.
-  pool.on('error', () => undefined);
-}, 60_000);
-afterAll(async () => {
-  for (const child of children) if (child.exitCode === null && child.signalCode === null) child.kill('SIGKILL');
-  await pool?.end();
-  await f?.close();
-});
-
-/** How many logs the sandbox stored with this content. */
-const stored = (content: string) => storedCounts(f.sandbox, [content])[0] as number;
+const fx = useOutboxFixture();
+const { children, stored } = fx;
 
 /** Adds `params` with `id` in a transaction of its own, and commits. */
 async function commitOne(outbox: MessagingOutbox, params: ReturnType<typeof text>, id: string): Promise<void> {
-  const client = await pool.connect();
+  const client = await fx.pool.connect();
   try {
     await client.query('BEGIN');
     await outbox.add(client, params, { id });
@@ -66,7 +36,7 @@ async function commitOne(outbox: MessagingOutbox, params: ReturnType<typeof text
  * terminated in test/bullmq/faults/postgres.test.ts.)
  */
 async function terminateRelay(): Promise<number> {
-  const client = new pg.Client({ connectionString: url });
+  const client = new pg.Client({ connectionString: fx.url });
   await client.connect();
   try {
     const { rows } = await client.query(
@@ -81,17 +51,17 @@ async function terminateRelay(): Promise<number> {
 
 describe.runIf(available)('the outbox against PostgreSQL faults', () => {
   it('refuses a pool, and a client in autocommit, with a ValidationError: nothing is written, and nothing sent', async () => {
-    const queue = new MessagingQueue({ connection: f.connection, name: uniqueName('outbox-notx') });
+    const queue = new MessagingQueue({ connection: fx.f.connection, name: uniqueName('outbox-notx') });
     const outbox = new MessagingOutbox({ queue, table: 'outbox_notx' });
-    await outbox.migrate(pool);
-    const count = async () => (await pool.query('SELECT count(*)::int AS n FROM outbox_notx')).rows[0].n as number;
+    await outbox.migrate(fx.pool);
+    const count = async () => (await fx.pool.query('SELECT count(*)::int AS n FROM outbox_notx')).rows[0].n as number;
     try {
-      const fromPool = await outbox.add(pool, text(1), { id: 'pool-1' }).catch((e: unknown) => e);
+      const fromPool = await outbox.add(fx.pool, text(1), { id: 'pool-1' }).catch((e: unknown) => e);
       expect(fromPool).toBeInstanceOf(ValidationError);
       expect((fromPool as ValidationError).issues[0]).toMatchObject({ path: 'tx' });
       expect((fromPool as Error).message).toMatch(/is a pool.*BEGIN/s);
 
-      const client = await pool.connect();
+      const client = await fx.pool.connect();
       try {
         const autocommit = await outbox.add(client, text(2), { id: 'auto-2' }).catch((e: unknown) => e);
         expect(autocommit).toBeInstanceOf(ValidationError);
@@ -105,9 +75,9 @@ describe.runIf(available)('the outbox against PostgreSQL faults', () => {
         client.release();
       }
       // A query builder's root handle (no transaction) through the README's adapter: refused too.
-      const adapter = { query: (sql: string, values?: unknown[]) => pool.query(sql, values) };
+      const adapter = { query: (sql: string, values?: unknown[]) => fx.pool.query(sql, values) };
       await expect(outbox.add(adapter, text(4), { id: 'adapter-4' })).rejects.toBeInstanceOf(ValidationError);
-      expect((await pool.query('SELECT id FROM outbox_notx ORDER BY id')).rows).toEqual([{ id: 'tx-3' }]);
+      expect((await fx.pool.query('SELECT id FROM outbox_notx ORDER BY id')).rows).toEqual([{ id: 'tx-3' }]);
       expect(await count()).toBe(1);
     } finally {
       await queue.close();
@@ -115,14 +85,14 @@ describe.runIf(available)('the outbox against PostgreSQL faults', () => {
   });
 
   it('refuses unknown options of the outbox, add and relay before any I/O', async () => {
-    const queue = new MessagingQueue({ connection: f.connection, name: uniqueName('outbox-keys') });
+    const queue = new MessagingQueue({ connection: fx.f.connection, name: uniqueName('outbox-keys') });
     try {
       expect(() => new MessagingOutbox({ queue, tabel: 'x' } as never)).toThrow(/tabel: is not an option; .*table/s);
       const outbox = new MessagingOutbox({ queue, table: 'outbox_keys' });
-      await expect(outbox.add(pool, text(1), { ID: 'x' } as never)).rejects.toThrow(
+      await expect(outbox.add(fx.pool, text(1), { ID: 'x' } as never)).rejects.toThrow(
         /ID: is not an option; did you mean id\?/,
       );
-      expect(() => outbox.relay({ pool, intervall: 10 } as never)).toThrow(/intervall: is not an option/);
+      expect(() => outbox.relay({ pool: fx.pool, intervall: 10 } as never)).toThrow(/intervall: is not an option/);
     } finally {
       await queue.close();
     }
@@ -131,14 +101,14 @@ describe.runIf(available)('the outbox against PostgreSQL faults', () => {
   it('the relay process survives every one of its connections terminated, listens again, and relays what was committed meanwhile at once', async () => {
     const name = uniqueName('outbox-terminate');
     const table = 'outbox_terminate';
-    const queue = new MessagingQueue({ connection: f.connection, name });
+    const queue = new MessagingQueue({ connection: fx.f.connection, name });
     const outbox = new MessagingOutbox({ queue, table });
-    await outbox.migrate(pool);
-    const worker = new MessagingWorker(fastWorker(f, name));
+    await outbox.migrate(fx.pool);
+    const worker = new MessagingWorker(fastWorker(fx.f, name));
     // Polling at a minute: a message relayed within seconds after the terminations was woken by a
     // NOTIFY on a LISTEN made again (or by the look the relay takes when it listens again).
     const child = fork(relayScript, [], {
-      env: { ...process.env, PG_URL: url, QUEUE: name, TABLE: table, INTERVAL: '60000' },
+      env: { ...process.env, PG_URL: fx.url, QUEUE: name, TABLE: table, INTERVAL: '60000' },
       stdio: ['ignore', 'pipe', 'pipe', 'ipc'],
     });
     children.add(child);

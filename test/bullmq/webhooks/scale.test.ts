@@ -282,9 +282,8 @@ describe.runIf(runs)('WebhookRelay with 1,000 endpoints on Redis', () => {
         expect(refused).toBe(0);
         for (const i of healthy) expect(accepted.get(pathOf(i))?.size, pathOf(i)).toBe(MESSAGES);
         // Every stalled endpoint was tried, and a fan-out filled the pool with stalled attempts, yet
-        // healthy deliveries arrived while they all still ran. Not asked of each fan-out: beside two
-        // CPU hogs, healthy answers outlived the timeout and their retries shared the pool, so the
-        // second event's stalled attempts never held it whole (its deliveries all arrived).
+        // healthy deliveries arrived while they all still ran (not asked of each: on a busy machine
+        // healthy retries share the pool, and a fan-out's stalled attempts may never hold it whole).
         expect(stalledRequests).toBeGreaterThanOrEqual(STALLED * MESSAGES);
         expect(Math.max(...ids.map((id) => pastStalled.get(id) ?? 0))).toBeGreaterThan(0);
         // close() waited for the attempts in flight (none left open), within its own bounds.
