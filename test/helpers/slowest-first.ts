@@ -38,7 +38,7 @@ export const SLOWEST = [
   'test/docs-snippets.test.ts',
   'test/rate-gate.test.ts',
   'test/bullmq/store/redis-replication.test.ts',
-  'test/bullmq/outbox/outbox.test.ts',
+  'test/bullmq/outbox/relay-kills.test.ts',
   'test/webhooks/relay.test.ts',
   'test/bullmq/crash.test.ts',
   'test/core/schema-fast-paths.test.ts',
