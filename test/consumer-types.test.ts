@@ -161,9 +161,8 @@ beforeAll(async () => {
     const wanted = [tarball, 'typescript@latest', `@types/node@${TYPES_NODE.newest}`];
     const installing = (cache: '--prefer-offline' | '--prefer-online') =>
       npm(['install', ...wanted, '--no-audit', '--no-fund', '--ignore-scripts', cache], full);
-    // Once more after a failure, asking the registry afresh: it is across the network (a run beside
-    // two CPU hogs saw one install fail), and minutes after a release npm's cached metadata can
-    // name a `latest` it does not list yet (ETARGET for @types/node 26.6.7, twice from the cache).
+    // Once more after a failure, asking the registry afresh: it is across the network, and minutes
+    // after a release npm's cached metadata can name a `latest` it does not list yet (ETARGET).
     await installing('--prefer-offline').catch(() => installing('--prefer-online'));
     // The peers: the repository's copies, linked as an install places them (their own dependencies
     // resolve from their real paths), rather than a second install of their whole trees.

@@ -213,7 +213,7 @@ export const errorLines = (lines: readonly RecordedLine[]) => lines.filter((line
 /**
  * How many times the service stored each of `contents` (a message's text), in one pass over the
  * tenant's messages: `sandbox.messages()` builds and checks every log each call, so a count per
- * content, polled, cost the suite seconds of CPU.
+ * content, polled, is quadratic.
  */
 export function storedCounts(
   sandbox: { messages(tenant: string): readonly { readonly content: string | null }[] },

@@ -11,7 +11,7 @@ import { BaseSequencer } from 'vitest/node';
 
 export const SLOWEST = [
   'test/bench-smoke.test.ts',
-  // A relay delivering to 1,000 endpoints: about 8 s alone, several times that beside the suite.
+  // A relay delivering to 1,000 endpoints: several times longer beside the suite than alone.
   'test/bullmq/webhooks/scale.test.ts',
   'test/bullmq/webhooks/relay.test.ts',
   'test/many-sandbox.test.ts',
@@ -20,7 +20,7 @@ export const SLOWEST = [
   'packages/cli/test/send-many.test.ts',
   'test/soak.test.ts',
   'test/examples.test.ts',
-  'test/bullmq/faults/redis.test.ts',
+  'test/bullmq/faults/redis-restarts.test.ts',
   'test/bullmq/faults/postgres.test.ts',
   'test/bullmq/outbox/faults.test.ts',
   'test/bullmq/webhooks/fleet.test.ts',

@@ -137,7 +137,7 @@ export function lanesRun([backend, available]: (typeof BACKENDS)[number]): void 
             expect(f.sandbox.requestLog.minGap({ ...SENDS, recipient: to })).toBeGreaterThanOrEqual(interval);
             // Each waiting send is taken by a worker about three times (at first, at its turn, then at
             // the exact end of the place before it), not once every interval for as long as it waits
-            // (the k-th about k times: 64 to 69 starts for these 10, measured without turns).
+            // (without turns, the k-th waiting send about k times).
             let starts = 0;
             for (const id of ids) starts += (await raw.getJob(id))?.attemptsStarted ?? 0;
             expect(starts).toBeLessThanOrEqual(ids.length * 5);

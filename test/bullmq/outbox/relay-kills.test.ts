@@ -17,8 +17,8 @@ const { children, transaction } = fx;
 
 describe.runIf(available)('MessagingOutbox on PostgreSQL, its relay killed', () => {
   it('200 committed among 200 rolled back, the relay killed after claiming and after adding: the 200 committed stored once each', async () => {
-    // 200, not 500: the sending, by one worker on PostgreSQL, took most of the 60 s under load
-    // (431 of 500 in one loaded run); the hand-off and its two kill points are the same.
+    // 200, not 500: one worker on PostgreSQL sends them well within the wait on a loaded machine;
+    // the hand-off and its two kill points are the same.
     const COMMITTED = 200;
     const name = uniqueName('outbox-crash');
     const queue = new MessagingQueue({ connection: fx.f.connection, name });
