@@ -36,14 +36,22 @@ export interface StopSignals {
   caught(): StopSignal | undefined;
   /** The exit code the process ends with after it: 128 + its number; undefined if none came. */
   exitCode(): number | undefined;
-  /** Removes the handlers (before a command that handles the signals itself, and at the end). */
+  /** Removes the handlers (before a command that handles the signals itself). */
   release(): void;
+  /**
+   * Says the outcome is known (`process.exitCode`, once what ran has finished): a stop signal that
+   * comes while the process still closes what it opened exits at once with that code. Removing
+   * the handlers instead left the signal's default action, which a shell reports as 128 + its
+   * number: stopped before done, though the messages were sent.
+   */
+  finish(): void;
 }
 
 /**
  * Handles SIGINT, SIGTERM and SIGHUP from now on. The first one is announced (`Interrupted
  * (Ctrl-C): stopping.`) and aborts `signal` with `reasonOf(signal)`: what runs stops and says
- * what it did. A second one exits at once, with 128 + its number.
+ * what it did. A second one exits at once, with 128 + its number. Once the bin calls `finish()`,
+ * one exits at once with the exit code the bin set.
  *
  * @example
  * ```ts
@@ -67,14 +75,24 @@ export function catchStopSignals(options: {
     options.announce(`Interrupted (${signalLabel(signal)}): stopping.`);
     controller.abort(options.reasonOf(signal));
   };
+  // Without an argument, process.exit() ends with process.exitCode: the outcome already known.
+  const onSignalWhenFinished = () => process.exit();
   const signals = Object.keys(STOP_SIGNALS) as StopSignal[];
+  const release = () => {
+    for (const signal of signals) {
+      process.off(signal, onSignal);
+      process.off(signal, onSignalWhenFinished);
+    }
+  };
   for (const signal of signals) process.on(signal, onSignal);
   return {
     signal: controller.signal,
     caught: () => caught,
     exitCode: () => (caught ? 128 + STOP_SIGNALS[caught] : undefined),
-    release: () => {
-      for (const signal of signals) process.off(signal, onSignal);
+    release,
+    finish: () => {
+      release();
+      for (const signal of signals) process.on(signal, onSignalWhenFinished);
     },
   };
 }

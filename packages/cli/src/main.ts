@@ -70,7 +70,8 @@ async function main(): Promise<void> {
     process.exitCode = sendingCodeOf(error) ?? stops.exitCode() ?? exitCodeOf(error);
     return;
   } finally {
-    stops.release();
+    // What is still open closes after this: a stop signal then ends with the code set, not 128 + n.
+    stops.finish();
   }
   // A command that said its code keeps it (a send that finished after the signal: 0, it was sent).
   if (stops.caught() && process.exitCode === undefined) process.exitCode = stops.exitCode();

@@ -41,7 +41,8 @@ async function main(argv: readonly string[]): Promise<void> {
     process.exitCode = stops.exitCode() ?? exitCodeOf(error);
     return;
   } finally {
-    stops.release();
+    // What is still open closes after this: a stop signal then ends with the code set, not 128 + n.
+    stops.finish();
   }
   if (stops.caught()) {
     process.exitCode = stops.exitCode();
