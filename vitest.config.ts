@@ -21,13 +21,6 @@ const ALONE = [
 
 const src = (path: string) => fileURLToPath(new URL(`./src/${path}`, import.meta.url));
 
-// Every Node process of the run compiles the same modules again: the workers, and the bins,
-// workers, relays and servers the tests start (BullMQ alone in over twenty of them). V8's code
-// cache, kept between runs (Node's NODE_COMPILE_CACHE: a module whose source changed is compiled
-// anew), spares it; the processes inherit it from this one. Not the SDK's sources under test:
-// vitest transforms and runs those itself.
-process.env['NODE_COMPILE_CACHE'] ??= fileURLToPath(new URL('./node_modules/.cache/node-compile', import.meta.url));
-
 export default defineConfig({
   // The datastore's SQL and Lua live in files of their own (src/bullmq/store/): imported as text,
   // as tsup's loader does for the build.
