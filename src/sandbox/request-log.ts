@@ -1,3 +1,4 @@
+import { PhoneTable } from './phone-table.js';
 import { phoneKey } from './phones.js';
 
 /**
@@ -44,6 +45,12 @@ export interface SendParties {
 }
 
 /**
+ * The entries allocated at first, doubled as they fill up to the capacity: a sandbox that sees a
+ * few requests, as most tests' do, does not zero the 2.4 MB of a full ring.
+ */
+const FIRST_ALLOCATION = 1_024;
+
+/**
  * The timestamps (ms, from the sandbox clock) of the requests the rate limiter let through:
  * authenticated requests that were not answered 429 (when the limit is off, every authenticated
  * request). A send the sandbox stored also records its sender number and recipient, so per-sender
@@ -83,11 +90,27 @@ export class RequestLog {
   /** @param capacity entries kept (at least 1). */
   constructor(capacity: number) {
     this.capacity = Math.max(1, Math.floor(capacity));
-    this.#at = new Float64Array(this.capacity);
-    this.#tenant = new Uint32Array(this.capacity);
-    this.#route = new Uint32Array(this.capacity);
-    this.#sender = new Uint32Array(this.capacity);
-    this.#recipient = new Uint32Array(this.capacity);
+    const first = Math.min(this.capacity, FIRST_ALLOCATION);
+    this.#at = new Float64Array(first);
+    this.#tenant = new Uint32Array(first);
+    this.#route = new Uint32Array(first);
+    this.#sender = new Uint32Array(first);
+    this.#recipient = new Uint32Array(first);
+  }
+
+  /** Doubles the arrays, up to `capacity`: the entries so far are in order from slot 0 (no wrap yet). */
+  #grow(): void {
+    const length = Math.min(this.capacity, this.#at.length * 2);
+    const grown = <T extends Float64Array | Uint32Array>(old: T, make: (length: number) => T): T => {
+      const next = make(length);
+      next.set(old);
+      return next;
+    };
+    this.#at = grown(this.#at, (n) => new Float64Array(n));
+    this.#tenant = grown(this.#tenant, (n) => new Uint32Array(n));
+    this.#route = grown(this.#route, (n) => new Uint32Array(n));
+    this.#sender = grown(this.#sender, (n) => new Uint32Array(n));
+    this.#recipient = grown(this.#recipient, (n) => new Uint32Array(n));
   }
 
   /**
@@ -114,6 +137,7 @@ export class RequestLog {
    */
   record(at: number, tenant: string, route: string, send?: SendParties): void {
     const slot = this.#total % this.capacity;
+    if (slot >= this.#at.length) this.#grow();
     if (this.#total >= this.capacity) {
       this.#phones.release(this.#sender[slot] as number);
       this.#phones.release(this.#recipient[slot] as number);
@@ -240,51 +264,5 @@ export class RequestLog {
       this.#index.set(name, index);
     }
     return index;
-  }
-}
-
-/**
- * Phones by id (1 and up; 0 is "none"), each with the count of ring entries holding it: an id
- * none holds is freed and reused, so the table never outgrows twice the ring's capacity however
- * many distinct recipients a soak test sends to.
- */
-class PhoneTable {
-  #names: (string | undefined)[] = [undefined];
-  #refs: number[] = [0];
-  #ids = new Map<string, number>();
-  #free: number[] = [];
-
-  /** The id of `phone`, held once more. */
-  take(phone: string): number {
-    let id = this.#ids.get(phone);
-    if (id === undefined) {
-      id = this.#free.pop() ?? this.#names.length;
-      this.#names[id] = phone;
-      this.#refs[id] = 0;
-      this.#ids.set(phone, id);
-    }
-    this.#refs[id] = (this.#refs[id] as number) + 1;
-    return id;
-  }
-
-  /** Holds `id` once less (0: nothing); frees it when nothing holds it. */
-  release(id: number): void {
-    if (id === 0) return;
-    const refs = (this.#refs[id] as number) - 1;
-    this.#refs[id] = refs;
-    if (refs > 0) return;
-    this.#ids.delete(this.#names[id] as string);
-    this.#names[id] = undefined;
-    this.#free.push(id);
-  }
-
-  /** The id of `phone`, if an entry holds it. */
-  find(phone: string): number | undefined {
-    return this.#ids.get(phone);
-  }
-
-  /** The phone of `id` (undefined for 0). */
-  name(id: number): string | undefined {
-    return this.#names[id];
   }
 }
