@@ -70,7 +70,8 @@ describe('waitForDelivery', () => {
     expect(error.messageLogId).toBe(42);
     expect(error.message).toMatch(/did not reach 'delivered' within 200 ms/);
     expect(elapsed).toBeGreaterThanOrEqual(190);
-    expect(elapsed).toBeLessThan(600);
+    // The timeout ends the wait: a bound a stalled machine keeps (600 ms did not always).
+    expect(elapsed).toBeLessThan(200 + 2_000);
   });
 
   it("keeps polling through 'unknown', and the timeout error explains it", async () => {
