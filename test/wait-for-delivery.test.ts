@@ -70,7 +70,7 @@ describe('waitForDelivery', () => {
     expect(error.messageLogId).toBe(42);
     expect(error.message).toMatch(/did not reach 'delivered' within 200 ms/);
     expect(elapsed).toBeGreaterThanOrEqual(190);
-    // The timeout ends the wait: a bound a stalled machine keeps (600 ms did not always).
+    // The timeout ends the wait: a bound a machine stalled for a few hundred ms keeps.
     expect(elapsed).toBeLessThan(200 + 2_000);
   });
 
