@@ -95,7 +95,7 @@ export function catchStopSignals(options: {
       release();
       for (const signal of signals) process.on(signal, onSignalWhenFinished);
       // After 'exit', Node's own teardown gives each signal back its default action before the
-      // process ends (a Ctrl-C then killed it in 7 of 10 tries): ending here leaves no such gap.
+      // process ends, where a Ctrl-C still killed it: ending here leaves no such gap.
       process.once('exit', onSignalWhenFinished);
     },
   };

@@ -48,7 +48,7 @@ for (const [backend, available] of BACKENDS) {
       const wait = await places.admit('m3', 3, 60_000);
       expect(wait).toBeGreaterThan(50_000);
       expect(wait).toBeLessThanOrEqual(60_000);
-      // A window a stalled machine cannot outlast between the two calls (200 ms once could).
+      // A window no stall of a busy machine outlasts between the two calls.
       await places.settle('m0', 1_000);
       expect(await places.admit('m3', 3, 60_000)).toBeGreaterThan(0);
       await new Promise((resolve) => setTimeout(resolve, 1_100));
@@ -111,7 +111,7 @@ for (const [backend, available] of BACKENDS) {
 
     it('places: renew keeps an open place for a new lease, and refuses one that ended or never was', async () => {
       const lane = storeFor(fixtures.get(backend) as BackendFixture).places('r:+15557654324');
-      // A first lease a stalled machine cannot outlast before the renewal (100 ms once did).
+      // A first lease no stall of a busy machine outlasts before the renewal.
       expect(await lane.admit('a', 1, 5_000)).toBe(0);
       expect(await lane.renew('a', 60_000)).toBe(true);
       // Held for the new lease, not the first: the next waits longer than the first lease.
