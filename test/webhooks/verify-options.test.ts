@@ -1,22 +1,32 @@
 /**
- * verifyWebhook and signWebhook fail closed. Every argument and option has a domain: a value
- * outside it is a ValidationError naming it, thrown before any HMAC is computed (so before any
- * signature is looked at), whether the webhook's signature is fresh, stale or garbage; and no value
- * inside it turns the replay check off. Property tests with fast-check over each domain's edges:
+ * verifyWebhook fails closed (signWebhook's options: sign-options.test.ts). Every argument and
+ * option has a domain: a value outside it is a ValidationError naming it, thrown before any HMAC is
+ * computed (so before any signature is looked at), whether the webhook's signature is fresh, stale
+ * or garbage; and no value inside it turns the replay check off. Property tests with fast-check over each domain's edges:
  * NaN, ±0, ±Infinity, huge and negative numbers, strings (numeric ones too), Invalid Dates, Date
  * look-alikes, null, undefined, arrays, objects, symbols, bigints, functions and hostile Proxies.
  */
 import fc from 'fast-check';
-import { ValidationError } from 'tenant-messaging';
 import { signWebhook, verifyWebhook, WebhookVerificationError } from 'tenant-messaging/webhooks';
 import { afterEach, beforeAll, describe, expect, it, vi } from 'vitest';
-
-const KEY = 'c2VjcmV0IG9mIHRoZSB2ZXJpZmllciB0ZXN0cw==';
-const secret = `whsec_${KEY}`;
-const body = JSON.stringify({ type: 'message.read', timestamp: '2026-11-25T04:00:00.000Z', data: { id: 'o-1' } });
-const MAX_TOLERANCE = 86_400;
-/** A signature from 2001, which no option may let through (the tester's replay). */
-const IN_2001 = new Date('2001-09-09T01:46:40Z');
+import {
+  badDates,
+  badSecrets,
+  body,
+  hostileProxy,
+  IN_2001,
+  invalidDates,
+  KEY,
+  MAX_TOLERANCE,
+  namedPath,
+  numericStrings,
+  otherKinds,
+  outcome,
+  refusedBeforeAnySignature,
+  type Spoiled,
+  secret,
+  validDates,
+} from './options-domains.js';
 
 let fresh: Record<string, string>;
 let from2001: Record<string, string>;
@@ -28,63 +38,6 @@ afterEach(() => {
   vi.restoreAllMocks();
 });
 
-/** What a call threw or rejected with, or 'accepted'. */
-async function outcome(call: () => Promise<unknown>): Promise<unknown> {
-  try {
-    await call();
-    return 'accepted';
-  } catch (error) {
-    return error;
-  }
-}
-
-/**
- * What `call` threw, asserted to be a ValidationError that names `path` and computed no HMAC:
- * it was thrown before any signature was made or looked at.
- */
-async function refusedBeforeAnySignature(call: () => Promise<unknown>, path: string): Promise<ValidationError> {
-  const importKey = vi.spyOn(crypto.subtle, 'importKey');
-  const error = await outcome(call);
-  expect(error).toBeInstanceOf(ValidationError);
-  expect(error).not.toBeInstanceOf(WebhookVerificationError);
-  const { issues, message } = error as ValidationError;
-  expect(issues.map((issue) => issue.path)).toContain(path);
-  expect(message).toContain(`- ${path}: `);
-  expect(message).not.toContain(KEY);
-  expect(importKey).not.toHaveBeenCalled();
-  importKey.mockRestore();
-  return error as ValidationError;
-}
-
-// The domains' complements, by kind.
-const hostileProxy = new Proxy(
-  {},
-  {
-    get: () => {
-      throw new Error('trap');
-    },
-    ownKeys: () => {
-      throw new Error('trap');
-    },
-  },
-);
-/** Neither a number, a string nor a Date. */
-const otherKinds = fc.oneof(
-  fc.constantFrom<unknown>(null, true, false, Symbol('s'), [], {}, () => 300, new Map(), Number, hostileProxy),
-  fc.bigInt(),
-  fc.array(fc.integer(), { minLength: 1, maxLength: 3 }),
-  fc.object({ maxDepth: 1, maxKeys: 3 }),
-);
-const numericStrings = fc.oneof(fc.integer().map(String), fc.double().map(String), fc.constantFrom('300', ' 60 ', ''));
-const invalidDates = fc.constantFrom(new Date('garbage'), new Date(Number.NaN), new Date(8.64e15 + 1));
-const validDates = fc.date({ min: new Date(-1e14), max: new Date(1e14), noInvalidDate: true });
-/** A Date's look-alikes: epoch numbers, ISO strings, objects with a getTime, a Proxy of a Date. */
-const dateLikes = fc.oneof(
-  validDates.map((date) => date.getTime()),
-  validDates.map((date) => date.toISOString()),
-  validDates.map((date) => ({ getTime: () => date.getTime() })),
-  validDates.map((date) => new Proxy(date, {})),
-);
 const badTolerances = fc.oneof(
   fc.constantFrom(Number.NaN, Number.POSITIVE_INFINITY, Number.NEGATIVE_INFINITY, Number.MAX_VALUE, -Number.MIN_VALUE),
   fc.double({ max: -Number.MIN_VALUE, noNaN: true }),
@@ -94,7 +47,6 @@ const badTolerances = fc.oneof(
   validDates,
   otherKinds,
 );
-const badDates = fc.oneof(invalidDates, dateLikes, fc.double(), fc.string({ maxLength: 10 }), otherKinds);
 /** Not a header's value: neither a string, an array of strings, nor absent (undefined, null, []). */
 const notHeaderValues = fc
   .oneof(fc.double(), otherKinds)
@@ -111,14 +63,6 @@ const badHeaders = fc.oneof(
   // A get() answering something that is not a string.
   notHeaderValues.map((value) => ({ get: () => value })),
 );
-/** Never canonical base64: '!' and ' ' are not base64 characters. */
-const badSecrets = fc.oneof(
-  fc.constantFrom<unknown>('', 'whsec_', undefined, 'whsec_AAAA\n', 'plain-password'),
-  fc.string({ maxLength: 20 }).map((text) => `${text}!`),
-  fc.string({ maxLength: 20 }).map((text) => `whsec_${text} `),
-  fc.double(),
-  otherKinds,
-);
 const badBodies = fc.oneof(
   fc.constantFrom<unknown>(
     undefined,
@@ -134,9 +78,6 @@ const badOptionObjects = fc.oneof(
   fc.constantFrom<unknown>(null, 0, 'tolerance', true, Symbol('o'), 1n, [300], () => undefined, hostileProxy),
   fc.constantFrom({ tolerence: 600 }, { timestamp: new Date() }, { maxAge: 60 }),
 );
-
-/** One argument or option spoiled, by the path the error must name. */
-type Spoiled = readonly [path: string, value: unknown];
 
 const verifySpoils: fc.Arbitrary<Spoiled> = fc.oneof(
   badTolerances.map((value): Spoiled => ['tolerance', value]),
@@ -174,21 +115,6 @@ describe('verifyWebhook: a bad argument or option', () => {
     );
   });
 });
-
-/**
- * The path the error names for a spoiled argument: the argument's own, but for an options object
- * with an unknown key (that key, `known` being the options' names) and headers with a value that is
- * not a string (`headers.<name>`; for a `get()` answering one, the first header it is asked for).
- */
-function namedPath(path: string, value: unknown, known: readonly string[] = []): string {
-  if (typeof value !== 'object' || value === null || value === hostileProxy || Array.isArray(value)) return path;
-  const keys = Object.keys(value);
-  if (path === 'options') return keys.find((key) => !known.includes(key)) ?? path;
-  if (path === 'headers' && keys[0] !== undefined) {
-    return keys[0] === 'get' ? 'headers.webhook-id' : `headers.${keys[0].toLowerCase()}`;
-  }
-  return path;
-}
 
 describe('verifyWebhook: no valid option turns the replay check off', () => {
   const tolerances = fc.oneof(
@@ -345,56 +271,5 @@ describe('verifyWebhook: the domains, case by case', () => {
     );
     const split = { ...fresh, 'webhook-signature': ['v1,AAAA', fresh['webhook-signature'] as string] };
     expect(await verifyWebhook(body, split, secret)).toEqual(JSON.parse(body));
-  });
-});
-
-const signSpoils: fc.Arbitrary<Spoiled> = fc.oneof(
-  fc
-    .oneof(
-      fc.constantFrom<unknown>('', ' evt', 'evt ', 'evt\r\nx-injected: 1', 'évt', 'evt\u0000', '\t'),
-      fc.string({ maxLength: 10 }).map((text) => `${text}\n`),
-      fc.double(),
-      otherKinds,
-    )
-    .map((value): Spoiled => ['id', value]),
-  badDates.filter((value) => value !== undefined).map((value): Spoiled => ['timestamp', value]),
-  badSecrets.map((value): Spoiled => ['secret', value]),
-  fc
-    .oneof(fc.constantFrom<unknown>(undefined, new Uint8Array(2), JSON.parse(body)), fc.double(), otherKinds)
-    .map((value): Spoiled => ['body', value]),
-  fc
-    .oneof(
-      fc.constantFrom<unknown>(undefined, null, 'evt', [], 1n, Symbol('o'), () => undefined, hostileProxy),
-      fc.constantFrom({ id: 'evt', now: new Date() }),
-    )
-    .map((value): Spoiled => ['options', value]),
-);
-
-describe('signWebhook: a bad argument or option', () => {
-  it('is a ValidationError naming it, before anything is signed', async () => {
-    await fc.assert(
-      fc.asyncProperty(signSpoils, async ([path, value]) => {
-        const args: Record<string, unknown> = { body, secret, options: { id: 'evt_1', timestamp: new Date() } };
-        if (path === 'id' || path === 'timestamp') args.options = { ...(args.options as object), [path]: value };
-        else args[path] = value;
-        await refusedBeforeAnySignature(
-          () => signWebhook(args.body as string, args.secret as string, args.options as never),
-          namedPath(path, value, ['id', 'timestamp']),
-        );
-      }),
-      { numRuns: 200, seed: 31 },
-    );
-  });
-
-  it('signs any id a header carries unchanged, at any valid Date', async () => {
-    const ids = fc.stringMatching(/^[\x21-\x7e](?:[\x20-\x7e]{0,30}[\x21-\x7e])?$/);
-    await fc.assert(
-      fc.asyncProperty(ids, validDates, async (id, timestamp) => {
-        const headers = await signWebhook(body, secret, { id, timestamp });
-        expect(new Headers(headers).get('webhook-id')).toBe(id);
-        expect(await verifyWebhook(body, new Headers(headers), secret, { now: timestamp })).toEqual(JSON.parse(body));
-      }),
-      { numRuns: 100, seed: 32 },
-    );
   });
 });
