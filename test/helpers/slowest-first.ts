@@ -42,6 +42,7 @@ export const SLOWEST = [
   'test/webhooks/relay.test.ts',
   'test/bullmq/crash.test.ts',
   'test/core/schema-fast-paths.test.ts',
+  'test/core/send-schema-fast-path.test.ts',
   'test/bullmq/fleet/held-sends.test.ts',
   'test/bullmq/schedule.test.ts',
   // The files that run after the suite, four at a time (vitest.config.ts, ALONE): the longest first.
