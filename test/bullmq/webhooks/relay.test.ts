@@ -1,197 +1,33 @@
 /**
- * WebhookRelay on each backend (a real Redis, a real PostgreSQL), the sandbox and real receivers on loopback: every update of
- * the queue becomes a signed event (verified with the reference `standardwebhooks` package) at
- * each endpoint that subscribes to its type, at least once, with a `webhook-id` stable across
- * retries; 410 disables an endpoint for every relay until `enable`; a stalling endpoint delays
- * only itself; a redirect is not followed; the deliveries and the reading position survive a
- * restart, and reading an update again adds nothing. Bad options (unknown keys too, as the client
- * refuses them) are refused before any I/O, and no secret reaches Redis, an error or a log.
+ * WebhookRelay on each backend (a real Redis, a real PostgreSQL), the sandbox and real receivers on
+ * loopback: every update of the queue becomes a signed event (verified with the reference
+ * `standardwebhooks` package) at each endpoint that subscribes to its type, at least once, with a
+ * `webhook-id` stable across retries; 410 disables an endpoint for every relay until `enable`; a
+ * stalling endpoint delays only itself; a redirect is not followed; the deliveries and the reading
+ * position survive a restart, and reading an update again adds nothing. No secret reaches the
+ * datastore, an error or a log. Bad options are refused before any I/O: relay-options.test.ts.
  */
-import type { ServerResponse } from 'node:http';
-import { Webhook } from 'standardwebhooks';
 import { ValidationError } from 'tenant-messaging';
-import { MessagingQueue, MessagingWorker, WebhookRelay, type WebhookRelayOptions } from 'tenant-messaging/bullmq';
+import { WebhookRelay } from 'tenant-messaging/bullmq';
 import type { WebhookEvent } from 'tenant-messaging/webhooks';
 import { afterAll, beforeAll, describe, expect, it as itRuns } from 'vitest';
-import { configError } from '../../helpers/errors.js';
 import { uniqueName } from '../../helpers/redis.js';
-import { type CapturedRequest, startServer, type TestServer } from '../../helpers/server.js';
-import { expectDocumentedEvent } from '../../helpers/webhook-schema.js';
-import { BACKENDS, type BackendFixture, fastWorker, startBackendFixture, text } from '../fixture.js';
-
-const secretOf = (fill: number) => `whsec_${Buffer.from(new Uint8Array(32).fill(fill)).toString('base64')}`;
-const SECRET = secretOf(7);
-const OTHER = secretOf(8);
-const SECRETS = [SECRET, OTHER].map((s) => s.slice('whsec_'.length));
+import { BACKENDS, type BackendFixture, startBackendFixture, text } from '../fixture.js';
+import { OTHER, relayHarness, SECRET, SECRETS } from './relay-fixture.js';
 
 let f: BackendFixture;
-const servers: TestServer[] = [];
-const closers: (() => Promise<unknown>)[] = [];
-const logged: string[] = [];
-const logger = {
-  debug: () => undefined,
-  info: () => undefined,
-  warn: (message: string, meta?: unknown) => void logged.push(message + JSON.stringify(meta)),
-  error: (message: string, meta?: unknown) => void logged.push(message + JSON.stringify(meta)),
-};
-
-afterAll(async () => {
-  await Promise.all(servers.map((s) => s.close()));
-});
-
-async function serve(handler: (req: CapturedRequest, res: ServerResponse, index: number) => void): Promise<TestServer> {
-  const server = await startServer(handler);
-  servers.push(server);
-  return server;
-}
-
-/** The statuses that end a tracked send. */
-const FINAL = new Set(['read', 'unknown', 'failed', 'delivery-timeout']);
-
-/**
- * A queue with a worker that tracks until read, and relays of it. `published` holds every change
- * the queue published (`<id>/<status>`), read as a user of `updates()` would: what the endpoints
- * must receive (under load, a send may end `unknown` instead of `read`).
- */
-async function fleet(name: string, relay: Omit<WebhookRelayOptions, 'connection' | 'name'>) {
-  const queue = new MessagingQueue({ connection: f.connection, name });
-  const worker = new MessagingWorker(
-    fastWorker(f, name, {
-      client: f.client.withOptions({ timeout: 10_000 }),
-      concurrency: 4,
-      trackDelivery: { until: 'read', interval: 40 },
-    }),
-  );
-  const published = new Set<string>();
-  const reading = new AbortController();
-  const collecting = (async () => {
-    for await (const update of queue.updates({ signal: reading.signal }))
-      published.add(`${update.id}/${update.status}`);
-  })();
-  const relays: WebhookRelay[] = [];
-  const startRelay = async (extra: Partial<WebhookRelayOptions> = {}) => {
-    const started = new WebhookRelay({
-      connection: f.connection,
-      name,
-      lockDuration: 2_000,
-      stalledInterval: 1_000,
-      logger,
-      ...relay,
-      ...extra,
-    });
-    relays.push(started);
-    await started.ready();
-    return started;
-  };
-  /** Whether every id's send ended, and every change of them reached `at`. */
-  const relayed = (ids: readonly string[], at: Receiver) =>
-    ids.every((id) => [...FINAL].some((status) => published.has(`${id}/${status}`))) &&
-    [...published].filter((c) => ids.includes(c.slice(0, c.lastIndexOf('/')))).every((c) => at.changes().has(c));
-  closers.push(async () => {
-    reading.abort();
-    await collecting;
-    for (const r of relays) await r.close().catch(() => undefined);
-    await worker.close();
-    await queue.close();
-  });
-  return { queue, worker, startRelay, published, relayed };
-}
-
-const until = async (check: () => boolean, timeoutMs: number, what: string | (() => string | Promise<string>)) => {
-  const deadline = Date.now() + timeoutMs;
-  while (!check()) {
-    if (Date.now() > deadline)
-      throw new Error(`timed out waiting for ${typeof what === 'string' ? what : await what()}`);
-    await new Promise((resolve) => setTimeout(resolve, 25));
-  }
-};
-
-/** A receiver that verifies every request with the reference package, and what it accepted. */
-interface Receiver {
-  readonly server: TestServer;
-  /** The requests it answered 2xx: webhook-id and verified event. */
-  readonly accepted: { id: string; event: WebhookEvent }[];
-  /** `<business id>/<status>` of every event it accepted. */
-  changes(): Set<string>;
-}
-
-async function receiver(secret: string, answer: (id: string, index: number) => number = () => 204): Promise<Receiver> {
-  const verifier = new Webhook(secret);
-  const accepted: { id: string; event: WebhookEvent }[] = [];
-  const server = await serve((req, res, index) => {
-    const id = req.headers['webhook-id'] as string;
-    // Throws (and the test fails on the 500 it causes) unless the signature verifies.
-    const event = verifier.verify(req.body.toString(), req.headers as Record<string, string>) as WebhookEvent;
-    expectDocumentedEvent(req.body.toString());
-    const status = answer(id, index);
-    if (status >= 200 && status < 300) accepted.push({ id, event });
-    res.writeHead(status).end();
-  });
-  return {
-    server,
-    accepted,
-    changes: () => new Set(accepted.map(({ event }) => `${event.data.id}/${event.data.status}`)),
-  };
-}
+const { fleet, receiver, serve, until, servers, logged, logger, closeFleets, closeServers } = relayHarness(() => f);
+afterAll(closeServers);
 
 describe.each(BACKENDS)('WebhookRelay on %s', (backend, available) => {
   beforeAll(async () => {
     if (available) f = await startBackendFixture(backend, { delivery: { deliveredAfterMs: 60, readAfterMs: 150 } });
   }, 30_000);
   afterAll(async () => {
-    for (const close of closers.splice(0).reverse()) await close();
+    await closeFleets();
     await f?.close();
   });
   const it = available ? itRuns : itRuns.skip;
-
-  it('refuses bad options before any I/O, naming each and never quoting a secret', () => {
-    const connection = { host: '127.0.0.1', port: 1 };
-    const base = { connection, name: 'sms', endpoints: [{ url: 'https://example.com/hooks', secret: SECRET }] };
-    const cases: [Partial<WebhookRelayOptions> & Record<string, unknown>, string][] = [
-      [{ endpoints: [] }, 'endpoints'],
-      [{ endpoints: [{ url: 'http://example.com/hooks', secret: SECRET }] }, 'endpoints[0].url'],
-      [{ endpoints: [{ url: 'https://example.com/hooks', secret: 'whsec_%%%' }] }, 'endpoints[0].secret'],
-      [
-        { endpoints: [{ url: 'https://example.com/hooks', secret: SECRET, events: ['message.opened' as never] }] },
-        'endpoints[0].events',
-      ],
-      [{ endpoints: [...base.endpoints, { url: 'https://example.com/hooks', secret: OTHER }] }, 'endpoints[1].url'],
-      [{ timeout: 0 }, 'timeout'],
-      [{ retryFor: -1 }, 'retryFor'],
-      [{ concurrency: 1.5 }, 'concurrency'],
-      [{ from: 'yesterday' as never }, 'from'],
-      [{ name: 'a:b' }, 'name'],
-      // Unknown keys, as the client refuses them: in the options and in each endpoint.
-      [{ concurency: 8 }, 'concurency'],
-      [{ Concurrency: 8 }, 'Concurrency'],
-      [{ endpoints: [{ ...base.endpoints[0], Secret: SECRET } as never] }, 'endpoints[0].Secret'],
-      [{ endpoints: [null as never] }, 'endpoints[0]'],
-      [{ endpoints: [{ url: 'https://user:pass@example.com/hooks', secret: SECRET }] }, 'endpoints[0].url'],
-      [{ timeout: 3_000_000_000 }, 'timeout'],
-      [{ retryFor: Number.POSITIVE_INFINITY }, 'retryFor'],
-      [{ lockDuration: 1.5 }, 'lockDuration'],
-      [{ lockDuration: 3_000_000_000 }, 'lockDuration'],
-      [{ stalledInterval: 0 }, 'stalledInterval'],
-      [{ allowInsecureHttp: 'yes' as never }, 'allowInsecureHttp'],
-      [{ logger: {} as never }, 'logger'],
-    ];
-    for (const [change, path] of cases) {
-      const error = configError(() => new WebhookRelay({ ...base, ...change } as WebhookRelayOptions));
-      expect(
-        error.issues.map((issue) => issue.path),
-        path,
-      ).toContain(path);
-      for (const secret of SECRETS) expect(JSON.stringify({ m: error.message, i: error.issues })).not.toContain(secret);
-    }
-    // A key that differs only in case names the option it meant.
-    expect(configError(() => new WebhookRelay({ ...base, Concurrency: 8 } as never)).message).toMatch(
-      /Concurrency: is not an option of WebhookRelay; did you mean concurrency\?/,
-    );
-    // http on loopback is fine without allowInsecureHttp, and anywhere with it.
-    expect(() =>
-      configError(() => new WebhookRelay({ ...base, endpoints: [], allowInsecureHttp: true })),
-    ).not.toThrow();
-  });
 
   it('takes every option at once, spelt right', async () => {
     const relay = new WebhookRelay({
