@@ -7,6 +7,7 @@ import type { ServerResponse } from 'node:http';
 import { Webhook } from 'standardwebhooks';
 import { MessagingQueue, MessagingWorker, WebhookRelay, type WebhookRelayOptions } from 'tenant-messaging/bullmq';
 import type { WebhookEvent } from 'tenant-messaging/webhooks';
+import { recordingLogger } from '../../helpers/recording-logger.js';
 import { type CapturedRequest, startServer, type TestServer } from '../../helpers/server.js';
 import { expectDocumentedEvent } from '../../helpers/webhook-schema.js';
 import { type BackendFixture, fastWorker } from '../fixture.js';
@@ -32,13 +33,7 @@ export interface Receiver {
 export function relayHarness(fixture: () => BackendFixture) {
   const servers: TestServer[] = [];
   const closers: (() => Promise<unknown>)[] = [];
-  const logged: string[] = [];
-  const logger = {
-    debug: () => undefined,
-    info: () => undefined,
-    warn: (message: string, meta?: unknown) => void logged.push(message + JSON.stringify(meta)),
-    error: (message: string, meta?: unknown) => void logged.push(message + JSON.stringify(meta)),
-  };
+  const { lines: logged, logger } = recordingLogger();
 
   async function serve(
     handler: (req: CapturedRequest, res: ServerResponse, index: number) => void,

@@ -13,6 +13,7 @@ import fc from 'fast-check';
 import { MessagingQueue, MessagingWorker, WebhookRelay } from 'tenant-messaging/bullmq';
 import { afterAll, afterEach, beforeAll, describe, expect, it as itRuns, vi } from 'vitest';
 import { configError } from '../../helpers/errors.js';
+import { recordingLogger } from '../../helpers/recording-logger.js';
 import { uniqueName } from '../../helpers/redis.js';
 import { type CapturedRequest, refusedUrl, startServer, type TestServer } from '../../helpers/server.js';
 import { stubQuotingFetch, token } from '../../helpers/url-secrets.js';
@@ -21,13 +22,7 @@ import { BACKENDS, type BackendFixture, fastWorker, startBackendFixture, text } 
 const SECRET = `whsec_${Buffer.from(new Uint8Array(32).fill(9)).toString('base64')}`;
 const servers: TestServer[] = [];
 const arrived: CapturedRequest[] = [];
-const logged: string[] = [];
-const logger = {
-  debug: () => undefined,
-  info: () => undefined,
-  warn: (message: string, meta?: unknown) => void logged.push(message + JSON.stringify(meta)),
-  error: (message: string, meta?: unknown) => void logged.push(message + JSON.stringify(meta)),
-};
+const { lines: logged, logger } = recordingLogger();
 
 async function serve(handler: (req: CapturedRequest, res: ServerResponse) => void): Promise<string> {
   const server = await startServer((req, res) => {
