@@ -24,12 +24,11 @@ export interface PhoneTools {
    */
   canonical(text: string): string;
   /**
-   * The ISO 3166 country of `text` (`US`), or undefined when the number does not say: one not
-   * written in international form (`+` and its country code: `2025550123` could be a US number or
-   * an Egyptian one), or one that calling code shares and no country's plan holds.
+   * `text` parsed once: its canonical form (as `canonical` gives it), and its ISO 3166 country
+   * (`US`), or undefined when the number does not say: one not written in international form (`+`
+   * and its country code: `2025550123` could be a US number or an Egyptian one), or one that
+   * calling code shares and no country's plan holds.
    */
-  country(text: string): string | undefined;
-  /** Both of the above from one parse: what a queue stores with a send whose quiet hours are the recipient's. */
   read(text: string): { readonly canonical: string; readonly country: string | undefined };
 }
 
@@ -76,18 +75,14 @@ async function load(feature: string): Promise<PhoneTools> {
       return undefined;
     }
   };
-  const fallback = (text: string) => `+${text.replace(/\D+/g, '')}`;
-  loaded = {
-    canonical: (text) => parse(text)?.number ?? fallback(text),
-    country: (text) => (text.trim().startsWith('+') ? parse(text)?.country : undefined),
-    read: (text) => {
-      const parsed = parse(text);
-      return {
-        canonical: parsed?.number ?? fallback(text),
-        country: text.trim().startsWith('+') ? parsed?.country : undefined,
-      };
-    },
+  const read = (text: string) => {
+    const parsed = parse(text);
+    return {
+      canonical: parsed?.number ?? `+${text.replace(/\D+/g, '')}`,
+      country: text.trim().startsWith('+') ? parsed?.country : undefined,
+    };
   };
+  loaded = { canonical: (text) => read(text).canonical, read };
   return loaded;
 }
 

@@ -6,8 +6,9 @@ import { createPostgresBackend, Queue } from 'bullmq';
 import { Redis } from 'ioredis';
 import pg from 'pg';
 import { MessagingClient, type SendMessageParams } from 'tenant-messaging';
-import type { MessagingUpdate, MessagingWorkerOptions, QueueConnection } from 'tenant-messaging/bullmq';
+import type { MessagingQueue, MessagingUpdate, MessagingWorkerOptions, QueueConnection } from 'tenant-messaging/bullmq';
 import { type RunningSandbox, SANDBOX_PHONES, startSandbox } from 'tenant-messaging/sandbox';
+import { expect } from 'vitest';
 import { postgresAvailable, startPostgresWithBullmq } from '../helpers/postgres.js';
 import { redisAvailable, startRedis, type TestRedis } from '../helpers/redis.js';
 import { dumpRedis } from '../helpers/redis-dump.js';
@@ -223,6 +224,41 @@ export function storedCounts(
   const counts = new Map<string | null, number>();
   for (const { content } of sandbox.messages(tenant)) counts.set(content, (counts.get(content) ?? 0) + 1);
   return contents.map((content) => counts.get(content) ?? 0);
+}
+
+/** Every content stored exactly once (`counts` from `storedCounts`): none sent twice, none lost. */
+export function expectStoredOnce(counts: readonly number[]): void {
+  expect(
+    counts.filter((n) => n > 1),
+    'sent twice',
+  ).toEqual([]);
+  expect(
+    counts.filter((n) => n === 0),
+    'lost',
+  ).toEqual([]);
+}
+
+/**
+ * A reader of `queue.updates()`, as another process would have one, keeping the ids of the
+ * updates whose status is one of `statuses`. `stop()` ends it and awaits it: an error that ended
+ * it before fails the test there; `abort()` only ends it (for a `finally`).
+ */
+export function readUpdates(queue: MessagingQueue, statuses: readonly MessagingUpdate['status'][] = ['sent']) {
+  const ids = new Set<string>();
+  const reader = new AbortController();
+  const reading = (async () => {
+    for await (const update of queue.updates({ signal: reader.signal }))
+      if (statuses.includes(update.status)) ids.add(update.id);
+  })();
+  reading.catch(() => undefined); // awaited by stop()
+  return {
+    ids,
+    stop: async () => {
+      reader.abort();
+      await reading;
+    },
+    abort: () => reader.abort(),
+  };
 }
 
 /** Waits until `check` holds (polled every 50 ms), or throws after `timeoutMs` saying `what()`. */

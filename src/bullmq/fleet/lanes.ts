@@ -25,19 +25,17 @@ export interface LanesHeld {
  */
 export interface FleetLanes {
   /**
-   * The key of the send's recipient lane: the canonical number stored with it, else `to_phone`
-   * parsed (libphonenumber-js; once per spelling per process), for the caller to store; undefined
-   * without per-recipient lanes (nothing parsed, nothing loaded).
+   * Takes a place in the send's recipient lane, then its sender's; or says how long to wait. With
+   * either, `recipient`, the key of its recipient lane: the canonical number stored with the send,
+   * else `to_phone` parsed now (libphonenumber-js; once per spelling per process), for the caller
+   * to store; undefined without per-recipient lanes (nothing parsed, nothing loaded).
    */
-  recipient(data: { readonly params: StoredParams; readonly recipient?: string }): Promise<string | undefined>;
-  /**
-   * Takes a place in the send's recipient lane (`recipient`, from `recipient()`), then its
-   * sender's; or says how long to wait.
-   */
-  admit(
-    params: StoredParams,
-    recipient: string | undefined,
-  ): Promise<{ readonly held: LanesHeld } | { readonly waitMs: number }>;
+  admit(data: {
+    readonly params: StoredParams;
+    readonly recipient?: string;
+  }): Promise<
+    ({ readonly held: LanesHeld } | { readonly waitMs: number }) & { readonly recipient: string | undefined }
+  >;
   /**
    * Right before the send goes (after its wait at the fleet gate): true when every place is still
    * held, now for a whole lease again; false when one ended meanwhile (the send must not go).
@@ -108,25 +106,23 @@ export function createFleetLanes(options: FleetLanesOptions): FleetLanes | undef
   // process finds it here instead (bounded like the stores).
   const parsed = new Map<string, string>();
 
+  const canonicalOf = async (phone: string) => {
+    let canonical = parsed.get(phone);
+    if (canonical === undefined) {
+      canonical = (await loadPhoneTools(PER_RECIPIENT)).canonical(phone);
+      if (parsed.size >= 10_000) parsed.clear();
+      parsed.set(phone, canonical);
+    }
+    return canonical;
+  };
+
   return {
-    async recipient(data) {
-      if (perRecipient === undefined) return undefined;
-      if (data.recipient !== undefined) return data.recipient;
-      const phone = data.params.to_phone;
-      let canonical = parsed.get(phone);
-      if (canonical === undefined) {
-        canonical = (await loadPhoneTools(PER_RECIPIENT)).canonical(phone);
-        if (parsed.size >= 10_000) parsed.clear();
-        parsed.set(phone, canonical);
-      }
-      return canonical;
-    },
-    async admit(params, recipient) {
+    async admit({ params, recipient: stored }) {
       const lanes: { store: PlaceStore; limit: number; windowMs: number }[] = [];
+      let recipient: string | undefined;
       if (perRecipient !== undefined) {
-        // A caller that did not ask `recipient()` (none stored) still gets the lane of the number.
-        const key = recipient ?? (await loadPhoneTools(PER_RECIPIENT)).canonical(params.to_phone);
-        lanes.push({ store: storeOf(`r:${key}`), limit: 1, windowMs: perRecipient });
+        recipient = stored ?? (await canonicalOf(params.to_phone));
+        lanes.push({ store: storeOf(`r:${recipient}`), limit: 1, windowMs: perRecipient });
       }
       if (sender !== undefined) {
         lanes.push({ store: storeOf(`s:${senderKey(params)}`), ...sender });
@@ -141,16 +137,16 @@ export function createFleetLanes(options: FleetLanesOptions): FleetLanes | undef
         if (wait > 0) {
           await end(held, false);
           // Within a window: the earliest place has its answer, and ends then (exactly known).
-          if (wait <= lane.windowMs) return { waitMs: wait };
+          if (wait <= lane.windowMs) return { waitMs: wait, recipient };
           // Every place is still open (its send in flight; it ends a window after its answer):
           // a turn, a window from now at the earliest, shared by a lane's worth of sends, turns
           // a window apart. Many sends waiting for one busy lane then come back a lane's worth
           // at a time, not all at once (each a job start and a round trip) and again every window.
-          return { waitMs: await lane.store.reserve(lane.windowMs, lane.windowMs, lane.limit) };
+          return { waitMs: await lane.store.reserve(lane.windowMs, lane.windowMs, lane.limit), recipient };
         }
         (held.places as LanesHeld['places'][number][]).push({ store: lane.store, windowMs: lane.windowMs });
       }
-      return { held };
+      return { held, recipient };
     },
     async renew(held) {
       for (const { store } of held.places) if (!(await store.renew(held.member, lease))) return false;

@@ -91,15 +91,9 @@ export async function planSend(params: StoredParams, timing: Timing, now: number
   const zones = recipient === undefined ? [hours.timeZone] : recipient.zones;
   const until = quietUntil(due, window, zones);
   if (until === undefined) throw noCommonMoment(recipient?.country ?? 'its country', zones, window);
-  const quiet: StoredQuiet = { ...window, zones };
-  const canonical = recipient === undefined ? {} : { recipient: recipient.canonical };
-  if (until > due) return { delay: until - now, quiet, announce: { status: 'quiet-hours', until }, ...canonical };
-  return {
-    delay: due - now,
-    quiet,
-    announce: scheduled ? { status: 'scheduled', until: due } : undefined,
-    ...canonical,
-  };
+  const kept = { quiet: { ...window, zones }, ...(recipient && { recipient: recipient.canonical }) };
+  if (until > due) return { delay: until - now, ...kept, announce: { status: 'quiet-hours', until } };
+  return { delay: due - now, ...kept, announce: scheduled ? { status: 'scheduled', until: due } : undefined };
 }
 
 function describe(value: unknown): string {

@@ -47,11 +47,11 @@ export function sendStep(deps: ProcessDeps, control: JobControl): Step {
    */
   const post = async (job: SendJob, token: string | undefined, mark?: (kept: Kept) => Promise<void>) => {
     for (let marking = mark; ; marking = undefined) {
-      // The recipient's canonical number: stored with the send, or parsed now and stored with the
-      // job's next write, so that its later starts (retries, a give-back) do not parse it again.
-      const recipient = await deps.lanes?.recipient(job.data);
+      const lanes = deps.lanes && (await deps.lanes.admit(job.data));
+      // The recipient's canonical number: stored with the send, or parsed at admission and stored
+      // with the job's next write, so that its later starts (retries, a give-back) do not parse it again.
+      const recipient = lanes?.recipient;
       const kept: Kept = recipient === undefined || recipient === job.data.recipient ? {} : { recipient };
-      const lanes = deps.lanes && (await deps.lanes.admit(job.data.params, recipient));
       if (lanes && 'waitMs' in lanes) return waitForLane(job, token, lanes.waitMs, kept);
       let log: MessageLog;
       try {

@@ -150,11 +150,13 @@ async function drive(
       : {
           lanes: {
             // Parsed only when the job holds no canonical number; the processor stores it.
-            recipient: async (held: SendJobData) => {
-              if (held.recipient === undefined) trace.push({ kind: 'parse', run });
-              return held.recipient ?? '+15550000002';
+            admit: async (data: SendJobData) => {
+              if (data.recipient === undefined) trace.push({ kind: 'parse', run });
+              const recipient = data.recipient ?? '+15550000002';
+              return lanes[laneAsks++ % lanes.length] === 'wait'
+                ? { waitMs: 10, recipient }
+                : { held: HELD, recipient };
             },
-            admit: async () => (lanes[laneAsks++ % lanes.length] === 'wait' ? { waitMs: 10 } : { held: HELD }),
             renew: async () => lanes[laneAsks++ % lanes.length] !== 'lost',
             settle: async () => undefined,
             release: async () => undefined,

@@ -14,7 +14,7 @@ import { type RunningSandbox, startSandbox } from 'tenant-messaging/sandbox';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { redisAvailable, uniqueName } from '../../helpers/redis.js';
 import { startRedisSentinel, type TestRedisSentinel } from '../../helpers/redis-sentinel.js';
-import { errorLines, recorder, storedCounts, text, until } from '../fixture.js';
+import { errorLines, readUpdates, recorder, storedCounts, text, until } from '../fixture.js';
 import { holds, sendLedger } from './lagging-failover.js';
 
 const available = redisAvailable();
@@ -93,13 +93,7 @@ describe.runIf(available)('the fleet behind Sentinel', () => {
     };
     const workers = [new MessagingWorker(options), new MessagingWorker(options)];
     const ledger = sendLedger(queue, name);
-    const sentIds = new Set<string>();
-    const reader = new AbortController();
-    const reading = (async () => {
-      for await (const update of readerQueue.updates({ signal: reader.signal }))
-        if (update.status === 'sent') sentIds.add(update.id);
-    })();
-    reading.catch(() => undefined); // awaited below, where its error fails the test
+    const sent = readUpdates(readerQueue);
     try {
       await Promise.all(workers.map((worker) => worker.ready()));
       sandbox.faults.add({ kind: 'latency', latencyMs: 150, route: 'POST /messages', ratio: 1 });
@@ -122,9 +116,9 @@ describe.runIf(available)('the fleet behind Sentinel', () => {
       );
       const recoveredMs = Date.now() - struck;
       await until(
-        () => sentIds.size >= contents.length,
+        () => sent.ids.size >= contents.length,
         20_000,
-        () => `updates read: ${sentIds.size} of ${contents.length}`,
+        () => `updates read: ${sent.ids.size} of ${contents.length}`,
       );
       await new Promise((resolve) => setTimeout(resolve, 1_000));
       const counts = storedCounts(sandbox, contents);
@@ -134,13 +128,12 @@ describe.runIf(available)('the fleet behind Sentinel', () => {
       ).toEqual([]);
       const busiest = sandbox.requestLog.maxInWindow(1_000, { tenant: 'acme', route: 'POST /messages' });
       expect(busiest).toBeLessThanOrEqual(20);
-      reader.abort();
-      await reading; // ended by the signal, never by the failover
+      await sent.stop(); // ended by the signal, never by the failover
       console.log(
         `sentinel failover, replica lagging: ${contents.length} sent, ${counts.filter((n) => n > 1).length} twice, ${lost.length} enqueues rolled back, ${ledger.reported.size} reported by id (and sent once re-enqueued), busiest second ${busiest} of 20; the sentinels promoted the replica ${failoverMs} ms after the kill, all sent ${recoveredMs} ms after it; ${errorLines(lines).length} error lines logged`,
       );
     } finally {
-      reader.abort();
+      sent.abort();
       sandbox.faults.clear();
       await Promise.all(workers.map((worker) => worker.close()));
       await queue.close();
