@@ -1,6 +1,10 @@
 import { fileURLToPath } from 'node:url';
 import { defineConfig } from 'vitest/config';
 import SlowestFirst from './test/helpers/slowest-first.js';
+import { useScratchDir } from './test/setup/scratch-dir.js';
+
+// Before anything of the run makes a temporary file: its TMPDIR, on a tmpfs where there is one.
+useScratchDir();
 
 // Files that measure time or rates run after the rest of the suite, beside no other file's load,
 // four at a time: the fleet test on each backend (a rate limit held by 4 worker processes; each

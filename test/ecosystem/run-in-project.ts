@@ -3,6 +3,7 @@
  * folder, in its own process group, bounded; and a Worker served by `wrangler dev` on loopback.
  */
 import { spawn } from 'node:child_process';
+import { mkdtemp } from 'node:fs/promises';
 import { join } from 'node:path';
 import { root } from '../helpers/npm.js';
 
@@ -58,7 +59,8 @@ export async function runWorker(
 /**
  * Runs `command` with `args` in `cwd` (its own process group, killed whole at the end),
  * and hands its output so far to `until` after each chunk: a promise from `until` ends the run
- * once it settles. Bounded to 60 s.
+ * once it settles. Bounded to 60 s. Its temporary files go in a folder of `cwd`, which the caller
+ * removes: a runtime killed at the end cannot remove its own (`wrangler dev` left four a run).
  */
 export async function runFor(
   cwd: string,
@@ -68,9 +70,10 @@ export async function runFor(
   until: (output: string) => false | Promise<void>,
 ): Promise<{ out: string; err: string; code: number | null }> {
   const [file, ...before] = command as [string, ...string[]];
+  const scratch = await mkdtemp(join(cwd, '.tmp-'));
   const child = spawn(file, [...before, ...args], {
     cwd,
-    env: { ...process.env, ...extraEnv, NO_COLOR: '1' },
+    env: { ...process.env, ...extraEnv, NO_COLOR: '1', TMPDIR: scratch },
     stdio: ['ignore', 'pipe', 'pipe'],
     detached: true,
   });
