@@ -10,16 +10,15 @@
  * more than the limit, and every delivered message must be reported through `updates()`.
  * Runs the built package in the children: `npm run build` first (built here when dist is missing).
  */
-import { type ChildProcess, execSync, fork } from 'node:child_process';
+import { type ChildProcess, execSync } from 'node:child_process';
 import { existsSync } from 'node:fs';
 import { fileURLToPath } from 'node:url';
-import { createPostgresBackend, Queue } from 'bullmq';
-import { MessagingQueue, type MessagingUpdate, type QueueConnection } from 'tenant-messaging/bullmq';
+import { MessagingQueue, type MessagingUpdate } from 'tenant-messaging/bullmq';
 import { SANDBOX_PHONES } from 'tenant-messaging/sandbox';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import type { TestPostgres } from '../../helpers/postgres.js';
-import { startRedis, type TestRedis, uniqueName } from '../../helpers/redis.js';
-import { type BACKENDS, startPostgresWithBullmq } from '../fixture.js';
+import { uniqueName } from '../../helpers/redis.js';
+import type { BACKENDS } from '../fixture.js';
+import { FleetProcesses, type SandboxChild, type Store, seeded, startStore } from './fleet-processes.js';
 
 const LIMIT = 50;
 const WORKERS = 4;
@@ -46,160 +45,38 @@ const STALLED_MS = 1_000;
 const CLOCK_SKEW_MS = Number(process.env['FLEET_CLOCK_SKEW_MS'] ?? 2_000);
 
 const root = fileURLToPath(new URL('../../../', import.meta.url));
-const workerScript = fileURLToPath(new URL('../crash-worker.mjs', import.meta.url));
-const sandboxScript = fileURLToPath(new URL('../fleet-sandbox.mjs', import.meta.url));
-
-interface SandboxStats {
-  sends: number;
-  requests: number;
-  polls: number;
-  sendsPerSecond: number;
-  busiestSecond: number;
-  requestsDuringSends: number;
-  rejected: number;
-  stored: Record<string, number>;
-}
-
-/** The sandbox process: its address, and a call for its figures. */
-interface SandboxChild {
-  url: string;
-  key: string;
-  stats(): Promise<SandboxStats>;
-}
-
-/** The queue's datastore for one run: what the workers are told, and what the test connects with. */
-interface Store {
-  env: Record<string, string>;
-  connection: QueueConnection;
-  raw(name: string): Queue;
-  stop(): Promise<void>;
-}
-
-async function startStore(backend: (typeof BACKENDS)[number][0]): Promise<Store> {
-  if (backend === 'redis') {
-    const redis: TestRedis = await startRedis();
-    return {
-      env: { REDIS_PORT: String(redis.port) },
-      connection: redis.connection,
-      raw: (name) => new Queue(name, { connection: redis.connection }),
-      stop: () => redis.stop(),
-    };
-  }
-  const db: TestPostgres = await startPostgresWithBullmq();
-  const postgres = { connectionString: db.url, max: 4 };
-  return {
-    env: { PG_URL: db.url },
-    connection: { postgres },
-    raw: (name) => new Queue(name, { connection: postgres }, createPostgresBackend) as unknown as Queue,
-    stop: () => db.stop(),
-  };
-}
 
 let store: Store | undefined;
 let sandbox: SandboxChild | undefined;
-const children = new Set<ChildProcess>();
+const processes = new FleetProcesses();
 
-/** A small seeded generator (mulberry32): the kill moments replay exactly. */
-function seeded(seed: number): () => number {
-  let a = seed >>> 0;
-  return () => {
-    a = (a + 0x6d2b79f5) >>> 0;
-    let t = a;
-    t = Math.imul(t ^ (t >>> 15), t | 1);
-    t ^= t + Math.imul(t ^ (t >>> 7), t | 61);
-    return ((t ^ (t >>> 14)) >>> 0) / 4_294_967_296;
-  };
+/** Starts the sandbox process: the limit, the lost answers and the held sends. */
+function startSandbox(): Promise<SandboxChild> {
+  return processes.startSandbox({
+    RPS: String(LIMIT),
+    MESSAGES: String(MESSAGES),
+    LOST: String(LOST_ANSWERS),
+    LATENCY_MS: String(LATENCY_MS),
+    LATENCY_RATIO: String(LATENCY_RATIO),
+    SEED: '1',
+  });
 }
 
-async function startSandboxChild(): Promise<SandboxChild> {
-  const child = fork(sandboxScript, {
-    env: {
-      ...process.env,
-      RPS: String(LIMIT),
-      MESSAGES: String(MESSAGES),
-      LOST: String(LOST_ANSWERS),
-      LATENCY_MS: String(LATENCY_MS),
-      LATENCY_RATIO: String(LATENCY_RATIO),
-      SEED: '1',
-    },
-    execPath: process.execPath,
-    stdio: ['ignore', 'inherit', 'inherit', 'ipc'],
-  });
-  children.add(child);
-  const pending = new Map<number, (value: SandboxStats) => void>();
-  let next = 0;
-  const ready = await new Promise<{ url: string; key: string }>((resolve, reject) => {
-    child.on('message', (message: { ready?: { url: string; key: string }; id?: number; result?: SandboxStats }) => {
-      if (message.ready) resolve(message.ready);
-      else if (message.id !== undefined && message.result) pending.get(message.id)?.(message.result);
-    });
-    child.once('exit', (code) => reject(new Error(`the sandbox process exited (${code}) before it was ready`)));
-  });
-  return {
-    ...ready,
-    stats: () =>
-      new Promise((resolve) => {
-        const id = next++;
-        pending.set(id, resolve);
-        child.send({ id, cmd: 'stats' });
-      }),
-  };
-}
-
-async function startWorker(name: string): Promise<ChildProcess> {
+/** Starts a worker process of the fleet on queue `name`. */
+function startWorker(name: string): Promise<ChildProcess> {
   if (!store || !sandbox) throw new Error('the fixture is not started');
-  const child = fork(workerScript, {
-    env: {
-      ...process.env,
-      ...store.env,
-      QUEUE: name,
-      BASE_URL: sandbox.url,
-      API_KEY: sandbox.key,
-      CONCURRENCY: String(CONCURRENCY),
-      LOCK_MS: String(LOCK_MS),
-      STALLED_MS: String(STALLED_MS),
-      CLOCK_SKEW_MS: String(CLOCK_SKEW_MS),
-      RPS: String(LIMIT),
-      TRACK: JSON.stringify(TRACK),
-    },
-    execPath: process.execPath,
-    stdio: ['ignore', 'ignore', 'inherit', 'ipc'],
+  return processes.startWorker({
+    ...store.env,
+    QUEUE: name,
+    BASE_URL: sandbox.url,
+    API_KEY: sandbox.key,
+    CONCURRENCY: String(CONCURRENCY),
+    LOCK_MS: String(LOCK_MS),
+    STALLED_MS: String(STALLED_MS),
+    CLOCK_SKEW_MS: String(CLOCK_SKEW_MS),
+    RPS: String(LIMIT),
+    TRACK: JSON.stringify(TRACK),
   });
-  children.add(child);
-  await new Promise<void>((resolve, reject) => {
-    child.once('message', () => resolve());
-    child.once('exit', (code) => reject(new Error(`the worker process exited (${code}) before it was ready`)));
-  });
-  return child;
-}
-
-/** Kills `child` with SIGKILL inside a send: its next POST reached the service, its answer never returns. */
-async function killInSend(child: ChildProcess): Promise<void> {
-  let timer: NodeJS.Timeout | undefined;
-  let onMessage: (message: unknown) => void = () => {};
-  const inSend = new Promise<void>((resolve, reject) => {
-    timer = setTimeout(() => reject(new Error('the worker made no send within 10 s')), 10_000);
-    onMessage = (message) => {
-      if (message === 'in-send') resolve();
-    };
-    child.on('message', onMessage);
-  });
-  child.send('hold-next-send');
-  try {
-    await inSend;
-  } finally {
-    clearTimeout(timer);
-    child.off('message', onMessage);
-  }
-  await kill(child, 'SIGKILL');
-}
-
-async function kill(child: ChildProcess, signal: NodeJS.Signals): Promise<void> {
-  if (child.exitCode !== null || child.signalCode !== null) return;
-  const exited = new Promise((resolve) => child.once('exit', resolve));
-  child.kill(signal);
-  await exited;
-  children.delete(child);
 }
 
 const FINAL = new Set(['sent', 'failed', 'unknown']);
@@ -215,11 +92,11 @@ export function fleetRun([backend, available]: (typeof BACKENDS)[number]): void 
     beforeAll(async () => {
       if (!available) return;
       if (!existsSync(`${root}dist/bullmq/index.js`)) execSync('npm run build', { cwd: root, stdio: 'ignore' });
-      [store, sandbox] = await Promise.all([startStore(backend), startSandboxChild()]);
+      [store, sandbox] = await Promise.all([startStore(backend), startSandbox()]);
     }, 60_000);
 
     afterAll(async () => {
-      await Promise.all([...children].map((child) => kill(child, 'SIGKILL')));
+      await processes.killAll();
       await store?.stop();
       store = undefined;
       sandbox = undefined;
@@ -276,8 +153,8 @@ export function fleetRun([backend, available]: (typeof BACKENDS)[number]): void 
           );
           for (const [k, at] of moments.entries()) {
             await new Promise((resolve) => setTimeout(resolve, Math.max(0, started + at - Date.now())));
-            if (k === 0) await killInSend(workers[0] as ChildProcess);
-            else await kill(workers[0] as ChildProcess, 'SIGKILL');
+            if (k === 0) await processes.killInSend(workers[0] as ChildProcess);
+            else await processes.kill(workers[0] as ChildProcess, 'SIGKILL');
             workers[0] = await startWorker(name);
           }
 
@@ -373,7 +250,7 @@ export function fleetRun([backend, available]: (typeof BACKENDS)[number]): void 
           // the polls that come due among them varies with the backend and the machine's load
           // (quiet: 34/s on Redis, 22/s on PostgreSQL; 23.8/s on Redis beside another suite's load).
           expect(stats.sendsPerSecond).toBeGreaterThanOrEqual(0.3 * LIMIT);
-          await Promise.all(workers.map((worker) => kill(worker, 'SIGTERM')));
+          await Promise.all(workers.map((worker) => processes.kill(worker, 'SIGTERM')));
         } finally {
           abort.abort();
           await queue.close();
