@@ -39,7 +39,12 @@ export function useScratchDir(): string | undefined {
 function removeAbandoned(): void {
   for (const name of readdirSync(TMPFS)) {
     const pid = Number(new RegExp(`^${PREFIX}(\\d+)-`).exec(name)?.[1]);
-    if (pid > 0 && !alive(pid)) rmSync(join(TMPFS, name), { recursive: true, force: true });
+    if (!(pid > 0) || alive(pid)) continue;
+    try {
+      rmSync(join(TMPFS, name), { recursive: true, force: true });
+    } catch {
+      // Another user's folder: theirs to remove.
+    }
   }
 }
 
