@@ -73,7 +73,7 @@ export function seeded(seed: number): () => number {
   };
 }
 
-/** The child processes of one run: each one started is tracked until it exits or `killAll()`. */
+/** The child processes of one run: `killAll()` kills each one started that still runs. */
 export class FleetProcesses {
   private readonly children = new Set<ChildProcess>();
 
