@@ -85,11 +85,12 @@ async function burst(calls: number, wait: number, mode: Mode) {
 
 /**
  * A call still waiting when a running one times out may be started (its own deadline, set a few
- * milliseconds later, has not passed), and the socket the timed-out call held is gone: on a busy
- * machine that can cost up to one more pool's worth of connections before the last answer.
- * Never one per call, and none after.
+ * milliseconds later, has not passed), and the socket the timed-out call held is gone: each batch
+ * of timers that fires apart from the first can cost one more pool's worth of connections before
+ * the last answer. Quiet, the whole burst's deadlines fire in one batch; a coverage run on a loaded
+ * machine saw a third. Never one per call, and none after.
  */
-const SLACK = POOL;
+const SLACK = 2 * POOL;
 
 /** What a burst may cost: about one pool's worth of sockets and requests, and nothing once answered. */
 function expectNoStorm(result: Awaited<ReturnType<typeof burst>>): void {
