@@ -60,7 +60,7 @@ export async function runWorker(
  * Runs `command` with `args` in `cwd` (its own process group, killed whole at the end),
  * and hands its output so far to `until` after each chunk: a promise from `until` ends the run
  * once it settles. Bounded to 60 s. Its temporary files go in a folder of `cwd`, removed with the
- * project: a runtime killed at the end cannot remove its own (`wrangler dev` left four a run).
+ * project: a runtime killed at the end cannot remove its own (`wrangler dev`'s miniflare folders).
  */
 export async function runFor(
   cwd: string,
