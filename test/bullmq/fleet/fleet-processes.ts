@@ -61,18 +61,6 @@ export async function startStore(backend: (typeof BACKENDS)[number][0]): Promise
   };
 }
 
-/** A small seeded generator (mulberry32): the kill moments replay exactly. */
-export function seeded(seed: number): () => number {
-  let a = seed >>> 0;
-  return () => {
-    a = (a + 0x6d2b79f5) >>> 0;
-    let t = a;
-    t = Math.imul(t ^ (t >>> 15), t | 1);
-    t ^= t + Math.imul(t ^ (t >>> 7), t | 61);
-    return ((t ^ (t >>> 14)) >>> 0) / 4_294_967_296;
-  };
-}
-
 /** The child processes of one run: `killAll()` kills each one started that still runs. */
 export class FleetProcesses {
   private readonly children = new Set<ChildProcess>();

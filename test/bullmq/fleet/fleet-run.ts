@@ -16,9 +16,10 @@ import { fileURLToPath } from 'node:url';
 import { MessagingQueue, type MessagingUpdate } from 'tenant-messaging/bullmq';
 import { SANDBOX_PHONES } from 'tenant-messaging/sandbox';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { seededRandom } from '../../../src/sandbox/random.js';
 import { uniqueName } from '../../helpers/redis.js';
 import type { BACKENDS } from '../fixture.js';
-import { FleetProcesses, type SandboxChild, type Store, seeded, startStore } from './fleet-processes.js';
+import { FleetProcesses, type SandboxChild, type Store, startStore } from './fleet-processes.js';
 
 const LIMIT = 50;
 const WORKERS = 4;
@@ -148,7 +149,7 @@ export function fleetRun([backend, available]: (typeof BACKENDS)[number]): void 
           // The first kill waits for worker 0's next send and lands inside it (stored by the service,
           // the answer not yet back): that job must be found by reconciling. First, because a send is
           // sure to come then: on a fast machine the last sends leave the queue within 5 s.
-          const random = seeded(SEED);
+          const random = seededRandom(SEED);
           const moments = Array.from({ length: KILLS }, () => 1_000 + Math.floor(random() * 3_000)).sort(
             (a, b) => a - b,
           );
