@@ -22,8 +22,31 @@ export interface TestPostgres {
   readonly url: string;
   /** Stops the server (fast shutdown: every connection is ended) and starts it again on the same port and data, after `downMs`. */
   restart(downMs?: number): Promise<void>;
+  /**
+   * Freezes the server in its tracks (SIGSTOP to the postmaster and every backend): connections
+   * stay open, nothing answers, new connections wait in the listen queue; its clock runs on.
+   */
+  pause(): void;
+  /** Lets a paused server go on (SIGCONT to the same processes, the postmaster last). */
+  resume(): void;
   /** Stops the server by PID (fast shutdown, then SIGKILL) and removes its directory. */
   stop(): Promise<void>;
+}
+
+/** The processes whose parent is `pid` (Linux's /proc): a cluster's backends and workers. */
+function childrenOf(pid: number): number[] {
+  const children: number[] = [];
+  for (const name of readdirSync('/proc')) {
+    if (!/^\d+$/.test(name)) continue;
+    try {
+      // The fields after the command's closing parenthesis: state, then the parent's pid.
+      const stat = readFileSync(`/proc/${name}/stat`, 'utf8');
+      if (Number(stat.slice(stat.lastIndexOf(')') + 2).split(' ')[1]) === pid) children.push(Number(name));
+    } catch {
+      // Gone meanwhile.
+    }
+  }
+  return children;
 }
 
 /** The directory holding `initdb` and `pg_ctl`: on the PATH, or Debian's /usr/lib/postgresql/<major>/bin. */
@@ -189,8 +212,19 @@ export async function startPostgres(options: PostgresOptions = {}): Promise<Test
     }
     pid = Number(readFileSync(pidFile, 'utf8').split('\n')[0]);
   };
+  let paused: number[] = [];
+  const signal = (pids: readonly number[], name: NodeJS.Signals) => {
+    for (const target of pids) {
+      try {
+        process.kill(target, name);
+      } catch {
+        // A backend that ended meanwhile.
+      }
+    }
+  };
   const shutdown = async () => {
     if (child.exitCode !== null || child.signalCode !== null) return;
+    if (paused.length > 0) signal([...paused, ...(child.pid === undefined ? [] : [child.pid])], 'SIGCONT'); // a frozen server must be able to stop
     const exited = new Promise((resolve) => child.once('exit', resolve));
     // SIGINT is PostgreSQL's fast shutdown; SIGKILL if it takes more than 5 s.
     process.kill(pid, 'SIGINT');
@@ -201,6 +235,19 @@ export async function startPostgres(options: PostgresOptions = {}): Promise<Test
   await launch();
   return {
     port,
+    pause: () => {
+      // The postmaster first: it then starts no backend that the list below would miss.
+      signal([pid], 'SIGSTOP');
+      paused = [pid, ...childrenOf(pid)];
+      signal(paused.slice(1), 'SIGSTOP');
+    },
+    resume: () => {
+      signal(paused.slice(1), 'SIGCONT');
+      signal([pid], 'SIGCONT');
+      // runuser (as root) stops itself when its child stops, as su does: it must go on too.
+      if (child.pid !== undefined && child.pid !== pid) signal([child.pid], 'SIGCONT');
+      paused = [];
+    },
     url: `postgresql://postgres@127.0.0.1:${port}/postgres`,
     restart: async (downMs = 0) => {
       await shutdown();

@@ -21,6 +21,8 @@ export const SLOWEST = [
   'test/soak.test.ts',
   'test/examples.test.ts',
   'test/bullmq/faults/redis-restarts.test.ts',
+  'test/bullmq/faults/lock-lost-redis.test.ts',
+  'test/bullmq/faults/lock-lost-postgres.test.ts',
   'test/bullmq/faults/postgres.test.ts',
   'test/bullmq/outbox/faults.test.ts',
   'test/bullmq/webhooks/fleet.test.ts',

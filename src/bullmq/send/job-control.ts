@@ -7,6 +7,20 @@ import type { SendJobData, SendJobResult } from './job-data.js';
 import type { ProcessDeps, SendJob } from './process-deps.js';
 import { next, type SendEvent } from './states.js';
 
+/**
+ * This worker no longer holds the job's lock (it expired while the job waited, at the fleet gate or
+ * on a stalled datastore): the job may be another worker's now. Nothing more is written, nothing
+ * is sent; BullMQ's own writes for the job are refused for the same lock.
+ */
+export class LockLost extends Error {
+  override readonly name = 'LockLost';
+  constructor(readonly id: string) {
+    super(
+      `job ${id}: this worker's lock on it expired (the datastore answered too late for lockDuration), so another worker may hold it now; this worker wrote nothing more and did not send it`,
+    );
+  }
+}
+
 /** How a step writes its job (only by the state table) and how it ends its start. */
 export interface JobControl {
   /**
@@ -53,7 +67,14 @@ export function jobControl(deps: ProcessDeps): JobControl {
   ): Promise<SendJobData> => {
     const data: SendJobData = { ...job.data, ...patch, phase: next(job.data.phase, event) };
     for (const key of drop) delete data[key];
-    await job.updateData(data);
+    // Under the job's lock when the worker gave one: a worker overtaken while it waited stops here.
+    if (deps.owned && job.token !== undefined) {
+      const written = await deps.owned.write(String(job.id), job.token, data);
+      if (written !== 'written') throw new LockLost(String(job.id));
+      job.data = data;
+    } else {
+      await job.updateData(data);
+    }
     return data;
   };
   const announce = (update: Unpublished) => updates.publish(update);

@@ -4,6 +4,7 @@ import type { Logger } from '../../types/logger.js';
 import type { FleetGate } from '../fleet/gate.js';
 import type { FleetLanes } from '../fleet/lanes.js';
 import type { BullMQModule } from '../load.js';
+import type { OwnedWrites } from '../store/types.js';
 import type { UpdateLog } from '../store/update-log.js';
 import type { SendJobData, SendJobResult } from './job-data.js';
 import type { MarkConfirmer } from './mark.js';
@@ -34,6 +35,11 @@ export interface ProcessDeps {
   readonly requestsPerSecond: number | undefined;
   /** How far the service's clock may be behind the workers' (the reconcile window's margin). */
   readonly clockSkewMs: number;
+  /**
+   * Every write of a job's data made under the job's lock (store/types.ts): a worker that lost it
+   * writes nothing more, and never POSTs. None: plain writes (a processor's own tests).
+   */
+  readonly owned?: OwnedWrites | undefined;
   /** Whether a mark survives a failover (mark.ts); none: every mark does (a test's processor). */
   readonly marks?: MarkConfirmer | undefined;
   readonly random?: () => number;

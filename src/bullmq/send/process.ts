@@ -1,4 +1,5 @@
-import { jobControl } from './job-control.js';
+import { logRepeats } from '../log-repeats.js';
+import { jobControl, LockLost } from './job-control.js';
 import type { SendJobResult } from './job-data.js';
 import type { ProcessDeps, SendJob } from './process-deps.js';
 import { stepOf } from './states.js';
@@ -14,8 +15,13 @@ export function createProcessor(deps: ProcessDeps) {
   const reconcile = reconcileStep(deps, control);
   const poll = pollStep(deps, control);
   const finish = finishStep(deps, control);
+  // A datastore that stalls past lockDuration costs every job waiting meanwhile its lock: said once, with a count.
+  const lost = logRepeats(
+    deps.logger,
+    'MessagingWorker: a job lost its lock while it waited; it was not sent by this worker',
+  );
 
-  return async (job: SendJob, token?: string): Promise<SendJobResult> => {
+  const step = (job: SendJob, token: string | undefined): Promise<SendJobResult> => {
     switch (stepOf(job.data.phase)) {
       case 'send':
         return send(job, token);
@@ -26,6 +32,15 @@ export function createProcessor(deps: ProcessDeps) {
         return poll(job, token);
       default:
         return finish(job, token);
+    }
+  };
+
+  return async (job: SendJob, token?: string): Promise<SendJobResult> => {
+    try {
+      return await step(job, token);
+    } catch (error) {
+      if (error instanceof LockLost) lost(error.message);
+      throw error; // BullMQ's own write for it is refused too: the job is the new holder's
     }
   };
 }

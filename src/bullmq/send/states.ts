@@ -31,6 +31,10 @@
  * `in-flight`, in Redis) before the POST begins. A re-run after a crash therefore finds
  * `in-flight` whenever a POST may have started, and reconciles instead. (`job.stalledCounter` says
  * a re-run follows a crash, but a crash before the mark was written is harmless, so the mark alone decides.)
+ * Every write is made under the job's lock (job-control.ts, store's `OwnedWrites`): a worker
+ * whose lock expired while the job waited (a datastore stalled past `lockDuration`) may have been
+ * overtaken by another worker that took the job from `queued`; its mark is then refused in the
+ * same atomic step, and it never POSTs.
  * On Redis with replicas the mark must also outlive a failover: a replica promoted before it
  * received the mark would hold the job `queued`. So the POST waits until a replica acknowledged
  * the mark (mark.ts, store/README.md); a mark not confirmed in time is given back, never POSTed.

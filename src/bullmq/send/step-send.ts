@@ -3,7 +3,7 @@ import { APIConnectionError, SendOutcomeUnknownError, ValidationError } from '..
 import type { MessageLog } from '../../types/message-log.js';
 import { quietUntil } from '../schedule/quiet-hours.js';
 import { errorFields } from './error-fields.js';
-import type { JobControl } from './job-control.js';
+import { type JobControl, LockLost } from './job-control.js';
 import type { SendJobData, SendJobResult } from './job-data.js';
 import { MarkNotConfirmed, UNCONFIRMED_RETRY_MS } from './mark.js';
 import { sendParamsOf } from './params.js';
@@ -62,9 +62,10 @@ export function sendStep(deps: ProcessDeps, control: JobControl): Step {
           return client.messages.send(sendParamsOf(job.data.params));
         });
       } catch (error) {
-        const notSent = error instanceof MarkNotConfirmed || error instanceof LaneLost;
+        const notSent = error instanceof MarkNotConfirmed || error instanceof LaneLost || error instanceof LockLost;
         if (lanes) await (notSent ? deps.lanes?.release(lanes.held) : deps.lanes?.settle(lanes.held));
         if (error instanceof LaneLost) return waitForLane(job, token, 1, kept);
+        if (error instanceof LockLost) throw error; // another worker's job now: nothing more from this one
         if (await confirmedLate(job, error)) continue;
         return sendFailed(job, token, error);
       }

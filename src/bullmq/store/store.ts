@@ -11,10 +11,12 @@ import type { Queue, RedisClient } from 'bullmq';
 import type { BullMQModule } from '../load.js';
 import type { Backend } from './backend.js';
 import { durableGuard } from './guard.js';
+import { postgresOwnedWrites } from './postgres/owned-writes.js';
 import { postgresPlaces } from './postgres/places.js';
 import { poolOf, schemaReady } from './postgres/schema.js';
 import { postgresUpdateLog } from './postgres/update-log.js';
 import { redisGuard } from './redis/guard.js';
+import { redisOwnedWrites } from './redis/owned-writes.js';
 import { redisPlaces } from './redis/places.js';
 import { redisPrimary, redisReplication } from './redis/replication.js';
 import { redisUpdateLog } from './redis/update-log.js';
@@ -38,6 +40,7 @@ export function storeOf(bull: BullMQModule, backend: Backend, queue: Queue): Sto
       places: (lane) => postgresPlaces(pool, ready, lane === undefined ? queue.name : `${queue.name}:lane:${lane}`),
       updates: () => postgresUpdateLog(pool, ready, queue.name),
       guard: () => durableGuard,
+      ownedWrites: () => postgresOwnedWrites(pool, queue.name),
       replication: () => durableReplication,
     };
   }
@@ -68,6 +71,7 @@ export function storeOf(bull: BullMQModule, backend: Backend, queue: Queue): Sto
         },
         replicationOf(options).watch,
       ),
+    ownedWrites: () => redisOwnedWrites(client, (id) => queue.toKey(id)),
     replication: (options) => replicationOf(options),
   };
 }

@@ -34,6 +34,20 @@ export interface PlaceStore {
   sweep(): Promise<void>;
 }
 
+/**
+ * A job's data written only while this worker still holds the job's lock: the write and the proof
+ * of ownership are one atomic step in the datastore. A worker whose lock expired while it waited
+ * (a datastore stalled longer than `lockDuration`) may have been overtaken by another worker that
+ * took the job since; its write, and so the POST after it, must not happen.
+ */
+export interface OwnedWrites {
+  /**
+   * Replaces job `id`'s data if `token` still holds its lock: `written`; `lost` when another
+   * worker holds it or the lock expired; `gone` when the job no longer exists.
+   */
+  write(id: string, token: string, data: object): Promise<'written' | 'lost' | 'gone'>;
+}
+
 /** What a guard needs to know of its caller. */
 export interface GuardOptions {
   /** Use a Redis that can lose sends anyway, with a warning (development). */
@@ -91,6 +105,8 @@ export interface Store {
    * of the enqueues a failover rolled back). `close()` it when done.
    */
   guard(options: GuardOptions): DatastoreGuard;
+  /** Writes of a job's data under its lock (BullMQ's lock token, checked in the same step). */
+  ownedWrites(): OwnedWrites;
   /** The store's one `Replication` (made at first use). */
   replication(options: GuardOptions): Replication;
 }

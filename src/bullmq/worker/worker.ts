@@ -99,6 +99,7 @@ export class MessagingWorker {
       requestsPerSecond: limit,
       clockSkewMs: options.clockSkewMs ?? CLOCK_SKEW_DEFAULT,
       marks: markConfirmer(this.#replication, options.logger),
+      owned: store.ownedWrites(),
     });
     this.#worker = makeWorker<SendJobData, SendJobResult>(bull, name, processor, backend, {
       // Started once the datastore is found fit to keep sends (see #start).
