@@ -207,7 +207,9 @@ export interface EnqueueItem extends EnqueueOptions {
 
 /**
  * What `updates()` reports: every outcome of every send, from any worker, and why a message waits:
- * `scheduled` (its `sendAt`), `quiet-hours` (held until the window ends) or `cancelled` (never sent).
+ * `scheduled` (its `sendAt`), `quiet-hours` (held until the window ends), `rate-limited` (the
+ * service answered its send 429: the queue pauses until `until`, at most 60 s, and it goes after)
+ * or `cancelled` (never sent).
  */
 export type UpdateStatus =
   | 'sent'
@@ -218,6 +220,7 @@ export type UpdateStatus =
   | 'delivery-timeout'
   | 'scheduled'
   | 'quiet-hours'
+  | 'rate-limited'
   | 'cancelled';
 
 /**
@@ -235,13 +238,16 @@ export interface MessagingUpdate {
   readonly status: UpdateStatus;
   /** The message log, when the service returned or showed one. */
   readonly log?: MessageLog | undefined;
-  /** What went wrong, for `failed` and `unknown`: the typed error's name, message and HTTP fields. */
+  /**
+   * What went wrong, for `failed` and `unknown`: the typed error's name, message and HTTP fields;
+   * for `rate-limited`, the 429 and the pause it set.
+   */
   readonly error?: UpdateError | undefined;
   /** The event's id in the queue's event log: pass it as `updates({ from })` to resume after it. */
   readonly eventId: string;
   /** When the worker published it (ISO 8601); absent on updates published by versions before it. */
   readonly at?: string | undefined;
-  /** For `scheduled` and `quiet-hours`: when the message may go (ISO 8601). */
+  /** For `scheduled`, `quiet-hours` and `rate-limited`: when the message may go (ISO 8601). */
   readonly until?: string | undefined;
 }
 

@@ -10,6 +10,7 @@ export const WEBHOOK_EVENT_TYPES = [
   'message.delivery-timeout',
   'message.scheduled',
   'message.quiet-hours',
+  'message.rate-limited',
   'message.cancelled',
 ] as const;
 
@@ -37,10 +38,10 @@ export interface WebhookEvent {
     readonly log_id?: number;
     /**
      * The status it reached: `sent`, `failed`, `unknown`, `delivered`, `read` or `delivery-timeout`;
-     * or why it waits: `scheduled`, `quiet-hours` (both with `until`) or `cancelled`.
+     * or why it waits: `scheduled`, `quiet-hours`, `rate-limited` (each with `until`) or `cancelled`.
      */
     readonly status: string;
-    /** For `scheduled` and `quiet-hours`: when the message may go (ISO 8601, UTC). */
+    /** For `scheduled`, `quiet-hours` and `rate-limited`: when the message may go (ISO 8601, UTC). */
     readonly until?: string;
     /** The message log as last read, when known. */
     readonly log?: MessageLog;

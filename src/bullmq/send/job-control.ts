@@ -4,6 +4,7 @@ import type { MessageLog } from '../../types/message-log.js';
 import type { Unpublished } from '../store/update-log.js';
 import type { UpdateError } from '../types.js';
 import type { SendJobData, SendJobResult } from './job-data.js';
+import { pauseOf } from './pause.js';
 import type { ProcessDeps, SendJob } from './process-deps.js';
 import { next, type SendEvent } from './states.js';
 
@@ -33,10 +34,18 @@ export interface JobControl {
     patch?: Partial<SendJobData>,
     drop?: readonly (keyof SendJobData)[],
   ): Promise<SendJobData>;
+  /**
+   * Proves this worker still holds the job's lock, rewriting its data as it is under the lock (a
+   * POST that goes after a wait outside the mark's write: a mark confirmed late). Throws `LockLost`.
+   */
+  stillHeld(job: SendJob): Promise<void>;
   /** Publishes an update for `updates()` readers. */
   announce(update: Unpublished): Promise<void>;
-  /** A 429: the whole queue waits out Retry-After; BullMQ puts the job back, not counted as a failure. */
-  pauseQueue(error: RateLimitError): Promise<never>;
+  /**
+   * A 429: the whole queue waits out Retry-After, capped (pause.ts); BullMQ puts the job back, not
+   * counted as a failure. With `job` (a send that was refused), a `rate-limited` update says until when.
+   */
+  pauseQueue(error: RateLimitError, job?: SendJob): Promise<never>;
   /** `failed` or `unknown`: terminal, published, kept in BullMQ's failed set, never retried. */
   end(job: SendJob, event: SendEvent, error: UpdateError, log?: MessageLog): Promise<never>;
   isLastAttempt(job: SendJob): boolean;
@@ -67,7 +76,11 @@ export function jobControl(deps: ProcessDeps): JobControl {
   ): Promise<SendJobData> => {
     const data: SendJobData = { ...job.data, ...patch, phase: next(job.data.phase, event) };
     for (const key of drop) delete data[key];
-    // Under the job's lock when the worker gave one: a worker overtaken while it waited stops here.
+    await write(job, data);
+    return data;
+  };
+  // Under the job's lock when the worker gave one: a worker overtaken while it waited stops here.
+  const write = async (job: SendJob, data: SendJobData): Promise<void> => {
     if (deps.owned && job.token !== undefined) {
       const written = await deps.owned.write(String(job.id), job.token, data);
       if (written !== 'written') throw new LockLost(String(job.id));
@@ -75,12 +88,30 @@ export function jobControl(deps: ProcessDeps): JobControl {
     } else {
       await job.updateData(data);
     }
-    return data;
+  };
+  // Without a lock to check (a processor's own tests) there is nothing to prove, and nothing is written.
+  const stillHeld = async (job: SendJob) => {
+    if (deps.owned && job.token !== undefined) await write(job, job.data);
   };
   const announce = (update: Unpublished) => updates.publish(update);
 
-  const pauseQueue = async (error: RateLimitError): Promise<never> => {
-    await queue.rateLimit(Math.max(1, error.retryAfter ?? 1000));
+  const pauseQueue = async (error: RateLimitError, job?: SendJob): Promise<never> => {
+    const pause = pauseOf(error.retryAfter);
+    await queue.rateLimit(pause.ms);
+    const asked = error.retryAfter === undefined ? 'no Retry-After' : `Retry-After ${error.retryAfter} ms`;
+    const message = pause.capped
+      ? `The service answered 429 with ${asked}; the queue pauses ${pause.ms} ms, the cap, then asks again.`
+      : `The service answered 429 with ${asked}; the queue pauses ${pause.ms} ms.`;
+    if (pause.capped) deps.logger?.warn('MessagingWorker: a 429 asked for a pause beyond the cap', { message });
+    if (job) {
+      const until = new Date(Date.now() + pause.ms).toISOString();
+      await announce({
+        id: String(job.id),
+        status: 'rate-limited',
+        until,
+        error: { name: error.name, message, status: 429 },
+      });
+    }
     throw bull.Worker.RateLimitError();
   };
 
@@ -118,5 +149,5 @@ export function jobControl(deps: ProcessDeps): JobControl {
     return delay(job, token, track.interval);
   };
 
-  return { move, announce, pauseQueue, end, isLastAttempt, again, delay, accepted, startTracking };
+  return { move, stillHeld, announce, pauseQueue, end, isLastAttempt, again, delay, accepted, startTracking };
 }

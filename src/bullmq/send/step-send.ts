@@ -58,7 +58,8 @@ export function sendStep(deps: ProcessDeps, control: JobControl): Step {
         log = await gate.run(async () => {
           // A wait at the gate may outlast a lane place's lease: renewed, or the send waits again.
           if (lanes && !(await deps.lanes?.renew(lanes.held))) throw new LaneLost();
-          await marking?.(kept);
+          // A second pass follows a wait for a late confirmation: still this worker's job?
+          await (marking ? marking(kept) : control.stillHeld(job));
           return client.messages.send(sendParamsOf(job.data.params));
         });
       } catch (error) {
@@ -117,7 +118,7 @@ export function sendStep(deps: ProcessDeps, control: JobControl): Step {
     }
     if (error instanceof RateLimitError) {
       await move(job, 'rate-limited');
-      return pauseQueue(error);
+      return pauseQueue(error, job);
     }
     if (error instanceof APIConnectionError && error.neverSent) {
       // Out of attempts: refused by the network, and certainly not sent.

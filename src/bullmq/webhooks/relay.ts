@@ -23,7 +23,7 @@ const REREAD_MS = 1_000;
 
 /**
  * Delivery webhooks for the fleet: every update of a `MessagingQueue` (`sent`, `failed`,
- * `unknown`, `delivered`, `read`, `delivery-timeout`, `scheduled`, `quiet-hours`, `cancelled`) becomes a signed Standard Webhooks event,
+ * `unknown`, `delivered`, `read`, `delivery-timeout`, `scheduled`, `quiet-hours`, `rate-limited`, `cancelled`) becomes a signed Standard Webhooks event,
  * delivered to each endpoint that subscribes to its type as a BullMQ job: kept in the queue's
  * datastore (Redis or PostgreSQL), so it survives restarts, and retried with exponential backoff
  * and jitter for `retryFor` (3 days). A 2xx ends a delivery; 410 Gone disables the endpoint (for
