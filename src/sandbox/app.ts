@@ -190,6 +190,7 @@ function methodNotAllowed(method: string, path: string, allowed: string[]): Resp
  */
 function postTooLarge(request: Request, maxMediaBytes: number): Response | undefined {
   const length = Number(request.headers.get('content-length') ?? 0);
-  if (length <= maxMediaBytes + 1024 * 1024) return undefined;
+  // `!(>)`: a Content-Length that is no number (NaN) declares nothing, so it is not "too large".
+  if (!(length > maxMediaBytes + 1024 * 1024)) return undefined;
   return errorResponse(413, 'The POST data is too large.', { connection: 'close' });
 }

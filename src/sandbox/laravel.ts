@@ -94,6 +94,9 @@ export const rules = {
   mimes: (field: string, types: string) => `The ${attribute(field)} field must be a file of type: ${types}.`,
   format: (field: string) => `The ${attribute(field)} field format is invalid.`,
   selected: (field: string) => `The selected ${attribute(field)} is invalid.`,
+  // The service's own text rules (see text-rules.ts): Laravel has no standard message for them.
+  noNul: (field: string) => `The ${attribute(field)} field must not contain a NUL character.`,
+  utf8: (field: string) => `The ${attribute(field)} field must be valid UTF-8 text.`,
 } as const;
 
 /**

@@ -12,7 +12,8 @@ import {
 } from './laravel.js';
 import { isPhone, isReachable } from './phones.js';
 import { mediaToken } from './random.js';
-import { readInput, TYPES, type ValidSend, validateSend } from './send-request.js';
+import { readInput } from './request-body.js';
+import { TYPES, type ValidSend, validateSend } from './send-request.js';
 import type { SandboxState, UploadRecord } from './state.js';
 import { type ApiKey, DAY, type Tenant } from './tenants.js';
 

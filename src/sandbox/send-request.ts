@@ -1,10 +1,10 @@
-import { isPlainObject } from '../internal/is-plain-object.js';
 import { sendMessageParamsSchema } from '../schemas/validators.js';
 import { MEDIA_TYPES } from '../types/send.js';
 import { type FieldErrors, rules } from './laravel.js';
 import { isPhone } from './phones.js';
 import { SandboxDriftError } from './state.js';
 import type { SenderNumber, Tenant } from './tenants.js';
+import { textProblem } from './text-rules.js';
 
 /** A send request that passed validation. */
 export interface ValidSend {
@@ -22,31 +22,16 @@ export interface ValidSend {
 /** The message types `POST /messages` accepts. */
 export const TYPES = ['text', ...MEDIA_TYPES] as const;
 const MAX_CONTENT = 4096;
+/** The fields the text rules apply to: every text field of a send (media is a file). */
+const TEXT_FIELDS = ['sender_phone', 'sender_number_id', 'to_phone', 'type', 'content'] as const;
 const IMAGE_EXTENSIONS = ['jpg', 'jpeg', 'png', 'gif', 'webp', 'heic'];
 const VOICE_EXTENSIONS = ['mp3', 'm4a', 'aac', 'ogg', 'oga', 'opus', 'wav', 'amr', 'webm'];
-
-/**
- * Reads the body the way Laravel's `$request->all()` does: JSON or form fields, with empty
- * strings as absent (Laravel's ConvertEmptyStringsToNull). A body that is not valid JSON reads
- * as no fields at all, so it fails validation with the usual "required" messages.
- */
-export async function readInput(request: Request): Promise<Record<string, unknown>> {
-  const type = request.headers.get('content-type')?.toLowerCase() ?? '';
-  let input: Record<string, unknown> = {};
-  if (type.includes('json')) {
-    const parsed: unknown = await request.json().catch(() => undefined);
-    if (isPlainObject(parsed)) input = parsed;
-  } else if (type.startsWith('multipart/form-data') || type.startsWith('application/x-www-form-urlencoded')) {
-    const form = await request.formData();
-    for (const [name, value] of form) input[name] = value;
-  }
-  return Object.fromEntries(Object.entries(input).filter(([, value]) => value !== '' && value !== null));
-}
 
 /**
  * Validates a send with the rules the SDK enforces, reported in Laravel's words, in this order:
  * sender_phone / sender_number_id (exactly one, naming a number of this tenant), to_phone,
  * type, content (required for text), media (required for media types, prohibited for text).
+ * A text field the text rules refuse (a NUL, not UTF-8) gets only that message.
  */
 export function validateSend(
   input: Record<string, unknown>,
@@ -59,11 +44,18 @@ export function validateSend(
     errors[field].push(message);
   };
   const { sender_phone: senderPhone, sender_number_id: senderId, to_phone: toPhone, type, content, media } = input;
+  for (const field of TEXT_FIELDS) {
+    const problem = textProblem(field, input[field]);
+    if (problem !== undefined) fail(field, problem);
+  }
+  const refused = (field: (typeof TEXT_FIELDS)[number]) => errors[field] !== undefined;
 
   let sender: SenderNumber | undefined;
   if (senderPhone === undefined && senderId === undefined) {
     fail('sender_phone', rules.requiredWithout('sender_phone', 'sender_number_id'));
     fail('sender_number_id', rules.requiredWithout('sender_number_id', 'sender_phone'));
+  } else if (refused('sender_phone') || refused('sender_number_id')) {
+    // Already refused by a text rule: no number can be looked up from it.
   } else if (senderPhone !== undefined && senderId !== undefined) {
     fail('sender_phone', rules.prohibits('sender_phone', 'sender_number_id'));
   } else if (senderPhone !== undefined) {
@@ -82,15 +74,21 @@ export function validateSend(
     }
   }
 
-  if (toPhone === undefined) fail('to_phone', rules.required('to_phone'));
-  else if (typeof toPhone !== 'string') fail('to_phone', rules.string('to_phone'));
-  else if (!isPhone(toPhone)) fail('to_phone', rules.format('to_phone'));
+  if (!refused('to_phone')) {
+    if (toPhone === undefined) fail('to_phone', rules.required('to_phone'));
+    else if (typeof toPhone !== 'string') fail('to_phone', rules.string('to_phone'));
+    else if (!isPhone(toPhone)) fail('to_phone', rules.format('to_phone'));
+  }
 
-  if (type === undefined) fail('type', rules.required('type'));
-  else if (!TYPES.includes(type as (typeof TYPES)[number])) fail('type', rules.selected('type'));
+  if (!refused('type')) {
+    if (type === undefined) fail('type', rules.required('type'));
+    else if (!TYPES.includes(type as (typeof TYPES)[number])) fail('type', rules.selected('type'));
+  }
 
   // `required_if:type,text`, in its own words, as the real service words it.
-  if (content === undefined) {
+  if (refused('content')) {
+    // Already refused by a text rule.
+  } else if (content === undefined) {
     if (type === 'text') fail('content', rules.requiredIf('content', 'type', 'text'));
   } else if (typeof content !== 'string') fail('content', rules.string('content'));
   else if (content.length > MAX_CONTENT) fail('content', rules.maxString('content', MAX_CONTENT));
@@ -164,7 +162,9 @@ function assertSdkAgrees(send: ValidSend): void {
     type: send.type,
   };
   if (send.content !== null) params['content'] = send.content;
-  if (send.media) params['media'] = send.media;
+  // The file's kind and type, not its name: the SDK refuses control characters in a name it
+  // writes into its own part headers, a rule of its encoder that the service does not have.
+  if (send.media) params['media'] = new Blob([], { type: send.media.type });
   const checked = sendMessageParamsSchema.safeParse(params);
   if (!checked.success) {
     throw new SandboxDriftError(

@@ -101,9 +101,10 @@ export async function startSandbox<const Slug extends string = DefaultTenantSlug
       init.body = Readable.toWeb(req) as ReadableStream<Uint8Array>;
       init.duplex = 'half';
     }
+    const request = toRequest(new URL('/', url), req.url ?? '/', init);
     let response: Response;
     try {
-      response = await sandbox.handle(new Request(new URL(req.url ?? '/', url), init));
+      response = request instanceof Request ? await sandbox.handle(request) : request;
     } catch (error) {
       onError(error);
       response = errorResponse(500, 'Server Error');
@@ -121,5 +122,23 @@ export async function startSandbox<const Slug extends string = DefaultTenantSlug
       for await (const chunk of response.body) res.write(chunk);
     }
     res.end();
+  }
+}
+
+/** Methods node:http accepts that fetch's Request refuses: the web server in front of the API answers them. */
+const FORBIDDEN_METHODS = /^(CONNECT|TRACE|TRACK)$/i;
+
+/**
+ * The Request for what node:http received, or the answer of the web server in front of the
+ * service when there can be none: a 405 for a method fetch forbids (TRACE), a 400 for a target
+ * that is no URL. The client's mistake, so nothing is reported to `onError`.
+ */
+function toRequest(base: URL, target: string, init: RequestInit & { duplex?: 'half' }): Request | Response {
+  const method = init.method ?? 'GET';
+  if (FORBIDDEN_METHODS.test(method)) return errorResponse(405, `The ${method} method is not supported.`);
+  try {
+    return new Request(new URL(target, base), init);
+  } catch {
+    return errorResponse(400, 'Bad Request.');
   }
 }
