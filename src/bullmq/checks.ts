@@ -1,5 +1,6 @@
 import { type Issue, ValidationError } from '../errors.js';
-import { checkKnownKeys, type KnownKeys } from '../internal/checks.js';
+import { checkKnownKeys, type KnownKeys, MAX_TIMER_MS } from '../internal/checks.js';
+import { describeValue } from '../internal/describe-value.js';
 import type { ReplicaWait } from './store/types.js';
 import type {
   EnqueueOptions,
@@ -149,13 +150,43 @@ export function checkJobId(id: unknown, path = 'id'): string | undefined {
   return id;
 }
 
-/** The issue of an option that must be a number > 0 (a whole one with `integer`), or none when it is, or is not given. */
-export function positiveIssue(path: string, value: unknown, integer: boolean): Issue | undefined {
+/**
+ * The largest whole number every place a fleet option goes can hold: PostgreSQL's `integer` (the
+ * fleet gate's limit, BullMQ's attempts), and a timer's ms (Node's setTimeout).
+ */
+export const MAX_WHOLE = MAX_TIMER_MS;
+
+/**
+ * The issue of an option that must be a whole number from `min` to `MAX_WHOLE` (`unit` says of
+ * what), or none when it is, or is not given. Fractions are refused, never rounded: the options
+ * reach Lua, SQL `integer`/`bigint` columns and timers, and a limit of 1.5 requests a second is
+ * neither 1 nor 2 (the fleet gate would let 2 into a second; PostgreSQL refuses "1.5").
+ */
+export function wholeIssue(path: string, value: unknown, unit: string, min = 1): Issue | undefined {
   if (value === undefined) return undefined;
-  if (typeof value !== 'number' || !(value > 0) || !Number.isFinite(value) || (integer && !Number.isInteger(value))) {
-    return { path, message: `must be a ${integer ? 'whole ' : ''}number > 0, got ${String(value)}` };
-  }
-  return undefined;
+  if (typeof value === 'number' && Number.isInteger(value) && value >= min && value <= MAX_WHOLE) return undefined;
+  const fraction = typeof value === 'number' && Number.isFinite(value) && !Number.isInteger(value);
+  const near = fraction ? ` (write ${Math.max(min, Math.floor(value))} or ${Math.max(min, Math.ceil(value))})` : '';
+  return {
+    path,
+    message: `must be a whole number of ${unit} from ${min} to ${MAX_WHOLE}, got ${describeValue(value)}${near}`,
+  };
+}
+
+/**
+ * The issue of a lane's rate, or none: a number of requests a second > 0 up to MAX_WHOLE, as the
+ * client's lanes take it (core/rate/lane.ts `senderLane`): from 1 up, floored to a whole limit a
+ * second (2.5 is 2, never over); below 1, one request a window of `1000 / rate` ms, rounded up.
+ * Both reach the datastore whole.
+ */
+export function laneRateIssue(path: string, value: unknown): Issue | undefined {
+  if (value === undefined) return undefined;
+  if (typeof value === 'number' && value > 0 && value <= MAX_WHOLE && Math.ceil(1000 / value) <= MAX_WHOLE)
+    return undefined;
+  return {
+    path,
+    message: `must be a number of requests a second from ${1000 / MAX_WHOLE} to ${MAX_WHOLE} (0.5 is one every 2 s; 2.5 is floored to 2), got ${describeValue(value)}`,
+  };
 }
 
 /** Checks `retention` and applies its defaults. */
@@ -165,12 +196,9 @@ export function checkRetention(
 ): Required<RetentionOptions> {
   const settings = { ...RETENTION_DEFAULTS, ...retention };
   for (const key of Object.keys(RETENTION_DEFAULTS) as (keyof RetentionOptions)[]) {
-    const value = settings[key];
-    if (!Number.isFinite(value) || value < 0) {
-      throw new ValidationError(what, [
-        { path: `retention.${key}`, message: `must be a number of seconds >= 0, got ${String(value)}` },
-      ]);
-    }
+    // Seconds BullMQ keeps as `age` (a `bigint` on PostgreSQL).
+    const issue = wholeIssue(`retention.${key}`, settings[key], 'seconds', 0);
+    if (issue) throw new ValidationError(what, [issue]);
   }
   return settings;
 }
@@ -209,12 +237,8 @@ export function checkQueueOptions(options: MessagingQueueOptions): Required<Wait
   checkConnection(options.connection, 'Invalid MessagingQueue options');
   checkName(options.name, 'Invalid MessagingQueue options');
   checkPrefix(options.prefix, options.connection, 'Invalid MessagingQueue options');
-  const { attempts } = options;
-  if (attempts !== undefined && !(Number.isInteger(attempts) && attempts >= 1)) {
-    throw new ValidationError('Invalid MessagingQueue options', [
-      { path: 'attempts', message: `must be an integer >= 1, got ${String(attempts)}` },
-    ]);
-  }
+  const attempts = wholeIssue('attempts', options.attempts, 'attempts');
+  if (attempts) throw new ValidationError('Invalid MessagingQueue options', [attempts]);
   return checkWaitForReplicas(options.waitForReplicas);
 }
 
@@ -231,9 +255,9 @@ function checkWaitForReplicas(wait: WaitForReplicasOptions | undefined): Require
     ]);
   }
   const issues: Issue[] = [];
-  const replicas = positiveIssue('waitForReplicas.replicas', wait.replicas, true);
+  const replicas = wholeIssue('waitForReplicas.replicas', wait.replicas, 'replicas');
   if (replicas) issues.push({ ...replicas, message: `${replicas.message} (replicas that must acknowledge, e.g. 1)` });
-  const timeout = positiveIssue('waitForReplicas.timeout', wait.timeout, true);
+  const timeout = wholeIssue('waitForReplicas.timeout', wait.timeout, 'ms');
   if (timeout) issues.push({ ...timeout, message: `${timeout.message} (ms to wait, e.g. 1000)` });
   if (issues.length > 0) throw new ValidationError(what, issues);
   return {

@@ -193,7 +193,7 @@ export interface RateLimitOptions {
  */
 export interface PerSenderLimit {
   /**
-   * Sends per sliding second for one sender: a positive, finite number (0.5 = one every 2 s).
+   * Sends per sliding second for one sender: a positive, finite number (0.5 = one every 2 s; from 1 up it is floored, 2.5 allowing 2).
    */
   requestsPerSecond: number;
 }

@@ -69,20 +69,27 @@ describe('options of tenant-messaging/bullmq', () => {
     );
   });
 
-  it('the worker lanes: a rate or an interval that is not a number > 0 (a whole one for the interval), or missing, is refused', () => {
+  it('the worker lanes: a rate that is not a number > 0 or an interval that is not a whole number > 0, or missing, is refused', () => {
     const issuesOf = (rateLimit: unknown) =>
       refusal(() => new MessagingWorker({ connection, name: 'sms', client, rateLimit } as never)).issues;
     fc.assert(
       fc.property(
-        fc.oneof(fc.integer({ max: 0 }), fc.constantFrom(Number.NaN, Number.POSITIVE_INFINITY, '10', null, true)),
+        fc.oneof(
+          fc.integer({ max: 0 }),
+          fc.double({ noInteger: true, max: 0 }),
+          fc.constantFrom(Number.NaN, Number.POSITIVE_INFINITY, '10', null, true),
+        ),
         (value) => {
           expect(issuesOf({ requestsPerSecond: 50, perSender: { requestsPerSecond: value } })).toEqual([
-            { path: 'rateLimit.perSender.requestsPerSecond', message: expect.stringMatching(/must be a number > 0/) },
+            {
+              path: 'rateLimit.perSender.requestsPerSecond',
+              message: expect.stringMatching(/must be a number of requests a second from /),
+            },
           ]);
           expect(issuesOf({ requestsPerSecond: 50, perRecipient: { minInterval: value } })).toEqual([
             {
               path: 'rateLimit.perRecipient.minInterval',
-              message: expect.stringMatching(/must be a whole number > 0/),
+              message: expect.stringMatching(/must be a whole number of ms from 1/),
             },
           ]);
         },
@@ -134,7 +141,7 @@ describe('options of tenant-messaging/bullmq', () => {
           const [issue, ...more] = issuesOf({ [key]: value });
           expect(more).toEqual([]);
           expect(issue?.path).toBe(`waitForReplicas.${key}`);
-          expect(issue?.message).toMatch(/must be a whole number > 0/);
+          expect(issue?.message).toMatch(/must be a whole number of (replicas|ms) from 1 to 2147483647/);
         },
       ),
       { numRuns: 100 },

@@ -2,7 +2,7 @@ import { randomUUID } from 'node:crypto';
 import { type Issue, ValidationError } from '../../errors.js';
 import type { KnownKeys } from '../../internal/checks.js';
 import type { SendMessageParams } from '../../types/send.js';
-import { checkJobId, checkOptionKeys, positiveIssue } from '../checks.js';
+import { checkJobId, checkOptionKeys, wholeIssue } from '../checks.js';
 import type { StoredSendAdder } from '../queue/enqueue.js';
 import { type MessagingQueue, storedSendAdder } from '../queue/queue.js';
 import { storedParams } from '../send/params.js';
@@ -174,11 +174,11 @@ function checkRelayOptions(options: OutboxRelayOptions): void {
   if (typeof options?.pool?.connect !== 'function') {
     issues.push({ path: 'pool', message: 'must be a node-postgres Pool on the database of the outbox table' });
   }
-  for (const [path, integer] of [
-    ['batch', true],
-    ['interval', false],
+  for (const [path, unit] of [
+    ['batch', 'rows'],
+    ['interval', 'ms'],
   ] as const) {
-    const issue = positiveIssue(path, options?.[path], integer);
+    const issue = wholeIssue(path, options?.[path], unit);
     if (issue) issues.push(issue);
   }
   if (issues.length > 0) throw new ValidationError('Invalid outbox.relay options', issues);

@@ -1,6 +1,14 @@
 import type { MessagingClient } from '../../client.js';
 import { ValidationError } from '../../errors.js';
-import { checkConnection, checkName, checkOptionKeys, checkPrefix, OPTION_KEYS, positiveIssue } from '../checks.js';
+import {
+  checkConnection,
+  checkName,
+  checkOptionKeys,
+  checkPrefix,
+  laneRateIssue,
+  OPTION_KEYS,
+  wholeIssue,
+} from '../checks.js';
 import type { MessagingWorkerOptions, TrackDeliveryOptions } from './worker-types.js';
 
 /** The message of every `ValidationError` of `new MessagingWorker()`. */
@@ -24,29 +32,30 @@ export function checkWorkerOptions(options: MessagingWorkerOptions): void {
   if (!isMessagingClient(options.client)) {
     issues.push({ path: 'client', message: 'must be a MessagingClient (new MessagingClient({ baseUrl, apiKey }))' });
   }
-  const positive = (path: string, value: unknown, integer: boolean) => {
-    const issue = positiveIssue(path, value, integer);
+  // Every number here reaches Lua, SQL or a timer: whole, within what each can hold (checks.ts).
+  const whole = (path: string, value: unknown, unit: string, min = 1) => {
+    const issue = wholeIssue(path, value, unit, min);
     if (issue) issues.push(issue);
   };
-  positive('concurrency', options.concurrency, true);
-  positive('lockDuration', options.lockDuration, true);
-  positive('stalledInterval', options.stalledInterval, true);
-  const skew = options.clockSkewMs;
-  if (skew !== undefined && !(typeof skew === 'number' && Number.isFinite(skew) && skew >= 0)) {
-    issues.push({ path: 'clockSkewMs', message: `must be a number of ms >= 0, got ${String(skew)}` });
-  }
-  const rps = options.rateLimit?.requestsPerSecond;
-  if (options.rateLimit !== undefined && !(typeof rps === 'number' && rps >= 1 && Number.isFinite(rps))) {
-    issues.push({ path: 'rateLimit.requestsPerSecond', message: `must be a number >= 1, got ${String(rps)}` });
+  whole('concurrency', options.concurrency, 'jobs');
+  whole('lockDuration', options.lockDuration, 'ms');
+  whole('stalledInterval', options.stalledInterval, 'ms');
+  whole('clockSkewMs', options.clockSkewMs, 'ms', 0);
+  if (options.rateLimit !== undefined) {
+    const rps = options.rateLimit?.requestsPerSecond;
+    if (rps === undefined) issues.push({ path: 'rateLimit.requestsPerSecond', message: 'is required, e.g. 50' });
+    else whole('rateLimit.requestsPerSecond', rps, 'requests a second');
   }
   const { perSender, perRecipient } = options.rateLimit ?? {};
-  const lane = (given: object | undefined, path: string, value: unknown, integer: boolean) => {
+  const lane = (given: object | undefined, path: string, value: unknown, example: string) => {
     if (given === undefined) return;
-    if (value === undefined) issues.push({ path, message: `is required, e.g. ${integer ? '1000' : '10'}` });
-    else positive(path, value, integer);
+    if (value === undefined) issues.push({ path, message: `is required, e.g. ${example}` });
+    // A sender's rate may be below 1 (one every 2 s), as the client's lanes take it; an interval is whole ms.
+    const issue = path.endsWith('minInterval') ? wholeIssue(path, value, 'ms') : laneRateIssue(path, value);
+    if (value !== undefined && issue) issues.push(issue);
   };
-  lane(perSender, 'rateLimit.perSender.requestsPerSecond', perSender?.requestsPerSecond, false);
-  lane(perRecipient, 'rateLimit.perRecipient.minInterval', perRecipient?.minInterval, true);
+  lane(perSender, 'rateLimit.perSender.requestsPerSecond', perSender?.requestsPerSecond, '10');
+  lane(perRecipient, 'rateLimit.perRecipient.minInterval', perRecipient?.minInterval, '1000');
   const track: TrackDeliveryOptions | undefined = options.trackDelivery;
   if (track !== undefined) {
     if (track.until !== undefined && track.until !== 'delivered' && track.until !== 'read') {
@@ -55,8 +64,9 @@ export function checkWorkerOptions(options: MessagingWorkerOptions): void {
         message: `must be 'delivered' or 'read', got ${String(track.until)}`,
       });
     }
-    positive('trackDelivery.timeout', track.timeout, false);
-    positive('trackDelivery.interval', track.interval, false);
+    // Delays of a job (a `bigint` of ms on PostgreSQL).
+    whole('trackDelivery.timeout', track.timeout, 'ms');
+    whole('trackDelivery.interval', track.interval, 'ms');
   }
   if (issues.length > 0) throw new ValidationError(WHAT, issues);
 }

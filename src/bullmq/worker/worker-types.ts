@@ -18,7 +18,11 @@ import type { QueueConnection, RetentionOptions } from '../types.js';
  * ```
  */
 export interface WorkerRateLimit {
-  /** Requests per second the service allows this key: sends, delivery polls and reconciliation reads together. */
+  /**
+   * Requests per second the service allows this key, a whole number from 1 (the fleet counts whole
+   * requests in each second: a fraction is refused): sends, delivery polls and reconciliation reads together.
+   * @example `50`
+   */
   requestsPerSecond: number;
   /**
    * Per-sender lanes across the fleet: at most `requestsPerSecond` sends of one sender in any
