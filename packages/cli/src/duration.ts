@@ -44,3 +44,21 @@ export function parseCount(text: string, option: string): number {
     throw new UsageError(`${option} must be a whole number >= 1, got ${quote(text)}`);
   return n;
 }
+
+/**
+ * A TCP port as an operator writes it: decimal digits only, 0 (a free port) to 65535. `Number()`
+ * alone would read `0x50` as 80 and `1e3` as 1000, and listen where nobody asked.
+ *
+ * @example
+ * ```ts
+ * parsePort('8080', '--port') // 8080
+ * ```
+ */
+export function parsePort(text: string, option: string): number {
+  const n = /^\d{1,5}$/.test(text) ? Number(text) : Number.NaN;
+  if (!(n >= 0 && n <= 65_535))
+    throw new UsageError(
+      `${option} must be a port number from 0 to 65535 in decimal digits (0: a free port), got ${quote(text)}`,
+    );
+  return n;
+}

@@ -6,7 +6,7 @@
 import { parseArgs } from 'node:util';
 import { type LaneLimits, type RateLimit, SANDBOX_PHONES, startSandbox } from 'tenant-messaging/sandbox';
 import { ENV } from 'tenant-messaging-bin-kit';
-import { parseCount } from './duration.js';
+import { parseCount, parsePort } from './duration.js';
 import { quote } from './secrets.js';
 
 const USAGE =
@@ -62,11 +62,7 @@ export async function sandboxMain(args: readonly string[]): Promise<void> {
     if (values['pair-interval'] !== undefined) {
       perPair = { minInterval: parseCount(values['pair-interval'], '--pair-interval') };
     }
-    if (values.port !== undefined) {
-      port = Number(values.port);
-      if (!Number.isInteger(port) || port < 0 || port > 65_535)
-        throw new Error(`--port must be 0..65535, got ${quote(values.port)}`);
-    }
+    if (values.port !== undefined) port = parsePort(values.port, '--port');
   } catch (error) {
     console.error(`${(error as Error).message}\n${USAGE}`);
     process.exitCode = 2;

@@ -56,9 +56,12 @@ describe('tenant-messaging sandbox', () => {
     await cli.ready;
     cli.child.kill('SIGTERM');
     expect(await cli.exited).toBe(0);
-    const bad = run(['--port', 'abc'], /never/);
-    expect(await bad.exited).toBe(2);
-    expect(bad.output()).toMatch(/--port must be 0\.\.65535/);
+    // Decimal digits only: 0x50 would have listened on 80, 1e3 on 1000.
+    for (const port of ['abc', '0x50', '1e3']) {
+      const bad = run(['--port', port], /never/);
+      expect(await bad.exited).toBe(2);
+      expect(bad.output()).toMatch(/--port must be a port number from 0 to 65535 in decimal digits/);
+    }
   });
 
   it('--rate-limit N/s or N/min sets the limit per API key; a bad value is refused', async () => {
