@@ -9,7 +9,7 @@
 export { sharedAdvice } from './advice.js';
 export { type CredentialFlags, type Credentials, credentialsFrom, ENV } from './credentials.js';
 export { QUOTE_MAX, quoteInput, shortInput } from './quote-input.js';
-export { REDACTED, redactSecrets, secretsInEnv } from './redact.js';
+export { REDACTED, redactDeep, redactSecrets, secretsInEnv } from './redact.js';
 export { redactingLogger } from './redacting-logger.js';
 export { catchStopSignals, STOP_SIGNALS, type StopSignal, type StopSignals, signalLabel } from './stop-signals.js';
 export { UsageError } from './usage-error.js';

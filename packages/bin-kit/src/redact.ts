@@ -2,8 +2,9 @@
  * Redaction by what a value is, not by one spelling of it: a secret (an API key, a bearer token, a
  * webhook secret) is found in a text raw, JSON-escaped, percent-encoded (either case, in part or
  * byte by byte), with `+` for space, in base64 or base64url (alone or inside a larger blob, such
- * as `Basic` credentials), or in hex, and in those nested (a percent-encoded base64 header), in a
- * path, a query, a header or a body. Every run of text that decodes to something holding a secret
+ * as `Basic` credentials), or in hex, of its UTF-8 or its UTF-16 (little- or big-endian) bytes,
+ * and in those nested (a percent-encoded base64 header; percent-encoding repeated any number of
+ * times), in a path, a query, a header or a body. Every run of text that decodes to something holding a secret
  * is replaced whole: what is left cannot be decoded back to it.
  */
 
@@ -16,8 +17,14 @@ export const REDACTED = '[redacted]';
  */
 const RUN = /[A-Za-z0-9%+/_.~-]+={0,2}/g;
 
-/** How deep encodings are undone inside each other (base64 in percent-encoding is 2). */
-const DEPTH = 2;
+/**
+ * How deep encodings are undone inside each other (base64 in percent-encoding is 2; a repeated
+ * percent-encoding is undone whole, as one).
+ */
+const DEPTH = 3;
+
+/** How many times a percent-encoding is undone in a row, at most: each undoing shortens the text. */
+const PERCENT_LAYERS = 16;
 
 /**
  * `text` with every secret of `secrets`, in any of the spellings above, replaced by `[redacted]`.
@@ -47,14 +54,15 @@ export function redactSecrets(text: string, secrets: readonly string[]): string 
 
 const jsonEscaped = (text: string) => JSON.stringify(text).slice(1, -1);
 
-/**
- * `text` with every span that percent-decodes (`plus`: with `+` as a space) to a secret replaced.
- * The text is decoded once, each decoded character remembering the span it came from (a run of
- * `%XX` decodes as one), so a secret is found whatever it is next to and however much of it was
- * encoded.
- */
-function withoutPercentEncoded(text: string, secrets: readonly string[], plus: boolean): string {
-  if (!text.includes('%') && !(plus && text.includes('+'))) return text;
+/** One layer of percent-decoding, each decoded character remembering the span of `text` it came from. */
+interface Layer {
+  readonly decoded: string;
+  readonly from: readonly number[];
+  readonly to: readonly number[];
+}
+
+/** `text` percent-decoded once (`plus`: a `+` as written is a space); a run of `%XX` decodes as one. */
+function decodeLayer(text: string, plus: boolean): Layer {
   let decoded = '';
   const from: number[] = [];
   const to: number[] = [];
@@ -72,11 +80,38 @@ function withoutPercentEncoded(text: string, secrets: readonly string[], plus: b
     }
     at = end;
   }
+  return { decoded, from, to };
+}
+
+/**
+ * `text` with every span that percent-decodes (`plus`: with `+` as a space), once or layer upon
+ * layer, to a secret replaced. Each layer's characters remember the span of `text` they came
+ * from, so a secret is found whatever it is next to and however much of it was encoded.
+ */
+function withoutPercentEncoded(text: string, secrets: readonly string[], plus: boolean): string {
+  if (!text.includes('%') && !(plus && text.includes('+'))) return text;
   const spans: [number, number][] = [];
-  for (const secret of secrets) {
-    for (let i = decoded.indexOf(secret); i !== -1; i = decoded.indexOf(secret, i + 1)) {
-      spans.push([from[i] as number, to[i + secret.length - 1] as number]);
+  let layer: Layer = {
+    decoded: text,
+    from: Array.from(text, (_, i) => i),
+    to: Array.from(text, (_, i) => i + 1),
+  };
+  for (let depth = 0; depth < PERCENT_LAYERS; depth++) {
+    const next = decodeLayer(layer.decoded, plus);
+    if (next.decoded === layer.decoded) break;
+    // Back to spans of `text`: each character of this layer came from a span of the one before.
+    const previous = layer;
+    layer = {
+      decoded: next.decoded,
+      from: next.from.map((at) => previous.from[at] as number),
+      to: next.to.map((end) => previous.to[end - 1] as number),
+    };
+    for (const secret of secrets) {
+      for (let i = layer.decoded.indexOf(secret); i !== -1; i = layer.decoded.indexOf(secret, i + 1)) {
+        spans.push([layer.from[i] as number, layer.to[i + secret.length - 1] as number]);
+      }
     }
+    if (!layer.decoded.includes('%')) break;
   }
   if (spans.length === 0) return text;
   spans.sort((a, b) => a[0] - b[0]);
@@ -129,6 +164,14 @@ export function decodedForms(text: string): string[] {
   if (text.includes('%')) {
     forms.add(percentDecoded(text));
     forms.add(percentDecoded(text.replaceAll('+', ' ')));
+    // Encoded again and again (a URL built from a URL): undone until nothing changes.
+    let layers = text;
+    for (let i = 0; i < PERCENT_LAYERS && layers.includes('%'); i++) {
+      const next = percentDecoded(layers);
+      if (next === layers) break;
+      layers = next;
+    }
+    forms.add(layers);
   } else if (text.includes('+')) forms.add(text.replaceAll('+', ' '));
   const bare = text.replace(/=+$/, '');
   if (/^[A-Za-z0-9+/_-]{2,}$/.test(bare)) {
@@ -165,15 +208,65 @@ function piecesOf(run: string): string[] {
   return [...pieces];
 }
 
-/** Adds `bytes` as UTF-8 text to `forms` (a secret inside binary bytes stays whole) and as Latin-1. */
+/**
+ * Adds `bytes` to `forms` as text: UTF-8 (a secret inside binary bytes stays whole), Latin-1, and
+ * UTF-16 little- and big-endian from each of the two byte offsets (a secret's UTF-16 may start at
+ * an odd byte of a larger blob).
+ */
 function addText(forms: Set<string>, bytes: Buffer): void {
   forms.add(bytes.toString('utf8'));
   forms.add(bytes.toString('latin1'));
+  for (const start of [0, 1]) {
+    const even = bytes.subarray(start, start + ((bytes.length - start) & ~1));
+    if (even.length < 2) continue;
+    forms.add(even.toString('utf16le'));
+    forms.add(Buffer.from(even).swap16().toString('utf16le'));
+  }
 }
 
 /** `%XX` sequences as the UTF-8 bytes they stand for; a stray `%` is kept. Never throws. */
 function percentDecoded(text: string): string {
   return text.replace(/(?:%[0-9A-Fa-f]{2})+/g, (run) => Buffer.from(run.replaceAll('%', ''), 'hex').toString('utf8'));
+}
+
+/**
+ * `value` with every secret of `secrets` redacted from every string it holds, object keys
+ * included, at any depth: one function for everything a bin outputs as data (an MCP tool's
+ * `structuredContent` as well as its text). Numbers, booleans and null are kept; a value that
+ * is not plain data (a function, a class instance) becomes its redacted `String()`.
+ *
+ * @example
+ * ```ts
+ * redactDeep({ log: { content: 'key tm_live_x' } }, ['tm_live_x']) // { log: { content: 'key [redacted]' } }
+ * ```
+ */
+export function redactDeep<T>(value: T, secrets: readonly string[]): T {
+  if (secrets.every((secret) => secret === '')) return value;
+  const seen = new WeakMap<object, unknown>();
+  const walk = (item: unknown): unknown => {
+    if (typeof item === 'string') return redactSecrets(item, secrets);
+    if (item === null || typeof item === 'number' || typeof item === 'boolean' || item === undefined) return item;
+    if (typeof item !== 'object') return redactSecrets(String(item), secrets);
+    if (seen.has(item)) return seen.get(item);
+    if (Array.isArray(item)) {
+      const copy: unknown[] = [];
+      seen.set(item, copy);
+      for (const element of item) copy.push(walk(element));
+      return copy;
+    }
+    const copy: Record<string, unknown> = {};
+    seen.set(item, copy);
+    for (const [key, child] of Object.entries(item)) {
+      Object.defineProperty(copy, redactSecrets(key, secrets), {
+        value: walk(child),
+        enumerable: true,
+        writable: true,
+        configurable: true,
+      });
+    }
+    return copy;
+  };
+  return walk(value) as T;
 }
 
 /**

@@ -12,7 +12,16 @@ const lowerEscapes = (text: string) => text.replace(/%[0-9A-F]{2}/g, (sequence) 
 const mixedEscapes = (text: string) =>
   text.replace(/%([0-9A-F])([0-9A-F])/g, (_, high: string, low: string) => `%${high}${low.toLowerCase()}`);
 
-/** How a secret may be spelled, by a client or a library: 13 encodings. */
+const utf16le = (text: string) => Buffer.from(text, 'utf16le');
+const utf16be = (text: string) => Buffer.from(text, 'utf16le').swap16();
+/** `encodeURIComponent` applied `times` times (a URL built from a URL). */
+const percentTimes = (times: number) => (text: string) => {
+  let encoded = text;
+  for (let i = 0; i < times; i++) encoded = encodeURIComponent(encoded);
+  return encoded;
+};
+
+/** How a secret may be spelled, by a client or a library: 21 encodings. */
 export const ENCODINGS: Readonly<Record<string, (secret: string) => string>> = {
   raw: (secret) => secret,
   percent: encodeURIComponent,
@@ -27,7 +36,36 @@ export const ENCODINGS: Readonly<Record<string, (secret: string) => string>> = {
   'basic credentials': (secret) => `Basic ${utf8(`user:${secret}`).toString('base64')}`,
   'percent-encoded base64': (secret) => encodeURIComponent(utf8(secret).toString('base64')),
   hex: (secret) => utf8(secret).toString('hex'),
+  'percent, twice': percentTimes(2),
+  'percent, 4 times': percentTimes(4),
+  'UTF-16LE hex': (secret) => utf16le(secret).toString('hex'),
+  'UTF-16BE hex': (secret) => utf16be(secret).toString('hex'),
+  'UTF-16LE base64': (secret) => utf16le(secret).toString('base64'),
+  'UTF-16BE base64': (secret) => utf16be(secret).toString('base64'),
+  'UTF-16LE base64url': (secret) => utf16le(secret).toString('base64url'),
+  'percent-encoded UTF-16LE hex, twice': (secret) => percentTimes(2)(utf16le(secret).toString('hex').toUpperCase()),
 };
+
+/** `bytes` as every text they may be: UTF-8, Latin-1, UTF-16 either way from either byte. */
+function textsOf(bytes: Buffer): string[] {
+  const texts = [bytes.toString('utf8'), bytes.toString('latin1')];
+  for (const start of [0, 1]) {
+    const even = bytes.subarray(start, start + ((bytes.length - start) & ~1));
+    texts.push(even.toString('utf16le'), Buffer.from(even).swap16().toString('utf16le'));
+  }
+  return texts;
+}
+
+/** `text` percent-decoded until nothing changes (at most 16 times). */
+function percentFully(text: string): string {
+  let decoded = text;
+  for (let i = 0; i < 16; i++) {
+    const next = percentDecoded(decoded, false);
+    if (next === decoded) break;
+    decoded = next;
+  }
+  return decoded;
+}
 
 /** `%XX` runs decoded as UTF-8 (a stray `%` kept), optionally with `+` as a space first. */
 function percentDecoded(text: string, plus: boolean): string {
@@ -43,16 +81,17 @@ export function decodings(line: string): string[] {
     text,
     percentDecoded(text, false),
     percentDecoded(text, true),
+    percentFully(text),
   ]);
   const forms = [...texts];
   for (const text of texts) {
     for (const run of text.match(/[A-Za-z0-9+/_=-]{4,}/g) ?? []) {
       for (let offset = 0; offset < run.length; offset++) {
         const bytes = Buffer.from(run.slice(offset).replaceAll('-', '+').replaceAll('_', '/'), 'base64');
-        forms.push(bytes.toString('utf8'), bytes.toString('latin1'));
+        forms.push(...textsOf(bytes));
       }
       if (/^[0-9a-f]+$/i.test(run)) {
-        for (const offset of [0, 1]) forms.push(Buffer.from(run.slice(offset), 'hex').toString('utf8'));
+        for (const offset of [0, 1]) forms.push(...textsOf(Buffer.from(run.slice(offset), 'hex')));
       }
     }
   }

@@ -7,15 +7,56 @@
 import { QUOTE_MAX, quoteInput, shortInput } from 'tenant-messaging-bin-kit';
 
 /**
- * Characters that would change how the text around them reads: controls (line breaks included),
- * format characters (bidi overrides such as U+202E, zero-width ones), line and paragraph separators,
- * private-use and unassigned code points, lone surrogates.
+ * What is shown as it is, a positive list: letters, digits, punctuation and symbols (what draws as
+ * a glyph of its own), the one space U+0020, and a combining mark right after such a character
+ * (an accent, a vowel sign), at most two in a row; at most two spaces in a row. Everything else is
+ * an escape: controls, format characters (bidi overrides, zero-width ones, tags), every other
+ * space (no-break, wide, ideographic), separators, private-use, unassigned and lone surrogates,
+ * enclosing marks, and the characters below that draw as nothing or as blank however they are classed.
  */
-const HIDDEN = /[\p{Cc}\p{Cf}\p{Zl}\p{Zp}\p{Co}\p{Cn}\p{Cs}]/gu;
+const DRAWN = /^[\p{L}\p{N}\p{P}\p{S}]$/u;
+const MARK = /^\p{M}$/u;
+const ENCLOSING = /^\p{Me}$/u;
 
 /**
- * `text` in double quotes, as JSON writes a string, with every character of {@link HIDDEN} as a
- * `\uXXXX` escape: one line, shown as it is, and `JSON.parse` gives `text` back.
+ * Letters, symbols and marks that draw as blank or as nothing: the Hangul fillers, the braille
+ * blank, the Khmer inherent vowels, the combining grapheme joiner, the variation selectors, and the
+ * combining overlays (a stroke or a slash drawn through the character before).
+ */
+function drawsBlank(code: number): boolean {
+  return (
+    code === 0x115f ||
+    code === 0x1160 ||
+    code === 0x3164 ||
+    code === 0xffa0 ||
+    code === 0x2800 ||
+    code === 0x17b4 ||
+    code === 0x17b5 ||
+    code === 0x034f ||
+    (code >= 0x180b && code <= 0x180f) ||
+    (code >= 0xfe00 && code <= 0xfe0f) ||
+    (code >= 0xe0100 && code <= 0xe01ef) ||
+    (code >= 0x0334 && code <= 0x0338) ||
+    code === 0x20d2 ||
+    code === 0x20d3 ||
+    (code >= 0x20d8 && code <= 0x20da) ||
+    code === 0x20e5 ||
+    code === 0x20e6 ||
+    code === 0x20ea ||
+    code === 0x20eb ||
+    (code >= 0x1d167 && code <= 0x1d169) ||
+    (code >= 0x1d173 && code <= 0x1d17a)
+  );
+}
+
+/** The escape of one code point as JSON writes it: `\uXXXX`, a surrogate pair beyond the BMP. */
+const escaped = (char: string) =>
+  [...Array(char.length).keys()].map((i) => `\\u${char.charCodeAt(i).toString(16).padStart(4, '0')}`).join('');
+
+/**
+ * `text` in double quotes, as JSON writes a string, with every code point outside the positive
+ * list above as a `\uXXXX` escape: one line, every character that could hide, pad or forge a
+ * line made visible, and `JSON.parse` gives `text` back.
  *
  * @example
  * ```ts
@@ -23,9 +64,34 @@ const HIDDEN = /[\p{Cc}\p{Cf}\p{Zl}\p{Zp}\p{Co}\p{Cn}\p{Cs}]/gu;
  * ```
  */
 export function quoted(text: string): string {
-  return JSON.stringify(text).replace(HIDDEN, (char) =>
-    [...Array(char.length).keys()].map((i) => `\\u${char.charCodeAt(i).toString(16).padStart(4, '0')}`).join(''),
-  );
+  let shown = '';
+  let marks = -1; // marks since the last drawn character; -1: none may follow
+  let spaces = 0; // spaces in a row: a long run of them would push what follows onto a line of its own
+  for (const char of text) {
+    const code = char.codePointAt(0) as number;
+    spaces = code === 0x20 ? spaces + 1 : 0;
+    if (code === 0x20) {
+      shown += spaces <= 2 ? char : escaped(char);
+      marks = -1;
+    } else if (code < 0x20 || code === 0x7f || char === '"' || char === '\\') {
+      // As JSON writes them (\n, \", \\); DEL, which JSON leaves raw, as an escape.
+      const json = JSON.stringify(char).slice(1, -1);
+      shown += json.length > 1 ? json : escaped(char);
+      marks = char === '"' || char === '\\' ? 0 : -1;
+    } else if (drawsBlank(code)) {
+      shown += escaped(char);
+    } else if (DRAWN.test(char)) {
+      shown += char;
+      marks = 0;
+    } else if (MARK.test(char) && !ENCLOSING.test(char) && marks >= 0 && marks < 2) {
+      shown += char;
+      marks++;
+    } else {
+      shown += escaped(char);
+      if (!MARK.test(char)) marks = -1;
+    }
+  }
+  return `"${shown}"`;
 }
 
 /** A phone as people write it: shown bare; anything else is quoted. */

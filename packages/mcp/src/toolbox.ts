@@ -4,7 +4,7 @@
  * several). `call` never throws: every failure, hostile arguments included, is a tool error.
  */
 import { type MessagingClient, ValidationError } from 'tenant-messaging';
-import { QUOTE_MAX, quoteInput, redactSecrets } from 'tenant-messaging-bin-kit';
+import { QUOTE_MAX, quoteInput, redactDeep } from 'tenant-messaging-bin-kit';
 import { Approvals } from './approvals.js';
 import { Drain } from './drain.js';
 import { SendBudget } from './limits.js';
@@ -200,8 +200,11 @@ function withShortEchoes(result: ToolResult, args: unknown, secrets: readonly st
   return { ...result, content };
 }
 
-/** `result` with every secret redacted from its text. */
+/**
+ * `result` with every secret redacted from everything it carries: its text, its
+ * `structuredContent` (a log's content, a page of logs), and any other member a tool adds. The one
+ * place every tool's answer passes, so a new tool or field cannot leak what the text would not.
+ */
 function shown(result: ToolResult, secrets: readonly string[]): ToolResult {
-  if (secrets.length === 0) return result;
-  return { ...result, content: result.content.map((part) => ({ ...part, text: redactSecrets(part.text, secrets) })) };
+  return redactDeep(result, secrets);
 }

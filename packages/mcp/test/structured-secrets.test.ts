@@ -1,0 +1,54 @@
+/**
+ * Every tool result goes through one redaction, `structuredContent` as well as its text: a message
+ * log whose content (or a page of them) holds the API key or the bearer token, in any encoding the
+ * tests know (decodings.ts: raw, percent-encoded once or four times, base64, hex, UTF-16 either
+ * way...), shows neither in get_message's or list_messages's answer, decoded every way.
+ */
+import fc from 'fast-check';
+import { SANDBOX_PHONES } from 'tenant-messaging/sandbox';
+import { describe, expect, it } from 'vitest';
+import { decodings, ENCODINGS } from '../../bin-kit/test/decodings.js';
+import { fixtureForFile } from './mcp-fixture.js';
+
+const fx = fixtureForFile();
+const TOKEN = 'mcp+token/Ünï=0123456789abcdef';
+
+describe('structuredContent', () => {
+  it('carries no secret the text would not: any encoding of the key or the token, in a log or a page of logs', async () => {
+    const client = fx.client();
+    const key = fx.sandbox.tenants['acme']?.keys.full as string;
+    const { call } = await fx.connect({ secrets: [key, TOKEN] });
+    await fc.assert(
+      fc.asyncProperty(
+        fc.constantFrom(...Object.keys(ENCODINGS)),
+        fc.constantFrom(key, TOKEN),
+        fc.string({ maxLength: 12 }),
+        async (encoding, secret, around) => {
+          const encode = ENCODINGS[encoding] as (secret: string) => string;
+          const content = `${around} ${encode(secret)} ${around}`;
+          const log = await client.messages.send({
+            sender_phone: '+15550001001',
+            to_phone: SANDBOX_PHONES.reads,
+            type: 'text',
+            content,
+          });
+          const got = await call('get_message', { id: log.id });
+          const listed = await call('list_messages', { page: 1 });
+          const page = (listed.structuredContent?.['messages'] ?? []) as { id: number }[];
+          // The whole answer of the one, and this log's entry and the text of the page.
+          for (const shown of [
+            JSON.stringify(got),
+            JSON.stringify(page.find((entry) => entry.id === log.id) ?? null),
+            JSON.stringify(listed.content),
+          ]) {
+            expect(got.isError || listed.isError, shown.slice(0, 300)).toBeFalsy();
+            for (const form of decodings(shown)) {
+              expect(form.includes(key) || form.includes(TOKEN), `${encoding}: ${shown.slice(0, 300)}`).toBe(false);
+            }
+          }
+        },
+      ),
+      { numRuns: 20 },
+    );
+  });
+});
