@@ -128,12 +128,17 @@ export async function serveHttp(
       return reply(res, 400, 'Bad request: no Mcp-Session-Id; send an initialize request first');
     }
     if (!accepting) return reply(res, 503, 'The server is stopping: it takes no new session', { 'retry-after': '5' });
-    const release = await sessions.reserve();
-    if (!release) {
-      return reply(res, 503, `Every session (${MAX_SESSIONS}) has a call in flight: try again in a moment`, {
-        'retry-after': '1',
-      });
+    const reservation = await sessions.reserve();
+    if ('retryAfterMs' in reservation) {
+      const seconds = Math.ceil(reservation.retryAfterMs / 1000);
+      return reply(
+        res,
+        503,
+        `Every session (${MAX_SESSIONS}) is in use or was used in the last minute: try again in ${seconds} s`,
+        { 'retry-after': String(seconds) },
+      );
     }
+    const { release } = reservation;
     // The slot is held until the session is in the table or its initialize ended without one.
     res.once('close', release);
     const server = createMcpServer(toolbox);

@@ -2,8 +2,11 @@
  * The sessions of `--http`, bounded without locking anyone out. A client that ends without a
  * DELETE (the MCP SDK's `client.close()` sends none) leaves its session behind; such sessions are
  * reclaimed two ways:
- * - at the cap, the least recently used session with no call in flight is closed to make room
- *   for a new client: the door never stays shut because of abandoned sessions;
+ * - at the cap, the least recently used session with no call in flight and no request for
+ *   `recentMs` is closed to make room for a new client: the door never stays shut for long
+ *   because of abandoned sessions, and a session still initializing (between `initialize` and
+ *   `initialized`) or in use is never the one closed: while every session is that, a new client
+ *   gets 503 with the time until one may make room (`Retry-After`);
  * - a session with nothing open (no call, no stream) and no request for `idleMs` is closed when
  *   the next request comes, so an abandoned one does not hold its memory for the process's life.
  * A live client keeps its GET stream open, so it is never idle; one whose session was reclaimed
@@ -51,12 +54,32 @@ export interface SessionEntry {
   calls: number;
 }
 
+/**
+ * A session with a request this recent is never evicted to make room: a client that just
+ * initialized (its `initialized` notification still on its way) or that is working.
+ *
+ * @default 60_000 (1 minute)
+ * @example
+ * ```ts
+ * new SessionTable({ recentMs: SESSION_RECENT_MS })
+ * ```
+ */
+export const SESSION_RECENT_MS = 60_000;
+
+/**
+ * What `reserve()` answers: a slot (release it once the session is in the table, or its
+ * initialize ended without one), or how long until a session may make room.
+ */
+export type Reservation = { readonly release: () => void } | { readonly retryAfterMs: number };
+
 /** Options of {@link SessionTable}. */
 export interface SessionTableOptions {
   /** @default 64 */
   readonly max?: number | undefined;
   /** @default 1_800_000 (30 minutes) */
   readonly idleMs?: number | undefined;
+  /** @default 60_000 (1 minute) */
+  readonly recentMs?: number | undefined;
   /** @default Date.now */
   readonly now?: (() => number) | undefined;
   /**
@@ -77,13 +100,15 @@ export interface SessionTableOptions {
  * @example
  * ```ts
  * const table = new SessionTable({ max: 64 })
- * if (!(await table.reserve())) reply(503)
+ * const reservation = await table.reserve()
+ * if ('retryAfterMs' in reservation) reply(503)
  * ```
  */
 export class SessionTable<E extends SessionEntry = SessionEntry> {
   readonly #byId = new Map<string, E>();
   readonly #max: number;
   readonly #idleMs: number;
+  readonly #recentMs: number;
   readonly #now: () => number;
   readonly #onReclaim: SessionTableOptions['onReclaim'];
   /** Slots reserved for sessions still initializing. */
@@ -92,6 +117,7 @@ export class SessionTable<E extends SessionEntry = SessionEntry> {
   constructor(options: SessionTableOptions = {}) {
     this.#max = options.max ?? MAX_SESSIONS;
     this.#idleMs = options.idleMs ?? SESSION_IDLE_MS;
+    this.#recentMs = options.recentMs ?? SESSION_RECENT_MS;
     this.#now = options.now ?? Date.now;
     this.#onReclaim = options.onReclaim;
   }
@@ -114,6 +140,11 @@ export class SessionTable<E extends SessionEntry = SessionEntry> {
     const entry = this.#byId.get(id);
     if (entry) entry.lastUsed = this.#now();
     return entry;
+  }
+
+  /** The session of `id` as it is, not marked as used (for a look that is not a request). */
+  peek(id: string): E | undefined {
+    return this.#byId.get(id);
   }
 
   delete(id: string): void {
@@ -146,35 +177,43 @@ export class SessionTable<E extends SessionEntry = SessionEntry> {
   }
 
   /**
-   * A slot for one more session, held from now until the returned release is called (once the
-   * session is in the table, or its initialize ended without one): idle sessions swept, then, at
-   * the cap, the least recently used one with no call in flight closed. Held slots count against
-   * the cap, so initializes at once never open more than `max`. Undefined only while every
-   * session (and every held slot) has a call in flight.
+   * A slot for one more session, held from now until its release is called (once the session is
+   * in the table, or its initialize ended without one): idle sessions swept, then, at the cap,
+   * the least recently used one with no call in flight and no request for `recentMs` closed.
+   * Held slots count against the cap, so initializes at once never open more than `max`. While no
+   * session may be closed, the answer is how long until one may (at least a second).
    *
    * @example
    * ```ts
-   * const release = await table.reserve()
-   * if (!release) reply(503)
+   * const reservation = await table.reserve()
+   * if ('retryAfterMs' in reservation) reply(503)
    * ```
    */
-  async reserve(): Promise<(() => void) | undefined> {
+  async reserve(): Promise<Reservation> {
     await this.sweep();
     // From here to the slot's count, nothing awaits: another initialize cannot take the same room.
     let closing: Promise<void> | undefined;
     if (this.#byId.size + this.#pending >= this.#max) {
+      const now = this.#now();
       let oldest: [string, E] | undefined;
-      for (const pair of this.#byId)
-        if (pair[1].calls === 0 && (!oldest || pair[1].lastUsed < oldest[1].lastUsed)) oldest = pair;
-      if (!oldest) return undefined;
+      let soonest = Number.POSITIVE_INFINITY;
+      for (const pair of this.#byId) {
+        if (pair[1].calls > 0) continue;
+        const recentFor = pair[1].lastUsed + this.#recentMs - now;
+        if (recentFor > 0) soonest = Math.min(soonest, recentFor);
+        else if (!oldest || pair[1].lastUsed < oldest[1].lastUsed) oldest = pair;
+      }
+      if (!oldest) return { retryAfterMs: Math.max(1_000, Number.isFinite(soonest) ? soonest : 1_000) };
       closing = this.#reclaim(oldest[0], 'evicted');
     }
     this.#pending++;
     let held = true;
     await closing;
-    return () => {
-      if (held) this.#pending--;
-      held = false;
+    return {
+      release: () => {
+        if (held) this.#pending--;
+        held = false;
+      },
     };
   }
 

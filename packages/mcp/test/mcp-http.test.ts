@@ -1,14 +1,14 @@
 /**
- * `tenant-messaging-mcp --http` as a real process, driven by the MCP SDK's own client. Its door
- * stays open: clients that end with `client.close()` (no DELETE) connect and leave more times than
- * there are sessions, and every one is served; the session reclaimed to make room answers 404 (the
- * protocol's word for "initialize again"), and its client then initializes again. A token sent in
+ * `tenant-messaging-mcp --http` as a real process, driven by the MCP SDK's own client. At the
+ * session cap, no session used in the last minute is reclaimed: a new client gets 503 with
+ * `Retry-After`, and a live one never loses its session (the reclaim of older ones, on a fake
+ * clock, is sessions.test.ts). A token sent in
  * a query string or a path, percent-encoded or base64, never reaches stderr in a form that decodes
  * back to it. Needs `npm run build` first (`npm test` does).
  */
 import { existsSync } from 'node:fs';
 import { Client } from '@modelcontextprotocol/sdk/client/index.js';
-import { StreamableHTTPClientTransport, StreamableHTTPError } from '@modelcontextprotocol/sdk/client/streamableHttp.js';
+import { StreamableHTTPClientTransport } from '@modelcontextprotocol/sdk/client/streamableHttp.js';
 import { type RunningSandbox, startSandbox } from 'tenant-messaging/sandbox';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { decodings } from '../../bin-kit/test/decodings.js';
@@ -52,29 +52,44 @@ async function connect(): Promise<Client> {
 }
 
 describe('tenant-messaging-mcp --http: sessions', () => {
-  it('serves more connect/close cycles than there are sessions; the reclaimed session gets 404, then initializes again', async () => {
+  it('at the cap, sessions used in the last minute are kept: new clients get 503 with Retry-After, never a live session lost or a 404', async () => {
     const kept = await connect();
     expect((await kept.listTools()).tools.length).toBeGreaterThan(0);
-    const cycles = MAX_SESSIONS + 4;
-    let served = 0;
-    for (let i = 0; i < cycles; i++) {
+    // Abandoned sessions (client.close() sends no DELETE) fill the table, each used just now.
+    for (let i = 0; i < MAX_SESSIONS - 1; i++) {
       const client = await connect(); // initialize answered, or this throws
       await client.ping();
-      served++;
-      await client.close(); // no DELETE: the session is abandoned, as the MCP SDK's clients leave it
+      await client.close();
     }
-    expect(served).toBe(cycles);
-    // The kept client was the least recently used: reclaimed to make room.
-    const gone = await kept.listTools().then(
-      () => undefined,
-      (error: unknown) => error,
+    // Ten initializes at once: none evicts a session a client may still be using, each is told when to try again.
+    const refused = await Promise.all(
+      Array.from({ length: 10 }, () =>
+        fetch(url, {
+          method: 'POST',
+          headers: {
+            Authorization: `Bearer ${TOKEN}`,
+            'Content-Type': 'application/json',
+            Accept: 'application/json, text/event-stream',
+          },
+          body: JSON.stringify({
+            jsonrpc: '2.0',
+            id: 1,
+            method: 'initialize',
+            params: { protocolVersion: '2025-06-18', capabilities: {}, clientInfo: { name: 'late', version: '1.0.0' } },
+          }),
+        }),
+      ),
     );
-    expect(gone).toBeInstanceOf(StreamableHTTPError);
-    expect((gone as StreamableHTTPError).code).toBe(404);
+    for (const response of refused) {
+      expect(response.status).toBe(503);
+      const seconds = Number(response.headers.get('retry-after'));
+      expect(seconds).toBeGreaterThanOrEqual(1);
+      expect(seconds).toBeLessThanOrEqual(60);
+      await response.body?.cancel();
+    }
+    // The live client keeps its session: no 404, no new initialize.
+    expect((await kept.listTools()).tools.length).toBeGreaterThan(0);
     await kept.close();
-    const again = await connect();
-    expect((await again.listTools()).tools.length).toBeGreaterThan(0);
-    await again.close();
     expect(run.stderr()).not.toContain('Too many sessions');
   });
 });

@@ -1,22 +1,25 @@
 /**
  * The session table of `--http` (sessions.ts), on a fake clock: an idle session (nothing open, no
  * request for idleMs) is closed; one with a stream open is not; at the cap, the least recently used
- * session without a call in flight makes room, and only sessions that all have a call in flight
- * leave no room; initializes at once never hold more than the cap between them.
+ * session without a call in flight and no request for a minute makes room, and while none is such
+ * a new client is told how long to wait; initializes at once never hold more than the cap.
  */
+import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
 import { SessionTable } from '../src/sessions.js';
+
+const RECENT = 60_000;
 
 function table(max: number) {
   let now = 0;
   const closed: string[] = [];
-  const sessions = new SessionTable({ max, idleMs: 1_000, now: () => now });
+  const sessions = new SessionTable({ max, idleMs: 30 * RECENT, recentMs: RECENT, now: () => now });
   const open = (id: string) => {
     const entry = sessions.entry(async () => void closed.push(id));
     sessions.add(id, entry);
     return entry;
   };
-  return { sessions, open, closed, tick: (ms: number) => (now += ms) };
+  return { sessions, open, closed, tick: (ms: number) => (now += ms), now: () => now };
 }
 
 describe('SessionTable', () => {
@@ -25,20 +28,20 @@ describe('SessionTable', () => {
     open('abandoned');
     let end: () => void = () => {};
     sessions.track(open('streaming'), false, (done) => (end = done));
-    tick(999);
+    tick(30 * RECENT - 1);
     await sessions.sweep();
     expect(closed).toEqual([]);
     tick(1);
     await sessions.sweep();
     expect(closed).toEqual(['abandoned']);
     end();
-    tick(1_000);
+    tick(30 * RECENT);
     await sessions.sweep();
     expect(closed).toEqual(['abandoned', 'streaming']);
     expect(sessions.size).toBe(0);
   });
 
-  it('at the cap, evicts the least recently used session without a call in flight', async () => {
+  it('at the cap, evicts the least recently used session with no call in flight and no request for recentMs', async () => {
     const { sessions, open, closed, tick } = table(3);
     const first = open('first');
     tick(1);
@@ -46,33 +49,106 @@ describe('SessionTable', () => {
     tick(1);
     open('third');
     sessions.track(first, true, () => {}); // a call in flight: never evicted
-    tick(1);
-    sessions.use('second');
-    const release = await sessions.reserve();
-    expect(release).toBeDefined();
-    release?.();
+    tick(RECENT);
+    sessions.use('second'); // used just now: not evicted either
+    const reservation = await sessions.reserve();
+    expect('release' in reservation).toBe(true);
+    if ('release' in reservation) reservation.release();
     expect(closed).toEqual(['third']);
     expect(sessions.use('third')).toBeUndefined();
     open('fourth');
     sessions.track(sessions.use('second') ?? first, true, () => {});
     sessions.track(sessions.use('fourth') ?? first, true, () => {});
-    expect(await sessions.reserve()).toBeUndefined();
+    expect(await sessions.reserve()).toEqual({ retryAfterMs: 1_000 });
     expect(sessions.callsInFlight()).toBe(3);
   });
 
+  it('never evicts a session used in the last minute (one still initializing included): 503 with the time until one may', async () => {
+    const { sessions, open, closed, tick } = table(3);
+    open('a');
+    tick(10_000);
+    open('b'); // initialized, its `initialized` notification still on its way
+    tick(10_000);
+    open('c');
+    tick(10_000);
+    expect(await sessions.reserve()).toEqual({ retryAfterMs: RECENT - 30_000 });
+    expect(closed).toEqual([]);
+    tick(RECENT - 30_000);
+    const reservation = await sessions.reserve();
+    expect('release' in reservation).toBe(true);
+    expect(closed).toEqual(['a']);
+  });
+
   it('never lets initializes at once past the cap: each holds its slot until released', async () => {
-    const { sessions, open, closed } = table(3);
+    const { sessions, open, closed, tick } = table(3);
     for (const id of ['a', 'b', 'c']) open(id);
-    // Ten at once against a full table of idle sessions: three evicted, three slots, seven refused.
+    tick(RECENT);
+    // Ten at once against a full table of sessions not used for a minute: three evicted, three slots, seven refused.
     const slots = await Promise.all(Array.from({ length: 10 }, () => sessions.reserve()));
-    const held = slots.filter((release) => release !== undefined);
+    const held = slots.flatMap((reservation) => ('release' in reservation ? [reservation.release] : []));
     expect(held).toHaveLength(3);
+    expect(slots.filter((reservation) => 'retryAfterMs' in reservation)).toHaveLength(7);
     expect(closed.sort()).toEqual(['a', 'b', 'c']);
-    expect(await sessions.reserve()).toBeUndefined();
+    expect('retryAfterMs' in (await sessions.reserve())).toBe(true);
     // Released twice (its session added, then its response closed): one slot back, not two.
     held[0]?.();
     held[0]?.();
     const again = await Promise.all([sessions.reserve(), sessions.reserve()]);
-    expect(again.filter((release) => release !== undefined)).toHaveLength(1);
+    expect(again.filter((reservation) => 'release' in reservation)).toHaveLength(1);
+  });
+
+  it('whatever clients do, no session with a call in flight or a request in the last minute is ever evicted', async () => {
+    type Op =
+      | { kind: 'open' }
+      | { kind: 'use' | 'call' | 'end'; at: number }
+      | { kind: 'tick'; ms: number }
+      | { kind: 'reserve' };
+    const op: fc.Arbitrary<Op> = fc.oneof(
+      { arbitrary: fc.constant({ kind: 'open' as const }), weight: 2 },
+      {
+        arbitrary: fc.record({
+          kind: fc.constantFrom('use' as const, 'call' as const, 'end' as const),
+          at: fc.nat(20),
+        }),
+        weight: 1,
+      },
+      {
+        arbitrary: fc.record({ kind: fc.constant('tick' as const), ms: fc.integer({ min: 1, max: 40_000 }) }),
+        weight: 1,
+      },
+      { arbitrary: fc.constant({ kind: 'reserve' as const }), weight: 2 },
+    );
+    await fc.assert(
+      fc.asyncProperty(fc.array(op, { minLength: 10, maxLength: 60 }), async (ops) => {
+        const { sessions, open, closed, tick, now } = table(3);
+        const ids: string[] = [];
+        const ends = new Map<string, (() => void)[]>();
+        for (const step of ops) {
+          if (step.kind === 'open') {
+            const id = `s${ids.length}`;
+            ids.push(id);
+            open(id);
+          } else if (step.kind === 'tick') tick(step.ms);
+          else if (step.kind === 'reserve') {
+            // What may not be evicted, as of now: in the table, with a call or a recent request.
+            const kept = ids.filter((id) => {
+              const entry = sessions.peek(id);
+              return entry !== undefined && (entry.calls > 0 || now() - entry.lastUsed < RECENT);
+            });
+            const reservation = await sessions.reserve();
+            if ('release' in reservation) reservation.release();
+            for (const id of kept) expect(closed, `${id} evicted`).not.toContain(id);
+          } else {
+            const id = ids[step.at % Math.max(1, ids.length)];
+            const entry = id === undefined ? undefined : sessions.use(id);
+            if (id === undefined || entry === undefined) continue;
+            if (step.kind === 'call')
+              sessions.track(entry, true, (done) => ends.set(id, [...(ends.get(id) ?? []), done]));
+            if (step.kind === 'end') ends.get(id)?.shift()?.();
+          }
+        }
+      }),
+      { numRuns: 300 },
+    );
   });
 });
