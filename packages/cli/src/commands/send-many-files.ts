@@ -2,12 +2,15 @@
  * The files send-many writes beside its input: the failed, unknown and remaining rows, each as
  * `<file>.<kind>.<ext>`, in the input's encoding and with its header.
  */
+import { existsSync, rmSync } from 'node:fs';
 import { access, constants } from 'node:fs/promises';
 import { dirname } from 'node:path';
 import { UsageError } from '../exit-codes.js';
 import { RowSink } from '../row-sink.js';
 import { headText } from '../row-text.js';
 import type { RowFile } from '../rows.js';
+import type { SentJournal } from '../sent-journal.js';
+import { siblingPath } from '../sibling-path.js';
 
 /** The row files of a run, by the outcome of the rows each takes. */
 export type RowSinks = Record<'failed' | 'unknown' | 'remaining', RowSink>;
@@ -40,8 +43,25 @@ export async function checkWritable(path: string): Promise<void> {
   }
 }
 
-/** `campaign.csv` -> `campaign.failed.csv`. */
-function siblingPath(path: string, kind: string): string {
-  const dot = path.lastIndexOf('.');
-  return dot > path.lastIndexOf('/') ? `${path.slice(0, dot)}.${kind}${path.slice(dot)}` : `${path}.${kind}`;
+/**
+ * Refuses, before any request, a file whose earlier run was interrupted (its journal of rows sent
+ * is still there, or its remaining rows' file): sending it whole again would send those rows twice.
+ * Says which file to send instead; `--force` sends it whole anyway.
+ */
+export function checkNotInterrupted(file: RowFile, journal: SentJournal, force: boolean): void {
+  const remaining = siblingPath(file.path, 'remaining');
+  const left = [journal.path, remaining].filter((path) => existsSync(path));
+  if (force || left.length === 0) return;
+  const goOn = existsSync(remaining)
+    ? `Send ${remaining} to go on (the rows the run did not attempt)`
+    : 'Look at the rows it sent before sending any again';
+  throw new UsageError(
+    `--file: an earlier run of ${file.path} was interrupted and left ${left.join(' and ')}: its rows sent are listed in ${journal.path}. ${goOn}; --force sends ${file.path} whole again (the rows already sent would go twice). Nothing was sent.`,
+  );
+}
+
+/** After a complete run: the journal, and a remaining rows' file an earlier interrupted run left. */
+export function removeStale(file: RowFile, journal: SentJournal): void {
+  journal.remove();
+  rmSync(siblingPath(file.path, 'remaining'), { force: true });
 }

@@ -12,6 +12,8 @@ export interface SendManyFlags {
   /** Follow the sent messages to delivered (true, 'delivered') or read. */
   readonly track?: string | boolean;
   readonly trackTimeout: string;
+  /** Send the file even though an interrupted run of it left its journal (its sent rows go again). */
+  readonly force?: boolean;
 }
 
 /** What a send-many run takes from its flags. */

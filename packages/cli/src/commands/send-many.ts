@@ -5,10 +5,12 @@ import { signalLabel, stopOf } from '../interrupt.js';
 import { progressLine } from '../progress.js';
 import { ROW_FIELDS } from '../row-fields.js';
 import { type QueuedRow, RowOutcomes } from '../row-outcomes.js';
+import { lastLineOf, tailAfter } from '../row-tail.js';
 import { rowText } from '../row-text.js';
 import { openRows, type RowFile, readRows } from '../rows.js';
+import { SentJournal } from '../sent-journal.js';
 import type { Context } from './messages.js';
-import { checkWritable, rowSinks } from './send-many-files.js';
+import { checkNotInterrupted, checkWritable, removeStale, rowSinks } from './send-many-files.js';
 import { type SendManyFlags, sendManySettings } from './send-many-flags.js';
 import { checkRow, reasonOf } from './send-many-row-check.js';
 import { printSummary, type SendManySummary, secondsSince } from './send-many-summary.js';
@@ -29,6 +31,9 @@ export async function sendMany(flags: SendManyFlags, { client, out, signal }: Co
   // sent whole is refused before its first row is.
   const file = await openRows(flags.file);
   await checkWritable(flags.file);
+  // Rows of an interrupted run of this file were sent: never again behind the caller's back.
+  const journal = new SentJournal(flags.file);
+  checkNotInterrupted(file, journal, flags.force === true);
   holdHeap();
   if (file.ignored.length > 0) {
     out.note(`Columns not read: ${file.ignored.join(', ')} (send-many reads ${ROW_FIELDS.join(', ')}).`);
@@ -68,6 +73,20 @@ export async function sendMany(flags: SendManyFlags, { client, out, signal }: Co
   /** Rows handed to sendMany, by its index, until their result comes. */
   const handed = new Map<number, QueuedRow>();
   let stopped = false;
+  /** The last line of the file its reader has taken rows up to (the header's, for a CSV). */
+  let readThrough = file.format === 'csv' ? 1 : 0;
+  const read = (row: QueuedRow['row']) => {
+    readThrough = lastLineOf(row, file.format);
+    return outcomes.add(row);
+  };
+  // A second stop signal ends the process at once (exit 128 + n): what it holds is written first.
+  let recorded = false;
+  const atExit = () => {
+    if (recorded) return;
+    recorded = true;
+    writeOnExit(file, { outcomes, handed, sinks, journal, readThrough });
+  };
+  process.once('exit', atExit);
   // One reader of the file at a time: sendMany may give up on a read in progress when it stops,
   // and the rows not attempted are read after it; this chain keeps those reads in order.
   let reads: Promise<unknown> = Promise.resolve();
@@ -82,7 +101,7 @@ export async function sendMany(flags: SendManyFlags, { client, out, signal }: Co
       if (stopped || signal.aborted) return undefined;
       const next = await rows.next();
       if (next.done) return undefined;
-      const queued = outcomes.add(next.value);
+      const queued = read(next.value);
       if (stopped || signal.aborted) return undefined; // read as the batch stopped: not attempted
       const checked = checkRow(next.value, flags.from);
       if ('params' in checked) return { queued, params: checked.params };
@@ -109,6 +128,7 @@ export async function sendMany(flags: SendManyFlags, { client, out, signal }: Co
         const queued = handed.get(result.index) as QueuedRow;
         handed.delete(result.index);
         if (result.status === 'sent') {
+          journal.record(queued.row.line, result.log.id);
           outcomes.settle(queued, 'sent');
           sentIds.push(result.log.id);
           // --ndjson: each sent row's log id as it comes, so that a run cut short still told it.
@@ -128,7 +148,7 @@ export async function sendMany(flags: SendManyFlags, { client, out, signal }: Co
       await outcomes.flush();
       if (!signal.aborted || failure) return;
       for (let next = await rows.next(); !next.done; next = await rows.next()) {
-        outcomes.settle(outcomes.add(next.value), 'remaining');
+        outcomes.settle(read(next.value), 'remaining');
         await outcomes.flush();
       }
     });
@@ -140,7 +160,12 @@ export async function sendMany(flags: SendManyFlags, { client, out, signal }: Co
     // A file that cannot be written (a full disk) is reported after the summary, not instead of it.
     const closed = await Promise.allSettled(Object.values(sinks).map((sink) => sink.close()));
     for (const close of closed) if (close.status === 'rejected') afterwards ??= { error: close.reason };
+    recorded = true;
+    process.off('exit', atExit);
   }
+  // Complete: nothing of this run or an earlier one is left to resume.
+  const complete = !signal.aborted && !failure && sinks.remaining.rows === 0;
+  if (complete) removeStale(file, journal);
   let tracked: Awaited<ReturnType<typeof track>> | undefined;
   if (until !== undefined && !signal.aborted && !failure && !afterwards && sentIds.length > 0) {
     try {
@@ -162,11 +187,15 @@ export async function sendMany(flags: SendManyFlags, { client, out, signal }: Co
     ...(tracked ? { tracked } : {}),
     seconds: secondsSince(started),
     log_ids: sentIds,
-    files: Object.fromEntries(
-      Object.entries(sinks)
-        .filter(([, sink]) => sink.rows > 0)
-        .map(([kind, sink]) => [kind, sink.path]),
-    ),
+    files: {
+      ...Object.fromEntries(
+        Object.entries(sinks)
+          .filter(([, sink]) => sink.rows > 0)
+          .map(([kind, sink]) => [kind, sink.path]),
+      ),
+      // The rows sent and their log ids, kept while the run is not complete.
+      ...(complete || journal.rows === 0 ? {} : { sent: journal.path }),
+    },
   };
   printSummary(summary, out);
   // The documented order (2, 128 + n, 3, 1, 5, 0) holds when something also failed: a stop, rows
@@ -213,3 +242,48 @@ function stoppedBeforeSending(file: RowFile, signal: AbortSignal, started: numbe
   );
   return stop.exitCode;
 }
+
+/** What a run holds when the process must end at once. */
+interface Held {
+  readonly outcomes: RowOutcomes;
+  readonly handed: ReadonlyMap<number, QueuedRow>;
+  readonly sinks: ReturnType<typeof rowSinks>;
+  readonly journal: SentJournal;
+  readonly readThrough: number;
+}
+
+/**
+ * The records of a run the process ends at once (a second stop signal), written synchronously from
+ * its `exit` handler: the sends in flight as unknown (they may have been sent), the rows read but
+ * not handed over and the file's tail as remaining, the sent rows already in the journal; then one
+ * line on stderr that says where each went.
+ */
+function writeOnExit(file: RowFile, held: Held): void {
+  const { outcomes, handed, sinks, journal } = held;
+  const inFlight = new Set(handed.values());
+  for (const queued of outcomes.unsettled()) {
+    if (inFlight.has(queued)) outcomes.settle(queued, 'unknown', STOPPED_IN_FLIGHT);
+    else outcomes.settle(queued, 'remaining');
+  }
+  try {
+    void outcomes.flush(); // synchronous: the sinks write as they are given rows
+    const tail = tailAfter(file, held.readThrough);
+    if (/\S/.test(tail)) {
+      // The rows not read yet, as they were: counted by what a rerun will read.
+      sinks.remaining.write(tail.endsWith('\n') || tail.endsWith('\r') ? tail : `${tail}${file.eol}`);
+    }
+    for (const sink of Object.values(sinks)) sink.flushSync();
+  } catch (error) {
+    process.stderr.write(`send-many: could not write every record before stopping: ${String(error)}\n`);
+  }
+  const where = [
+    journal.rows > 0 ? `${journal.rows} sent (their log ids: ${journal.path})` : 'none sent',
+    sinks.unknown.rows > 0 ? `may have been sent: ${sinks.unknown.path}` : undefined,
+    sinks.remaining.rows > 0 ? `not attempted: ${sinks.remaining.path}` : undefined,
+  ].filter(Boolean);
+  const next = sinks.remaining.rows > 0 ? ` Send ${sinks.remaining.path} to go on.` : '';
+  process.stderr.write(`Stopped at once: ${where.join('; ')}.${next}\n`);
+}
+
+const STOPPED_IN_FLIGHT =
+  'stopped at once (a second stop signal) while it was being sent: it may have been sent; look for it with list before sending it again';
