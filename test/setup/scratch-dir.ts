@@ -5,14 +5,16 @@
  * ext4 the kernel checks each new inode against those deleted in the last minutes
  * (CONTRIBUTING.md has the cost).
  *
- * What a sweep may remove (`sweepScratch`): only folders under this user's own root
- * (`/dev/shm/tenant-messaging-test-<uid>`, 0711, refused when another user owns it or it is a
- * link), each owned by this user and holding this user's heartbeat file, whose run is dead: its
- * heartbeat is older than `STALE_MS` and its process, when it ran in this PID namespace, is gone.
- * A folder with no heartbeat is removed only when it is older than `STALE_MS` (a run writes its
- * heartbeat right after making the folder). Nothing outside the root, and no other user's
- * folder, is ever touched: a run in another container has a root of the same name only when it
- * shares this user and this tmpfs, and then its heartbeat keeps it.
+ * Every folder lives under this user's own root (`/dev/shm/tenant-messaging-test-<uid>`, 0711: the
+ * `postgres` user may pass through, no one else may list or write it; refused, and the tmpfs not
+ * used, when it is a link, another user's, or writable by others). A run's folder is born whole:
+ * made as `new-<id>` with its heartbeat inside, then renamed `run-<id>`, so a `run-` folder without
+ * a heartbeat is not a half-made one and is never judged. What a sweep removes (`sweepScratch`):
+ * - `run-<id>`: a real folder of this user's whose heartbeat (a real file of this user's, touched
+ *   every `BEAT_MS`) is older than `STALE_MS`, and whose process, when it ran in this PID
+ *   namespace, is gone (a stopped run keeps its folder; another namespace's pid means nothing here);
+ * - `new-<id>`: a real folder of this user's older than `STALE_MS` (made and renamed in one tick).
+ * Nothing else: no other name, no other user's folder, no link followed, nothing outside the root.
  */
 import {
   chmodSync,
@@ -22,15 +24,15 @@ import {
   readdirSync,
   readFileSync,
   readlinkSync,
+  renameSync,
   rmSync,
   statfsSync,
   utimesSync,
   writeFileSync,
 } from 'node:fs';
 import { freemem } from 'node:os';
-import { join } from 'node:path';
+import { basename, join } from 'node:path';
 
-const TMPFS = '/dev/shm';
 /** `statfs`'s type of a tmpfs (linux/magic.h). */
 const TMPFS_MAGIC = 0x01021994;
 /** A run writes about 0.4 GB at its busiest; a tmpfs holds it in memory. */
@@ -40,6 +42,9 @@ export const HEARTBEAT = '.tm-run-heartbeat';
 const BEAT_MS = 30_000;
 /** A heartbeat this old belongs to a run that stopped beating: twenty beats missed. */
 export const STALE_MS = 10 * 60_000;
+/** A run's folder, and the name it has while its heartbeat is written. */
+export const RUN_PREFIX = 'run-';
+export const NEW_PREFIX = 'new-';
 
 /** Who sweeps, and when: the parts of the machine a sweep reads, for its tests. */
 export interface SweepContext {
@@ -51,55 +56,89 @@ export interface SweepContext {
   readonly alive: (pid: number) => boolean;
 }
 
-/** This user's root on the tmpfs. */
-export function scratchRoot(uid = process.getuid?.() ?? 0): string {
-  return join(TMPFS, `tenant-messaging-test-${uid}`);
+/** Where a run's folder goes, and what of the machine it reads: the defaults are this process's. */
+export interface ScratchOptions {
+  /**
+   * The tmpfs that holds the root.
+   * @default '/dev/shm'
+   */
+  readonly tmpfs?: string;
+  /**
+   * The environment whose TMPDIR is kept when set, and set to the run's folder otherwise.
+   * @default process.env
+   * @example { env: { ...process.env } }
+   */
+  readonly env?: NodeJS.ProcessEnv;
+  /**
+   * The bytes a run may use on `tmpfs`, or undefined when it is no tmpfs.
+   * @default the tmpfs's free bytes (statfs) or the machine's free memory, whichever is less
+   */
+  readonly room?: (tmpfs: string) => number | undefined;
+  /** @default process.getuid() */
+  readonly uid?: number;
+  /** @default Date.now */
+  readonly now?: () => number;
 }
 
-/** Points TMPDIR at a new folder on the tmpfs; returns it, or undefined when TMPDIR is kept. */
+/** A run's folder, and how the run lets go of it. */
+export interface ScratchRun {
+  readonly dir: string;
+  /** Stops the heartbeat and removes the folder. */
+  readonly stop: () => void;
+}
+
+/** This user's root on the tmpfs. */
+export function scratchRoot(uid = process.getuid?.() ?? 0, tmpfs = '/dev/shm'): string {
+  return join(tmpfs, `tenant-messaging-test-${uid}`);
+}
+
+/** Points TMPDIR at a new folder on the tmpfs until the process exits; returns it, or undefined when TMPDIR is kept. */
 export function useScratchDir(): string | undefined {
+  const run = startScratch();
+  if (run === undefined) return undefined;
+  process.once('exit', run.stop);
+  return run.dir;
+}
+
+/**
+ * Sweeps this user's root of dead runs, then makes this run's folder there, beating, and sets
+ * `env.TMPDIR` to it. Undefined, with nothing made or swept, when `env.TMPDIR` is set; undefined
+ * after the sweep when there is no tmpfs with room or the root is not this user's alone.
+ * @example const run = startScratch({ tmpfs: '/dev/shm' }); run?.stop();
+ */
+export function startScratch(options: ScratchOptions = {}): ScratchRun | undefined {
+  const env = options.env ?? process.env;
   // The caller's TMPDIR is theirs: no folder made, none swept.
-  if (process.env['TMPDIR']) return undefined;
-  let room: number;
-  try {
-    const stats = statfsSync(TMPFS);
-    if (stats.type !== TMPFS_MAGIC) return undefined;
-    room = stats.bavail * stats.bsize;
-  } catch {
-    return undefined;
-  }
-  const uid = process.getuid?.() ?? 0;
-  const root = ownRoot(scratchRoot(uid), uid);
+  if (env['TMPDIR']) return undefined;
+  const tmpfs = options.tmpfs ?? '/dev/shm';
+  const room = (options.room ?? tmpfsRoom)(tmpfs);
+  if (room === undefined) return undefined;
+  const uid = options.uid ?? process.getuid?.() ?? 0;
+  const root = ownRoot(scratchRoot(uid, tmpfs), uid);
   if (root === undefined) return undefined;
+  const now = options.now ?? Date.now;
   // First: dead runs' folders would otherwise use up the room this run checks for.
-  sweepScratch({ root, uid, now: Date.now(), namespace: pidNamespace(), alive });
-  // A tmpfs is memory: the machine's as well as the tmpfs's own limit.
-  if (Math.min(room, freemem()) < ROOM_BYTES) return undefined;
-  const dir = mkdtempSync(join(root, 'run-'));
+  sweepScratch({ root, uid, now: now(), namespace: pidNamespace(), alive });
+  if (room < ROOM_BYTES) return undefined;
+  const dir = bornWhole(root);
+  if (dir === undefined) return undefined;
   const heartbeat = join(dir, HEARTBEAT);
-  writeFileSync(heartbeat, JSON.stringify({ pid: process.pid, namespace: pidNamespace() ?? null }), { mode: 0o644 });
-  // As /tmp is: the PostgreSQL clusters run as the `postgres` user when the suite runs as root.
-  chmodSync(dir, 0o1777);
-  const beat = setInterval(() => {
-    try {
-      const now = new Date();
-      utimesSync(heartbeat, now, now);
-    } catch {
-      // Removed under us: the run goes on without a scratch folder's keep-alive.
-    }
-  }, BEAT_MS);
+  const beat = setInterval(() => touch(heartbeat, new Date(now())), BEAT_MS);
   beat.unref();
-  process.env['TMPDIR'] = dir;
-  process.once('exit', () => {
-    clearInterval(beat);
-    removeQuietly(dir);
-  });
-  return dir;
+  env['TMPDIR'] = dir;
+  return {
+    dir,
+    stop: () => {
+      clearInterval(beat);
+      removeQuietly(dir);
+    },
+  };
 }
 
 /**
  * Removes the folders under `context.root` whose runs are provably dead (see the header), and
  * nothing else. Returns the names removed.
+ * @example sweepScratch({ root, uid: 0, now: Date.now(), namespace: pidNamespace(), alive: () => false })
  */
 export function sweepScratch(context: SweepContext): string[] {
   let names: string[];
@@ -118,17 +157,40 @@ export function sweepScratch(context: SweepContext): string[] {
   return removed;
 }
 
-/** Whether `dir` is a run folder of this user whose run is dead. */
+/** Whether `dir` is a folder of this user's whose run is dead. */
 function dead(dir: string, { uid, now, namespace, alive }: SweepContext): boolean {
+  const name = basename(dir);
   const folder = statOf(dir);
   if (!folder?.isDirectory() || folder.uid !== uid) return false;
+  // A folder is `new-` only within the tick that makes it.
+  if (name.startsWith(NEW_PREFIX)) return now - folder.mtimeMs > STALE_MS;
+  if (!name.startsWith(RUN_PREFIX)) return false;
   const beat = statOf(join(dir, HEARTBEAT));
-  if (beat === undefined) return now - folder.mtimeMs > STALE_MS;
-  if (!beat.isFile() || beat.uid !== uid || now - beat.mtimeMs <= STALE_MS) return false;
+  if (!beat?.isFile() || beat.uid !== uid || now - beat.mtimeMs <= STALE_MS) return false;
   // A stale heartbeat: a run stopped (SIGSTOP) in this namespace still holds its folder.
   const owner = heartbeatOf(join(dir, HEARTBEAT));
   if (owner !== undefined && namespace !== undefined && owner.namespace === namespace && alive(owner.pid)) return false;
   return true;
+}
+
+/** A `run-` folder made with its heartbeat inside, open to the `postgres` user; undefined if it could not be. */
+function bornWhole(root: string): string | undefined {
+  let staging: string | undefined;
+  try {
+    staging = mkdtempSync(join(root, NEW_PREFIX));
+    const body = JSON.stringify({ pid: process.pid, namespace: pidNamespace() ?? null });
+    writeFileSync(join(staging, HEARTBEAT), body, { mode: 0o644, flag: 'wx' });
+    // As /tmp is: the PostgreSQL clusters run as the `postgres` user when the suite runs as root.
+    // The sticky bit keeps the heartbeat this user's alone to remove.
+    chmodSync(staging, 0o1777);
+    const dir = join(root, RUN_PREFIX + basename(staging).slice(NEW_PREFIX.length));
+    // A run that died before this rename left a `new-` folder, which a sweep may remove.
+    renameSync(staging, dir);
+    return dir;
+  } catch {
+    if (staging !== undefined) removeQuietly(staging);
+    return undefined;
+  }
 }
 
 /** The root, made if missing; undefined when it is not a folder of this user's that only they may write. */
@@ -140,7 +202,36 @@ function ownRoot(root: string, uid: number): string | undefined {
   }
   const stats = statOf(root);
   if (!stats?.isDirectory() || stats.uid !== uid || (stats.mode & 0o022) !== 0) return undefined;
+  // A umask of 077 made it 0700: the `postgres` user must pass through to its clusters.
+  try {
+    if ((stats.mode & 0o7777) !== 0o711) chmodSync(root, 0o711);
+  } catch {
+    return undefined;
+  }
   return root;
+}
+
+/** The tmpfs's room for a run: a tmpfs is memory, the machine's as well as its own limit. */
+function tmpfsRoom(tmpfs: string): number | undefined {
+  try {
+    const stats = statfsSync(tmpfs);
+    return stats.type === TMPFS_MAGIC ? Math.min(stats.bavail * stats.bsize, freemem()) : undefined;
+  } catch {
+    return undefined;
+  }
+}
+
+/** Touches the heartbeat; writes it again if it was removed, so that the folder stays judgeable. */
+function touch(heartbeat: string, at: Date): void {
+  try {
+    utimesSync(heartbeat, at, at);
+  } catch {
+    try {
+      writeFileSync(heartbeat, JSON.stringify({ pid: process.pid, namespace: pidNamespace() ?? null }), { flag: 'wx' });
+    } catch {
+      // The folder itself is gone, or the name is another user's: the run goes on without it.
+    }
+  }
 }
 
 function statOf(path: string) {
