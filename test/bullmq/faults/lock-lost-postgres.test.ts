@@ -27,7 +27,7 @@ const CASES: readonly FreezeCase[] = [
 
 describe.runIf(available)('a PostgreSQL frozen while sends wait at the fleet gate', () => {
   it.each(CASES)(
-    'at $requestsPerSecond/s, lock $lockDuration ms (seed $seed): none sent twice, one final update each',
+    'at $requestsPerSecond/s, lock $lockDuration ms (seed $seed): none sent twice, one final status each',
     async (c) => {
       const connection = { postgres: { connectionString: db.url, max: 4 } };
       const result = await runFreeze({ connection, pause: () => db.pause(), resume: () => db.resume() }, c);

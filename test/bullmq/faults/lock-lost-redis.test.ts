@@ -23,7 +23,7 @@ const CASES: readonly FreezeCase[] = [
 
 describe.runIf(available)('a Redis frozen while sends wait at the fleet gate', () => {
   it.each(CASES)(
-    'at $requestsPerSecond/s, lock $lockDuration ms (seed $seed): none sent twice, one final update each',
+    'at $requestsPerSecond/s, lock $lockDuration ms (seed $seed): none sent twice, one final status each',
     async (c) => {
       const server = await startRedis();
       servers.push(server);

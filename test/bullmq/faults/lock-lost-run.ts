@@ -2,8 +2,8 @@
  * The fleet while its datastore freezes (SIGSTOP) with sends waiting at the fleet gate: a job whose
  * lock expires meanwhile is taken by another worker, and the first must then write nothing and
  * never POST. Each case's freeze starts and lasts for times drawn from its seed; the invariants
- * are counts: no message stored twice, every message ends with exactly one final update, and one
- * reported `sent` is stored.
+ * are counts: no message stored twice, every message ends with one final status (its update at
+ * least once, as every update is), and one reported `sent` is stored.
  */
 import { MessagingClient } from 'tenant-messaging';
 import {
@@ -128,9 +128,11 @@ export async function runFreeze(store: Freezable, c: FreezeCase): Promise<Freeze
       counts.filter((n) => n > 1),
       `sent twice (${what()})`,
     ).toEqual([]);
+    // Updates are at least once (a worker overtaken after publishing `sent` and before BullMQ
+    // recorded the end: the new holder publishes it again, docs/fleet.md), never contradictory.
     expect(
-      ids.filter((id) => finals.get(id)?.length !== 1),
-      `not exactly one final update (${what()})`,
+      ids.filter((id) => new Set(finals.get(id)).size !== 1),
+      `not one final status each (${what()})`,
     ).toEqual([]);
     expect(
       ids.filter((id, i) => finals.get(id)?.[0] === 'sent' && counts[i] !== 1),
