@@ -9,6 +9,9 @@ import { parseMultipart } from '../../src/sandbox/multipart.js';
 import { MalformedText } from '../../src/sandbox/text-rules.js';
 import { applyEdits, encodeForm, mutatedMultipart } from './hostile-inputs.js';
 
+/** A line break that is not CRLF. */
+const BARE_BREAK = /\r(?!\n)|(?<!\r)\n/;
+
 /** Entries as comparable values: files by name, type and bytes; MalformedText by its lossy text. */
 async function comparable(entries: Iterable<readonly [string, unknown]>) {
   const out: unknown[] = [];
@@ -40,6 +43,9 @@ describe('parseMultipart', () => {
         const ours = parseMultipart(body, type);
         const theirs = await platform(body, type);
         if (theirs === undefined) return;
+        // Node 22's undici reads part headers whose lines end in a bare LF or CR; RFC 7578 (and
+        // Node 24's) asks for CRLF. The sandbox refuses them (a 422, never a 500): no agreement asked.
+        if (ours === undefined && BARE_BREAK.test(Buffer.from(body).toString('latin1'))) return;
         read++;
         expect(ours).toBeDefined();
         expect(await comparable(ours ?? [])).toEqual(await comparable(theirs));
