@@ -25,7 +25,8 @@ function rowsIn(path: string): number[] {
     return text
       .split('\n')
       .filter(Boolean)
-      .map((line) => (JSON.parse(line) as { line: number }).line - 2);
+      .map((line) => JSON.parse(line) as { line?: number })
+      .flatMap((entry) => (entry.line === undefined ? [] : [entry.line - 2]));
   }
   return text
     .split('\n')
@@ -128,6 +129,10 @@ describe('send-many interrupted, then run again', () => {
             [...storedByRow(sandbox).values()].every((n) => n === 1),
             what,
           ).toBe(true);
+          // The campaign is complete: the remaining file (all sent) is gone, the journal kept and marked.
+          expect(existsSync(`${base}.remaining.csv`), what).toBe(false);
+          const journal = readFileSync(`${base}.sent.ndjson`, 'utf8').trimEnd().split('\n');
+          expect(JSON.parse(journal.at(-1) as string), what).toMatchObject({ complete: true });
         }
       } finally {
         await sandbox.close();

@@ -17,7 +17,7 @@ export class LockLost extends Error {
   override readonly name = 'LockLost';
   constructor(readonly id: string) {
     super(
-      `job ${id}: this worker's lock on it expired (the datastore answered too late for lockDuration), so another worker may hold it now; this worker wrote nothing more and did not send it`,
+      `job ${id}: this worker's lock on it expired (the datastore answered too late for lockDuration), so another worker may hold it now; this worker wrote nothing more (had its POST already been made, the worker holding the job reconciles it, never sends it blindly)`,
     );
   }
 }

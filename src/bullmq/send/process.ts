@@ -18,7 +18,7 @@ export function createProcessor(deps: ProcessDeps) {
   // A datastore that stalls past lockDuration costs every job waiting meanwhile its lock: said once, with a count.
   const lost = logRepeats(
     deps.logger,
-    'MessagingWorker: a job lost its lock while it waited; it was not sent by this worker',
+    'MessagingWorker: a job lost its lock while it waited or was sent; this worker wrote nothing more',
   );
 
   const step = (job: SendJob, token: string | undefined): Promise<SendJobResult> => {

@@ -9,7 +9,7 @@ import { UsageError } from '../exit-codes.js';
 import { RowSink } from '../row-sink.js';
 import { headText } from '../row-text.js';
 import type { RowFile } from '../rows.js';
-import type { SentJournal } from '../sent-journal.js';
+import { SentJournal } from '../sent-journal.js';
 import { siblingPath } from '../sibling-path.js';
 
 /** The row files of a run, by the outcome of the rows each takes. */
@@ -50,7 +50,10 @@ export async function checkWritable(path: string): Promise<void> {
  */
 export function checkNotInterrupted(file: RowFile, journal: SentJournal, force: boolean): void {
   const remaining = siblingPath(file.path, 'remaining');
-  const left = [journal.path, remaining].filter((path) => existsSync(path));
+  const left = [
+    ...(journal.existsNow() && !journal.isComplete() ? [journal.path] : []),
+    ...(existsSync(remaining) ? [remaining] : []),
+  ];
   if (force || left.length === 0) return;
   const goOn = existsSync(remaining)
     ? `Send ${remaining} to go on (the rows the run did not attempt)`
@@ -60,8 +63,18 @@ export function checkNotInterrupted(file: RowFile, journal: SentJournal, force: 
   );
 }
 
-/** After a complete run: the journal, and a remaining rows' file an earlier interrupted run left. */
-export function removeStale(file: RowFile, journal: SentJournal): void {
+/**
+ * After a complete run: its journal, and a remaining rows' file an earlier interrupted run left.
+ * When the file sent was itself an interrupted run's remaining rows (`campaign.remaining.csv`), the
+ * campaign is complete too: that file, every row of it now sent, is removed (kept, it would invite
+ * a second send), and the campaign's journal is marked complete, its log ids kept.
+ */
+export function removeStale(file: RowFile, journal: SentJournal, sent: number): void {
   journal.remove();
   rmSync(siblingPath(file.path, 'remaining'), { force: true });
+  const parent = /^(.*)\.remaining(\.[^./]+)?$/.exec(file.path);
+  if (!parent) return;
+  const campaign = `${parent[1]}${parent[2] ?? ''}`;
+  new SentJournal(campaign).complete(file.path, sent);
+  rmSync(file.path, { force: true });
 }

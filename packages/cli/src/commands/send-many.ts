@@ -34,6 +34,8 @@ export async function sendMany(flags: SendManyFlags, { client, out, signal }: Co
   // Rows of an interrupted run of this file were sent: never again behind the caller's back.
   const journal = new SentJournal(flags.file);
   checkNotInterrupted(file, journal, flags.force === true);
+  // A forced run starts its own journal: the earlier run's rows are not this run's.
+  if (flags.force === true) journal.remove();
   holdHeap();
   if (file.ignored.length > 0) {
     out.note(`Columns not read: ${file.ignored.join(', ')} (send-many reads ${ROW_FIELDS.join(', ')}).`);
@@ -165,7 +167,7 @@ export async function sendMany(flags: SendManyFlags, { client, out, signal }: Co
   }
   // Complete: nothing of this run or an earlier one is left to resume.
   const complete = !signal.aborted && !failure && sinks.remaining.rows === 0;
-  if (complete) removeStale(file, journal);
+  if (complete) removeStale(file, journal, sentIds.length);
   let tracked: Awaited<ReturnType<typeof track>> | undefined;
   if (until !== undefined && !signal.aborted && !failure && !afterwards && sentIds.length > 0) {
     try {
@@ -265,23 +267,40 @@ function writeOnExit(file: RowFile, held: Held): void {
     if (inFlight.has(queued)) outcomes.settle(queued, 'unknown', STOPPED_IN_FLIGHT);
     else outcomes.settle(queued, 'remaining');
   }
+  // First what only this process knows (the sends in flight, the rows read): each sink on its own.
+  void outcomes.flush(); // synchronous: the sinks write as they are given rows
+  for (const sink of Object.values(sinks)) {
+    try {
+      sink.flushSync();
+    } catch (error) {
+      process.stderr.write(`send-many: could not write ${sink.path} before stopping: ${String(error)}\n`);
+    }
+  }
+  // Then the rows not read yet, from the file (gone, unreadable or too large: said, with where to resume).
+  let tailLost = false;
   try {
-    void outcomes.flush(); // synchronous: the sinks write as they are given rows
     const tail = tailAfter(file, held.readThrough);
     if (/\S/.test(tail)) {
-      // The rows not read yet, as they were: counted by what a rerun will read.
       sinks.remaining.write(tail.endsWith('\n') || tail.endsWith('\r') ? tail : `${tail}${file.eol}`);
+      sinks.remaining.flushSync();
     }
-    for (const sink of Object.values(sinks)) sink.flushSync();
   } catch (error) {
-    process.stderr.write(`send-many: could not write every record before stopping: ${String(error)}\n`);
+    tailLost = true;
+    process.stderr.write(
+      `send-many: could not copy the rows after line ${held.readThrough} of ${file.path} (${String(error)}): they were not attempted; ${sinks.remaining.path} lacks them.\n`,
+    );
   }
   const where = [
     journal.rows > 0 ? `${journal.rows} sent (their log ids: ${journal.path})` : 'none sent',
     sinks.unknown.rows > 0 ? `may have been sent: ${sinks.unknown.path}` : undefined,
     sinks.remaining.rows > 0 ? `not attempted: ${sinks.remaining.path}` : undefined,
   ].filter(Boolean);
-  const next = sinks.remaining.rows > 0 ? ` Send ${sinks.remaining.path} to go on.` : '';
+  const next =
+    sinks.remaining.rows > 0 && !tailLost
+      ? ` Send ${sinks.remaining.path} to go on.`
+      : tailLost
+        ? ` The rows after line ${held.readThrough} of ${file.path} were not attempted.`
+        : '';
   process.stderr.write(`Stopped at once: ${where.join('; ')}.${next}\n`);
 }
 
