@@ -93,8 +93,9 @@ function withoutPercentEncoded(text: string, secrets: readonly string[], plus: b
   const spans: [number, number][] = [];
   let layer: Layer = {
     decoded: text,
-    from: Array.from(text, (_, i) => i),
-    to: Array.from(text, (_, i) => i + 1),
+    // UTF-16 indexes, as the spans are (Array.from(text) would walk code points: an emoji shifts them).
+    from: Array.from({ length: text.length }, (_, i) => i),
+    to: Array.from({ length: text.length }, (_, i) => i + 1),
   };
   for (let depth = 0; depth < PERCENT_LAYERS; depth++) {
     const next = decodeLayer(layer.decoded, plus);
