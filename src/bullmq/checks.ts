@@ -189,18 +189,34 @@ export function laneRateIssue(path: string, value: unknown): Issue | undefined {
   };
 }
 
+/**
+ * The issue of a nested options object given as something else, or none: `trackDelivery: 60_000`
+ * or `retention: 86_400` would otherwise be read as `{}`, every number in it the default.
+ */
+export function objectIssue(path: string, value: unknown, example: string): Issue | undefined {
+  if (value === undefined || (typeof value === 'object' && value !== null && !Array.isArray(value))) return undefined;
+  return { path, message: `must be an object such as ${example}, got ${describeValue(value)}` };
+}
+
+/** The issues of `retention`, every one: its shape, then each of its seconds. */
+export function retentionIssues(retention: unknown): Issue[] {
+  const shape = objectIssue('retention', retention, '{ sentSeconds: 86400 }');
+  if (shape) return [shape];
+  const given = (retention ?? {}) as Record<string, unknown>;
+  // Seconds BullMQ keeps as `age` (a `bigint` of ms on PostgreSQL).
+  return (Object.keys(RETENTION_DEFAULTS) as (keyof RetentionOptions)[]).flatMap(
+    (key) => wholeIssue(`retention.${key}`, given[key], 'seconds', 0) ?? [],
+  );
+}
+
 /** Checks `retention` and applies its defaults. */
 export function checkRetention(
   retention: RetentionOptions | undefined,
   what = 'Invalid MessagingQueue options',
 ): Required<RetentionOptions> {
-  const settings = { ...RETENTION_DEFAULTS, ...retention };
-  for (const key of Object.keys(RETENTION_DEFAULTS) as (keyof RetentionOptions)[]) {
-    // Seconds BullMQ keeps as `age` (a `bigint` on PostgreSQL).
-    const issue = wholeIssue(`retention.${key}`, settings[key], 'seconds', 0);
-    if (issue) throw new ValidationError(what, [issue]);
-  }
-  return settings;
+  const issues = retentionIssues(retention);
+  if (issues.length > 0) throw new ValidationError(what, issues);
+  return { ...RETENTION_DEFAULTS, ...retention };
 }
 
 /**
@@ -246,14 +262,8 @@ export function checkQueueOptions(options: MessagingQueueOptions): Required<Wait
 function checkWaitForReplicas(wait: WaitForReplicasOptions | undefined): Required<WaitForReplicasOptions> | undefined {
   if (wait === undefined) return undefined;
   const what = 'Invalid MessagingQueue options';
-  if (typeof wait !== 'object' || wait === null) {
-    throw new ValidationError(what, [
-      {
-        path: 'waitForReplicas',
-        message: `must be an object such as { replicas: 1, timeout: 1000 }, got ${String(wait)}`,
-      },
-    ]);
-  }
+  const shape = objectIssue('waitForReplicas', wait, '{ replicas: 1, timeout: 1000 }');
+  if (shape) throw new ValidationError(what, [shape]);
   const issues: Issue[] = [];
   const replicas = wholeIssue('waitForReplicas.replicas', wait.replicas, 'replicas');
   if (replicas) issues.push({ ...replicas, message: `${replicas.message} (replicas that must acknowledge, e.g. 1)` });

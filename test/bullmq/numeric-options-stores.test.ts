@@ -2,9 +2,12 @@
  * The bounds of the fleet's numeric options (options-domain.test.ts) as the datastores take them:
  * a fleet built with every smallest accepted value, and one with every largest, each sends on Redis
  * and on PostgreSQL, with no datastore error logged (PostgreSQL refused a limit of 1.5 as
- * `invalid input syntax for type integer`, and the fleet sent nothing, in silence).
+ * `invalid input syntax for type integer`, and the fleet sent nothing, in silence). The smallest
+ * per-sender rate is a lane window of MAX_WHOLE ms, its lease twice that: past PostgreSQL's
+ * `integer`. The outbox relay's `batch` is a SQL `LIMIT`, its `interval` a timer.
  */
-import { MessagingQueue, MessagingWorker, type MessagingWorkerOptions } from 'tenant-messaging/bullmq';
+import pg from 'pg';
+import { MessagingOutbox, MessagingQueue, MessagingWorker, type MessagingWorkerOptions } from 'tenant-messaging/bullmq';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { MAX_WHOLE } from '../../src/bullmq/checks.js';
 import { uniqueName } from '../helpers/redis.js';
@@ -13,7 +16,11 @@ import { BACKENDS, type BackendFixture, collectUpdates, recorder, startBackendFi
 const SMALLEST: Partial<MessagingWorkerOptions> = {
   concurrency: 1,
   clockSkewMs: 0,
-  rateLimit: { requestsPerSecond: 1, perSender: { requestsPerSecond: 1 }, perRecipient: { minInterval: 1 } },
+  rateLimit: {
+    requestsPerSecond: 1,
+    perSender: { requestsPerSecond: 1000 / MAX_WHOLE },
+    perRecipient: { minInterval: 1 },
+  },
   trackDelivery: { timeout: 1, interval: 1 },
   retention: { sentSeconds: 0, failedSeconds: 0, unknownSeconds: 0 },
 };
@@ -58,6 +65,45 @@ describe.each(BACKENDS)("the fleet's numeric bounds on %s", (backend, available)
     } finally {
       await worker.close();
       await queue.close();
+    }
+  });
+
+  it.runIf(available && backend === 'postgres').each([
+    ['smallest', 1],
+    ['largest', MAX_WHOLE],
+  ] as const)('the outbox relay with the %s batch and interval: the row is handed off and sent', async (_, bound) => {
+    const name = uniqueName('bounds-outbox');
+    const pool = new pg.Pool({
+      connectionString: (f.connection as { postgres: { connectionString: string } }).postgres.connectionString,
+    });
+    pool.on('error', () => undefined);
+    const queue = new MessagingQueue({ connection: f.connection, name });
+    const updates = queue.updates();
+    const outbox = new MessagingOutbox({ queue, table: 'bounds_outbox' });
+    const { lines, logger } = recorder();
+    const worker = new MessagingWorker({ connection: f.connection, name, client: f.client, logger });
+    try {
+      await outbox.migrate(pool);
+      const relay = outbox.relay({ pool, batch: bound, interval: bound, logger });
+      try {
+        const client = await pool.connect();
+        try {
+          await client.query('BEGIN');
+          await outbox.add(client, text(1), { id: 'bound' });
+          await client.query('COMMIT');
+        } finally {
+          client.release();
+        }
+        const seen = await collectUpdates(updates, (s) => s.some((u) => u.status === 'sent'));
+        expect(seen.find((u) => u.status === 'sent')).toMatchObject({ id: 'bound' });
+        expect(lines.filter((line) => line.level === 'error' || line.level === 'warn')).toEqual([]);
+      } finally {
+        await relay.close();
+      }
+    } finally {
+      await worker.close();
+      await queue.close();
+      await pool.end();
     }
   });
 });

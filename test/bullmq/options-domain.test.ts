@@ -9,9 +9,10 @@
  */
 import fc from 'fast-check';
 import { MessagingClient, ValidationError } from 'tenant-messaging';
-import { MessagingQueue, MessagingWorker } from 'tenant-messaging/bullmq';
+import { MessagingQueue, type MessagingQueueOptions, MessagingWorker } from 'tenant-messaging/bullmq';
 import { describe, expect, it } from 'vitest';
-import { checkQueueOptions, MAX_WHOLE } from '../../src/bullmq/checks.js';
+import { checkQueueOptions, checkRetention, MAX_WHOLE } from '../../src/bullmq/checks.js';
+import { checkRelayOptions as checkOutboxRelayOptions } from '../../src/bullmq/outbox/outbox.js';
 import { checkWorkerOptions } from '../../src/bullmq/worker/options.js';
 
 // Nothing listens here: an option let through would try to connect, and fail otherwise.
@@ -35,11 +36,15 @@ const WORKER: readonly [string, number, (value: unknown) => object][] = [
   ['trackDelivery.interval', 1, (v) => ({ trackDelivery: { interval: v } })],
   ['retention.sentSeconds', 0, (v) => ({ retention: { sentSeconds: v } })],
   ['retention.failedSeconds', 0, (v) => ({ retention: { failedSeconds: v } })],
+  ['retention.unknownSeconds', 0, (v) => ({ retention: { unknownSeconds: v } })],
 ];
 const QUEUE: readonly [string, number, (value: unknown) => object][] = [
   ['attempts', 1, (v) => ({ attempts: v })],
   ['waitForReplicas.replicas', 1, (v) => ({ waitForReplicas: { replicas: v } })],
   ['waitForReplicas.timeout', 1, (v) => ({ waitForReplicas: { timeout: v } })],
+  ['retention.sentSeconds', 0, (v) => ({ retention: { sentSeconds: v } })],
+  ['retention.failedSeconds', 0, (v) => ({ retention: { failedSeconds: v } })],
+  ['retention.unknownSeconds', 0, (v) => ({ retention: { unknownSeconds: v } })],
 ];
 
 const accepted = (min: number) => fc.oneof(fc.integer({ min, max: MAX_WHOLE }), fc.constantFrom(min, MAX_WHOLE));
@@ -83,7 +88,10 @@ describe("the fleet's numeric options", () => {
   it.each(QUEUE)('MessagingQueue %s: a whole number from %d to MAX_WHOLE, or refused on its path', (path, min, at) => {
     fc.assert(
       fc.property(accepted(min), (value) => {
-        expect(issuesOf(() => checkQueueOptions({ connection, name: 'sms', ...at(value) } as never))).toEqual([]);
+        const options = { connection, name: 'sms', ...at(value) } as never;
+        expect(
+          issuesOf(() => [checkQueueOptions(options), checkRetention((options as MessagingQueueOptions).retention)]),
+        ).toEqual([]);
       }),
     );
     fc.assert(
@@ -113,6 +121,15 @@ describe("the fleet's numeric options", () => {
           expect(issues.map((issue) => issue.path)).toEqual(['rateLimit.perSender.requestsPerSecond']);
         },
       ),
+    );
+  });
+
+  it.each(['batch', 'interval'])('outbox.relay %s: every whole number from 1 to MAX_WHOLE accepted', (path) => {
+    const pool = { connect: () => Promise.reject(new Error('never used')) };
+    fc.assert(
+      fc.property(accepted(1), (value) => {
+        expect(issuesOf(() => checkOutboxRelayOptions({ pool, [path]: value } as never))).toEqual([]);
+      }),
     );
   });
 

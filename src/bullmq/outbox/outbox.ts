@@ -168,7 +168,8 @@ const RELAY_KEYS = {
   '': { pool: true, batch: true, interval: true, logger: true } satisfies KnownKeys<OutboxRelayOptions>,
 };
 
-function checkRelayOptions(options: OutboxRelayOptions): void {
+/** Checks `outbox.relay()`'s options, every issue at once, before its pool is touched. */
+export function checkRelayOptions(options: OutboxRelayOptions): void {
   checkOptionKeys(options, RELAY_KEYS, 'Invalid outbox.relay options');
   const issues: Issue[] = [];
   if (typeof options?.pool?.connect !== 'function') {

@@ -7,6 +7,8 @@ import {
   checkPrefix,
   laneRateIssue,
   OPTION_KEYS,
+  objectIssue,
+  retentionIssues,
   wholeIssue,
 } from '../checks.js';
 import type { MessagingWorkerOptions, TrackDeliveryOptions } from './worker-types.js';
@@ -41,23 +43,36 @@ export function checkWorkerOptions(options: MessagingWorkerOptions): void {
   whole('lockDuration', options.lockDuration, 'ms');
   whole('stalledInterval', options.stalledInterval, 'ms');
   whole('clockSkewMs', options.clockSkewMs, 'ms', 0);
-  if (options.rateLimit !== undefined) {
-    const rps = options.rateLimit?.requestsPerSecond;
+  // A nested object given as a number (`trackDelivery: 60_000`) would read as `{}`: all defaults.
+  const given = (path: string, value: unknown, example: string): value is object => {
+    const issue = objectIssue(path, value, example);
+    if (issue) issues.push(issue);
+    return value !== undefined && !issue;
+  };
+  const { rateLimit } = options;
+  if (given('rateLimit', rateLimit, '{ requestsPerSecond: 50 }')) {
+    const rps = rateLimit.requestsPerSecond;
     if (rps === undefined) issues.push({ path: 'rateLimit.requestsPerSecond', message: 'is required, e.g. 50' });
     else whole('rateLimit.requestsPerSecond', rps, 'requests a second');
+    const lane = (at: 'perSender' | 'perRecipient', key: string, example: string) => {
+      const limit: unknown = rateLimit[at];
+      const path = `rateLimit.${at}.${key}`;
+      if (!given(`rateLimit.${at}`, limit, `{ ${key}: ${example} }`)) return;
+      const value = (limit as Record<string, unknown>)[key];
+      // A sender's rate may be below 1 (one every 2 s), as the client's lanes take it; an interval is whole ms.
+      const issue =
+        value === undefined
+          ? { path, message: `is required, e.g. ${example}` }
+          : at === 'perRecipient'
+            ? wholeIssue(path, value, 'ms')
+            : laneRateIssue(path, value);
+      if (issue) issues.push(issue);
+    };
+    lane('perSender', 'requestsPerSecond', '10');
+    lane('perRecipient', 'minInterval', '1000');
   }
-  const { perSender, perRecipient } = options.rateLimit ?? {};
-  const lane = (given: object | undefined, path: string, value: unknown, example: string) => {
-    if (given === undefined) return;
-    if (value === undefined) issues.push({ path, message: `is required, e.g. ${example}` });
-    // A sender's rate may be below 1 (one every 2 s), as the client's lanes take it; an interval is whole ms.
-    const issue = path.endsWith('minInterval') ? wholeIssue(path, value, 'ms') : laneRateIssue(path, value);
-    if (value !== undefined && issue) issues.push(issue);
-  };
-  lane(perSender, 'rateLimit.perSender.requestsPerSecond', perSender?.requestsPerSecond, '10');
-  lane(perRecipient, 'rateLimit.perRecipient.minInterval', perRecipient?.minInterval, '1000');
   const track: TrackDeliveryOptions | undefined = options.trackDelivery;
-  if (track !== undefined) {
+  if (given('trackDelivery', track, "{ until: 'delivered' }")) {
     if (track.until !== undefined && track.until !== 'delivered' && track.until !== 'read') {
       issues.push({
         path: 'trackDelivery.until',
@@ -68,6 +83,7 @@ export function checkWorkerOptions(options: MessagingWorkerOptions): void {
     whole('trackDelivery.timeout', track.timeout, 'ms');
     whole('trackDelivery.interval', track.interval, 'ms');
   }
+  issues.push(...retentionIssues(options.retention));
   if (issues.length > 0) throw new ValidationError(WHAT, issues);
 }
 

@@ -49,12 +49,14 @@ export interface TrackDeliveryOptions {
    */
   until?: 'delivered' | 'read';
   /**
-   * Ms after the send after which tracking ends with `delivery-timeout`.
+   * Ms after the send after which tracking ends with `delivery-timeout`, a whole number from 1 to
+   * 2147483647 (a job's delay: a fraction is refused).
    * @default 3600000 (1 hour)
    */
   timeout?: number;
   /**
-   * Ms before the first poll; later polls back off while nothing changes (up to 8 times this).
+   * Ms before the first poll, a whole number from 1 to 2147483647; later polls back off while
+   * nothing changes (up to 8 times this).
    * @default 2000
    */
   interval?: number;
@@ -83,7 +85,7 @@ export interface MessagingWorkerOptions {
    */
   client: MessagingClient;
   /**
-   * Jobs this process works on at once.
+   * Jobs this process works on at once, a whole number from 1 to 2147483647.
    * @default 1
    */
   concurrency?: number;
@@ -98,17 +100,19 @@ export interface MessagingWorkerOptions {
    */
   trackDelivery?: TrackDeliveryOptions;
   /**
-   * Ms a worker's lock on a job lasts; a crashed worker's job is re-run after about this plus `stalledInterval`.
+   * Ms a worker's lock on a job lasts, a whole number from 1 to 2147483647 (a lock's expiry in the
+   * datastore, and a timer); a crashed worker's job is re-run after about this plus `stalledInterval`.
    * @default 30000
    */
   lockDuration?: number;
   /**
-   * Ms between checks for jobs whose worker died.
+   * Ms between checks for jobs whose worker died, a whole number from 1 to 2147483647 (a timer).
    * @default 30000
    */
   stalledInterval?: number;
   /**
-   * How far, in ms, the service's clock may be behind the workers'. A send whose outcome is unknown
+   * How far, in ms, the service's clock may be behind the workers': a whole number from 0 to
+   * 2147483647. A send whose outcome is unknown
    * (a crash mid-send, a lost answer) is reconciled by reading `GET /messages` back to its start
    * minus this margin, one page per job start, within `rateLimit`: at 50 requests a second, each
    * second of margin is about 3 pages (50 logs / 15 per page) of the limit. Lower it when the
