@@ -2,7 +2,8 @@
  * A worker that lost a job's lock writes nothing more and never POSTs: whichever write finds the
  * lock gone (the `in-flight` mark, the answer, a reconcile page, a poll), across answers that lead
  * through every step, the start ends with `LockLost`, no request follows the refused write, and no
- * update is published after it.
+ * update is published after it; also when the mark is confirmed late and the POST goes in a second
+ * pass, whose proof of the lock may be the write found lost.
  */
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
@@ -19,7 +20,8 @@ describe('a worker that lost its lock on a job', () => {
         answers,
         fc.nat({ max: 6 }),
         fc.constantFrom('lost' as const, 'gone' as const),
-        async (first, at, why) => {
+        fc.boolean(),
+        async (first, at, why, lateMark) => {
           let posts = 0;
           const one = await oneJob({
             answer: (method) => {
@@ -29,6 +31,8 @@ describe('a worker that lost its lock on a job', () => {
                 : new Response('{"message":"Server Error"}', { status: 500 });
             },
             owned: (n) => (n === at ? why : 'written'),
+            // A mark confirmed late: the POST's second pass proves the lock again first (a write).
+            lateMark,
           });
           // Starts as BullMQ would give them, until the lock is found lost or the job ends.
           let ended: { error?: unknown; result?: unknown } = {};
@@ -37,6 +41,11 @@ describe('a worker that lost its lock on a job', () => {
             if (!('error' in ended) || ended.error instanceof LockLost) break;
             if (!(ended.error instanceof Error)) break;
           }
+          // Every POST comes right after a write that proved the lock (the mark, or its proof again).
+          one.events.forEach((event, i) => {
+            if (event === 'POST /messages')
+              expect(one.events[i - 1], one.events.join(' | ')).toBe('write in-flight written');
+          });
           const refused = one.events.findIndex((e) => / (lost|gone)$/.test(e));
           if (refused === -1) return; // the job ended before its `at`-th write
           expect(ended.error).toBeInstanceOf(LockLost);

@@ -25,6 +25,8 @@ export interface OneJobOptions {
   readonly answer?: (method: string, url: string) => Response | undefined;
   /** What the datastore answers the job's n-th write under its lock (0-based): written by default. */
   readonly owned?: (n: number) => 'written' | 'lost' | 'gone';
+  /** The replicas confirm the mark late (mark.ts): the POST goes in a second pass, after a wait. */
+  readonly lateMark?: boolean;
 }
 
 /** The processor, a job of one text send, and what they did. */
@@ -93,6 +95,20 @@ export async function oneJob(options: OneJobOptions = {}) {
     },
     requestsPerSecond: undefined,
     clockSkewMs: 60_000,
+    ...(options.lateMark
+      ? {
+          marks: {
+            confirm: async () => {
+              events.push('mark unconfirmed');
+              return 'unconfirmed' as const;
+            },
+            settle: async () => {
+              events.push('mark confirmed late');
+              return true;
+            },
+          },
+        }
+      : {}),
     owned: {
       write: async (id, token, data) => {
         const answer = options.owned?.(writes++) ?? 'written';
