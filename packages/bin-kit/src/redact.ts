@@ -4,9 +4,12 @@
  * byte by byte), with `+` for space, in base64 or base64url (alone or inside a larger blob, such
  * as `Basic` credentials), or in hex, of its UTF-8 or its UTF-16 (little- or big-endian) bytes,
  * and in those nested (a percent-encoded base64 header; percent-encoding repeated any number of
- * times), in a path, a query, a header or a body. Every run of text that decodes to something holding a secret
- * is replaced whole: what is left cannot be decoded back to it.
+ * times: `%2541` is `%41` encoded again, and `%252525...41` is undone in one pass however deep),
+ * in a path, a query, a header or a body. Every run of text that decodes to something holding a secret
+ * is replaced whole: what is left cannot be decoded back to it. Percent-encoding's own undoing is
+ * percent.ts's.
  */
+import { percentForms, percentSpans } from './percent.js';
 
 /** What a secret is replaced with wherever it would appear. */
 export const REDACTED = '[redacted]';
@@ -22,9 +25,6 @@ const RUN = /[A-Za-z0-9%+/_.~-]+={0,2}/g;
  * percent-encoding is undone whole, as one).
  */
 const DEPTH = 3;
-
-/** How many times a percent-encoding is undone in a row, at most: each undoing shortens the text. */
-const PERCENT_LAYERS = 16;
 
 /**
  * `text` with every secret of `secrets`, in any of the spellings above, replaced by `[redacted]`.
@@ -54,35 +54,6 @@ export function redactSecrets(text: string, secrets: readonly string[]): string 
 
 const jsonEscaped = (text: string) => JSON.stringify(text).slice(1, -1);
 
-/** One layer of percent-decoding, each decoded character remembering the span of `text` it came from. */
-interface Layer {
-  readonly decoded: string;
-  readonly from: readonly number[];
-  readonly to: readonly number[];
-}
-
-/** `text` percent-decoded once (`plus`: a `+` as written is a space); a run of `%XX` decodes as one. */
-function decodeLayer(text: string, plus: boolean): Layer {
-  let decoded = '';
-  const from: number[] = [];
-  const to: number[] = [];
-  const escapes = /(?:%[0-9A-Fa-f]{2})+/y;
-  for (let at = 0; at < text.length; ) {
-    escapes.lastIndex = at;
-    const run = escapes.exec(text)?.[0];
-    const piece = run ? Buffer.from(run.replaceAll('%', ''), 'hex').toString('utf8') : (text[at] as string);
-    const end = at + (run?.length ?? 1);
-    // Only a `+` as written is a space: `%2B` is a plus sign.
-    decoded += plus && run === undefined && piece === '+' ? ' ' : piece;
-    for (let i = 0; i < piece.length; i++) {
-      from.push(at);
-      to.push(end);
-    }
-    at = end;
-  }
-  return { decoded, from, to };
-}
-
 /**
  * `text` with every span that percent-decodes (`plus`: with `+` as a space), once or layer upon
  * layer, to a secret replaced. Each layer's characters remember the span of `text` they came
@@ -90,30 +61,7 @@ function decodeLayer(text: string, plus: boolean): Layer {
  */
 function withoutPercentEncoded(text: string, secrets: readonly string[], plus: boolean): string {
   if (!text.includes('%') && !(plus && text.includes('+'))) return text;
-  const spans: [number, number][] = [];
-  let layer: Layer = {
-    decoded: text,
-    // UTF-16 indexes, as the spans are (Array.from(text) would walk code points: an emoji shifts them).
-    from: Array.from({ length: text.length }, (_, i) => i),
-    to: Array.from({ length: text.length }, (_, i) => i + 1),
-  };
-  for (let depth = 0; depth < PERCENT_LAYERS; depth++) {
-    const next = decodeLayer(layer.decoded, plus);
-    if (next.decoded === layer.decoded) break;
-    // Back to spans of `text`: each character of this layer came from a span of the one before.
-    const previous = layer;
-    layer = {
-      decoded: next.decoded,
-      from: next.from.map((at) => previous.from[at] as number),
-      to: next.to.map((end) => previous.to[end - 1] as number),
-    };
-    for (const secret of secrets) {
-      for (let i = layer.decoded.indexOf(secret); i !== -1; i = layer.decoded.indexOf(secret, i + 1)) {
-        spans.push([layer.from[i] as number, layer.to[i + secret.length - 1] as number]);
-      }
-    }
-    if (!layer.decoded.includes('%')) break;
-  }
+  const spans = percentSpans(text, secrets, plus);
   if (spans.length === 0) return text;
   spans.sort((a, b) => a[0] - b[0]);
   let shown = '';
@@ -163,16 +111,7 @@ export function holdsSecret(text: string, secrets: readonly string[], depth = DE
 export function decodedForms(text: string): string[] {
   const forms = new Set<string>([text]);
   if (text.includes('%')) {
-    forms.add(percentDecoded(text));
-    forms.add(percentDecoded(text.replaceAll('+', ' ')));
-    // Encoded again and again (a URL built from a URL): undone until nothing changes.
-    let layers = text;
-    for (let i = 0; i < PERCENT_LAYERS && layers.includes('%'); i++) {
-      const next = percentDecoded(layers);
-      if (next === layers) break;
-      layers = next;
-    }
-    forms.add(layers);
+    for (const form of percentForms(text)) forms.add(form);
   } else if (text.includes('+')) forms.add(text.replaceAll('+', ' '));
   const bare = text.replace(/=+$/, '');
   if (/^[A-Za-z0-9+/_-]{2,}$/.test(bare)) {
@@ -223,11 +162,6 @@ function addText(forms: Set<string>, bytes: Buffer): void {
     forms.add(even.toString('utf16le'));
     forms.add(Buffer.from(even).swap16().toString('utf16le'));
   }
-}
-
-/** `%XX` sequences as the UTF-8 bytes they stand for; a stray `%` is kept. Never throws. */
-function percentDecoded(text: string): string {
-  return text.replace(/(?:%[0-9A-Fa-f]{2})+/g, (run) => Buffer.from(run.replaceAll('%', ''), 'hex').toString('utf8'));
 }
 
 /**

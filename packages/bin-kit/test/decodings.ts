@@ -21,7 +21,7 @@ const percentTimes = (times: number) => (text: string) => {
   return encoded;
 };
 
-/** How a secret may be spelled, by a client or a library: 21 encodings. */
+/** How a secret may be spelled, by a client or a library: 22 encodings. */
 export const ENCODINGS: Readonly<Record<string, (secret: string) => string>> = {
   raw: (secret) => secret,
   percent: encodeURIComponent,
@@ -38,6 +38,7 @@ export const ENCODINGS: Readonly<Record<string, (secret: string) => string>> = {
   hex: (secret) => utf8(secret).toString('hex'),
   'percent, twice': percentTimes(2),
   'percent, 4 times': percentTimes(4),
+  'percent, 70 times': percentTimes(70),
   'UTF-16LE hex': (secret) => utf16le(secret).toString('hex'),
   'UTF-16BE hex': (secret) => utf16be(secret).toString('hex'),
   'UTF-16LE base64': (secret) => utf16le(secret).toString('base64'),
@@ -56,10 +57,10 @@ function textsOf(bytes: Buffer): string[] {
   return texts;
 }
 
-/** `text` percent-decoded until nothing changes (at most 16 times). */
-function percentFully(text: string): string {
+/** `text` percent-decoded until nothing changes, however many times it was encoded. */
+export function percentFully(text: string): string {
   let decoded = text;
-  for (let i = 0; i < 16; i++) {
+  for (;;) {
     const next = percentDecoded(decoded, false);
     if (next === decoded) break;
     decoded = next;

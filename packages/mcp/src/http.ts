@@ -134,7 +134,7 @@ export async function serveHttp(
       return reply(
         res,
         503,
-        `Every session (${MAX_SESSIONS}) is in use or was used in the last minute: try again in ${seconds} s`,
+        `Every session (${options.max ?? MAX_SESSIONS}) is in use, still initializing or was used in the last minute: try again in ${seconds} s`,
         { 'retry-after': String(seconds) },
       );
     }
@@ -154,6 +154,10 @@ export async function serveHttp(
       sessions.entry(() => server.close()),
       { transport },
     );
+    // Until its client says it is initialized, the session is never evicted (sessions.ts).
+    server.oninitialized = () => {
+      entry.initialized = true;
+    };
     sessions.track(entry, true, (done) => res.once('close', done));
     transport.onclose = () => {
       if (transport.sessionId !== undefined) sessions.delete(transport.sessionId);

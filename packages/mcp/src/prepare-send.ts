@@ -11,6 +11,7 @@ import {
   ValidationError,
   validateSendParams,
 } from 'tenant-messaging';
+import { redactSecrets } from 'tenant-messaging-bin-kit';
 import { type Approvals, TooManyApprovalsError } from './approvals.js';
 import type { SendBudget } from './limits.js';
 import { quoted, shownPhone } from './quote.js';
@@ -71,6 +72,17 @@ export async function prepareSend(args: unknown, deps: SendDeps): Promise<ToolRe
   if (deps.recipients && !deps.recipients.allows(params.to_phone)) {
     throw new Refusal(
       `${shownPhone(params.to_phone, deps.secrets)} is not among the recipients this server may write to (--allow-recipients ${deps.recipients.patterns.join(',')}). Nothing was prepared. Only the person running the server can change the list.`,
+    );
+  }
+  // Every result is redacted (toolbox.ts): a message holding a secret would be previewed and
+  // confirmed as `[redacted]` and sent whole. It is refused instead, so what is shown is what is sent.
+  const carrying = (['content', 'to_phone', 'sender_phone'] as const).filter((field) => {
+    const value = params[field];
+    return value !== undefined && redactSecrets(value, deps.secrets) !== value;
+  });
+  if (carrying.length > 0) {
+    throw new Refusal(
+      `The message's ${carrying.join(' and ')} holds a secret of this server (its API key or its bearer token, in some spelling): nothing was prepared. A message may never carry them: write it without.`,
     );
   }
   if (deps.budget.left === 0) throw new Refusal(capReached(deps.budget));

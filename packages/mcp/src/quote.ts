@@ -12,41 +12,49 @@ import { QUOTE_MAX, quoteInput, shortInput } from 'tenant-messaging-bin-kit';
  * (an accent, a vowel sign), at most two in a row; at most two spaces in a row. Everything else is
  * an escape: controls, format characters (bidi overrides, zero-width ones, tags), every other
  * space (no-break, wide, ideographic), separators, private-use, unassigned and lone surrogates,
- * enclosing marks, and the characters below that draw as nothing or as blank however they are classed.
+ * enclosing marks, and the characters below that draw as nothing or as blank, or strike through
+ * the character before, however they are classed.
  */
 const DRAWN = /^[\p{L}\p{N}\p{P}\p{S}]$/u;
 const MARK = /^\p{M}$/u;
 const ENCLOSING = /^\p{Me}$/u;
 
 /**
- * Letters, symbols and marks that draw as blank or as nothing: the Hangul fillers, the braille
- * blank, the Khmer inherent vowels, the combining grapheme joiner, the variation selectors, and the
- * combining overlays (a stroke or a slash drawn through the character before).
+ * What draws as nothing wherever it stands: Unicode's Default_Ignorable_Code_Point (the Hangul
+ * fillers U+115F, U+1160, U+3164, U+FFA0, the Khmer inherent vowels, the combining grapheme
+ * joiner U+034F, the variation selectors, the format characters), whatever its category.
  */
-function drawsBlank(code: number): boolean {
-  return (
-    code === 0x115f ||
-    code === 0x1160 ||
-    code === 0x3164 ||
-    code === 0xffa0 ||
-    code === 0x2800 ||
-    code === 0x17b4 ||
-    code === 0x17b5 ||
-    code === 0x034f ||
-    (code >= 0x180b && code <= 0x180f) ||
-    (code >= 0xfe00 && code <= 0xfe0f) ||
-    (code >= 0xe0100 && code <= 0xe01ef) ||
-    (code >= 0x0334 && code <= 0x0338) ||
-    code === 0x20d2 ||
-    code === 0x20d3 ||
-    (code >= 0x20d8 && code <= 0x20da) ||
-    code === 0x20e5 ||
-    code === 0x20e6 ||
-    code === 0x20ea ||
-    code === 0x20eb ||
-    (code >= 0x1d167 && code <= 0x1d169) ||
-    (code >= 0x1d173 && code <= 0x1d17a)
-  );
+const IGNORABLE = /^\p{Default_Ignorable_Code_Point}$/u;
+
+/**
+ * The combining overlays: every mark of canonical combining class 1 (Overlay), drawn through the
+ * character before it (a stroke, a slash, a ring: `1` and U+0338 read as a crossed-out digit), as
+ * of Unicode 17. JavaScript's regular expressions do not know the class, hence the ranges.
+ */
+const OVERLAYS: readonly (readonly [number, number])[] = [
+  [0x0334, 0x0338],
+  [0x1cd4, 0x1cd4],
+  [0x1ce2, 0x1ce8],
+  [0x20d2, 0x20d3],
+  [0x20d8, 0x20da],
+  [0x20e5, 0x20e6],
+  [0x20ea, 0x20eb],
+  [0x10a39, 0x10a39],
+  [0x16af0, 0x16af4],
+  [0x1bc9e, 0x1bc9e],
+  [0x1d167, 0x1d169],
+];
+
+/**
+ * Letters, symbols and marks drawn as a blank though Unicode does not call them ignorable: the
+ * braille blank U+2800, the musical null notehead U+1D159, the Egyptian full and half blanks
+ * U+13441 and U+13442, the Khitan filler U+16FE4.
+ */
+const BLANK_GLYPHS: ReadonlySet<number> = new Set([0x2800, 0x1d159, 0x13441, 0x13442, 0x16fe4]);
+
+/** True for a code point that draws as blank or as nothing, or strikes through its neighbour. */
+function drawsBlank(char: string, code: number): boolean {
+  return IGNORABLE.test(char) || BLANK_GLYPHS.has(code) || OVERLAYS.some(([low, high]) => code >= low && code <= high);
 }
 
 /** The escape of one code point as JSON writes it: `\uXXXX`, a surrogate pair beyond the BMP. */
@@ -78,8 +86,10 @@ export function quoted(text: string): string {
       const json = JSON.stringify(char).slice(1, -1);
       shown += json.length > 1 ? json : escaped(char);
       marks = char === '"' || char === '\\' ? 0 : -1;
-    } else if (drawsBlank(code)) {
+    } else if (drawsBlank(char, code)) {
+      // A mark after it would sit on the escape's last digit: it is an escape too.
       shown += escaped(char);
+      marks = -1;
     } else if (DRAWN.test(char)) {
       shown += char;
       marks = 0;

@@ -2,15 +2,16 @@
  * The sessions of `--http`, bounded without locking anyone out. A client that ends without a
  * DELETE (the MCP SDK's `client.close()` sends none) leaves its session behind; such sessions are
  * reclaimed two ways:
- * - at the cap, the least recently used session with no call in flight and no request for
- *   `recentMs` is closed to make room for a new client: the door never stays shut for long
- *   because of abandoned sessions, and a session still initializing (between `initialize` and
- *   `initialized`) or in use is never the one closed: while every session is that, a new client
- *   gets 503 with the time until one may make room (`Retry-After`);
+ * - at the cap, the least recently used session that finished initializing, has nothing open (no
+ *   call in flight, no stream) and no request for `recentMs` is closed to make room for a new
+ *   client: the door never stays shut for long because of abandoned sessions, and a session
+ *   still initializing (between `initialize` and `initialized`, however long that takes) or in
+ *   use is never the one closed: while every session is that, a new client gets 503 with the
+ *   time until one may make room (`Retry-After`);
  * - a session with nothing open (no call, no stream) and no request for `idleMs` is closed when
  *   the next request comes, so an abandoned one does not hold its memory for the process's life.
- * A live client keeps its GET stream open, so it is never idle; one whose session was reclaimed
- * gets 404 on its next request and initializes again, as the protocol says.
+ * A live client keeps its GET stream open, so it is never idle nor evicted; one whose session
+ * was reclaimed gets 404 on its next request and initializes again, as the protocol says.
  */
 
 /**
@@ -52,6 +53,12 @@ export interface SessionEntry {
   open: number;
   /** POST responses still open: calls in flight, whose results are still to be sent. */
   calls: number;
+  /**
+   * Whether its client sent `notifications/initialized`: until then the client may be between its
+   * `initialize` answer and its next request, and its session is never evicted (only idle expiry
+   * closes it).
+   */
+  initialized: boolean;
 }
 
 /**
@@ -128,7 +135,7 @@ export class SessionTable<E extends SessionEntry = SessionEntry> {
 
   /** A new entry, not yet in the table (its session id comes once it initialized). */
   entry(close: () => Promise<void>): SessionEntry {
-    return { close, lastUsed: this.#now(), open: 0, calls: 0 };
+    return { close, lastUsed: this.#now(), open: 0, calls: 0, initialized: false };
   }
 
   add(id: string, entry: E): void {
@@ -179,9 +186,9 @@ export class SessionTable<E extends SessionEntry = SessionEntry> {
   /**
    * A slot for one more session, held from now until its release is called (once the session is
    * in the table, or its initialize ended without one): idle sessions swept, then, at the cap,
-   * the least recently used one with no call in flight and no request for `recentMs` closed.
-   * Held slots count against the cap, so initializes at once never open more than `max`. While no
-   * session may be closed, the answer is how long until one may (at least a second).
+   * the least recently used one that may make room (#evictableIn) closed. Held slots count against
+   * the cap, so initializes at once never open more than `max`. While no session may be closed,
+   * the answer is how long until one may (at least a second).
    *
    * @example
    * ```ts
@@ -198,12 +205,14 @@ export class SessionTable<E extends SessionEntry = SessionEntry> {
       let oldest: [string, E] | undefined;
       let soonest = Number.POSITIVE_INFINITY;
       for (const pair of this.#byId) {
-        if (pair[1].calls > 0) continue;
-        const recentFor = pair[1].lastUsed + this.#recentMs - now;
-        if (recentFor > 0) soonest = Math.min(soonest, recentFor);
+        const wait = this.#evictableIn(pair[1], now);
+        if (wait > 0) soonest = Math.min(soonest, wait);
         else if (!oldest || pair[1].lastUsed < oldest[1].lastUsed) oldest = pair;
       }
-      if (!oldest) return { retryAfterMs: Math.max(1_000, Number.isFinite(soonest) ? soonest : 1_000) };
+      // Within recentMs at most (a session may finish initializing, or its stream end, sooner); a
+      // second when the room is held by initializes under way.
+      const wait = Number.isFinite(soonest) ? Math.min(soonest, this.#recentMs) : 1_000;
+      if (!oldest) return { retryAfterMs: Math.max(1_000, wait) };
       closing = this.#reclaim(oldest[0], 'evicted');
     }
     this.#pending++;
@@ -215,6 +224,19 @@ export class SessionTable<E extends SessionEntry = SessionEntry> {
         held = false;
       },
     };
+  }
+
+  /**
+   * In how many ms `entry` may make room: 0 when it may now (initialized, nothing open, no
+   * request for `recentMs`); a second while a call is in flight (calls are short); `recentMs`
+   * while its stream is open, and idle expiry for one that never finished initializing (no one
+   * can say when its client ends it: the 503 tells a new client to look again within a minute).
+   */
+  #evictableIn(entry: SessionEntry, now: number): number {
+    if (entry.calls > 0) return 1_000;
+    if (entry.open > 0) return this.#recentMs;
+    if (!entry.initialized) return Math.max(1, entry.lastUsed + this.#idleMs - now);
+    return Math.max(0, entry.lastUsed + this.#recentMs - now);
   }
 
   /** Calls in flight in every session. */

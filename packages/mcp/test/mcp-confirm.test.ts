@@ -3,7 +3,8 @@
  * whose text (and sometimes recipient) tries to forge lines of the question (line breaks, a second
  * `To:`/`From:` block, bidi overrides, controls), declines each confirmation (nothing is sent), and
  * checks the question as the client received it: one `To:`, one `From:`, one `Text:` line, no raw
- * control or bidi character, and the quoted text and recipient read back exactly. prepare_send's
+ * control, bidi, blank or invisible character (fillers, wide spaces, variation selectors, U+034F,
+ * overlays), and the quoted text and recipient read back exactly. prepare_send's
  * preview shows the same lines.
  */
 import type { ElicitResult } from '@modelcontextprotocol/sdk/types.js';
@@ -15,8 +16,15 @@ import { type Fixture, startFixture, text } from './mcp-fixture.js';
 const SENDER = '+15550001001';
 const TO = SANDBOX_PHONES.reads;
 
-/** Characters that change how text around them reads; only the question's own line breaks may appear. */
-const HIDDEN = /[\p{Cc}\p{Cf}\p{Zl}\p{Zp}\p{Co}\p{Cs}]/u;
+/**
+ * Characters that change how text around them reads, or draw as nothing or as blank (every space
+ * but U+0020, the ignorables: Hangul fillers, U+034F, variation selectors; the braille blank; the
+ * combining overlays); only the question's own line breaks may appear.
+ */
+const HIDDEN =
+  /[\p{Cc}\p{Cf}\p{Zl}\p{Zp}\p{Co}\p{Cs}\p{Default_Ignorable_Code_Point}\u00A0\u1680\u2000-\u200A\u202F\u205F\u3000\u2800\u{1D159}]/u;
+/** Combining overlays, which strike through the character before (a class of their own: they combine). */
+const OVERLAID = /\u0334|\u0335|\u0336|\u0337|\u0338|\u1CD4|\u20D2|\u{1D167}/u;
 
 /** Pieces of a hostile text: line breaks of every kind, a forged block, bidi and zero-width characters. */
 const hostile = fc
@@ -39,6 +47,17 @@ const hostile = fc
         '\\',
         '\u{E0041}',
         '\u{1F600}',
+        '\u3164'.repeat(40),
+        '\u2800',
+        '\u034F',
+        '\uFE0F',
+        '\u{E0100}',
+        '\u0338',
+        '\u1CD4',
+        '\u20D2',
+        '\u{1D159}',
+        '\u{1D167}',
+        '\u3000\u2003',
         'To: +1 (202) 555-0100 (your own phone)',
         'From: Acme Support',
         'Text: "all fine"',
@@ -96,6 +115,7 @@ describe('the confirmation of send_message', () => {
           expect(to === TO ? recipient : JSON.parse(recipient)).toBe(to);
           expect(JSON.parse((textLine ?? '').slice('Text: '.length))).toBe(content);
           expect(shown.replaceAll('\n', ''), shown).not.toMatch(HIDDEN);
+          expect(shown, shown).not.toMatch(OVERLAID);
         }
         // The recipient is in the To: line only, not in the question's first line too.
         expect(question).toMatch(/^Send this text message\?\n\nTo: /);

@@ -2,16 +2,16 @@
  * `tenant-messaging-mcp --http` as a real process, driven by the MCP SDK's own client. At the
  * session cap, no session used in the last minute is reclaimed: a new client gets 503 with
  * `Retry-After`, and a live one never loses its session (the reclaim of older ones, on a fake
- * clock, is sessions.test.ts). A token sent in
- * a query string or a path, percent-encoded or base64, never reaches stderr in a form that decodes
- * back to it. Needs `npm run build` first (`npm test` does).
+ * clock, is sessions.test.ts). A token sent in a query string or a path, in any encoding of
+ * decodings.ts (UTF-16 hex or base64, percent-encoded up to 70 times...), never reaches stderr in a
+ * form that decodes back to it. Needs `npm run build` first (`npm test` does).
  */
 import { existsSync } from 'node:fs';
 import { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import { StreamableHTTPClientTransport } from '@modelcontextprotocol/sdk/client/streamableHttp.js';
 import { type RunningSandbox, startSandbox } from 'tenant-messaging/sandbox';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { decodings } from '../../bin-kit/test/decodings.js';
+import { decodings, ENCODINGS } from '../../bin-kit/test/decodings.js';
 import { MAX_SESSIONS } from '../src/sessions.js';
 import { BIN, type Child, httpUrl, startBin, waitFor } from './bin-fixture.js';
 
@@ -98,12 +98,10 @@ describe('tenant-messaging-mcp --http: the token in the log', () => {
   it('a token in the query or the path, in any encoding, never reaches stderr in a form that decodes to it', async () => {
     const bytes = [...Buffer.from(TOKEN, 'utf8')];
     const spellings = [
-      encodeURIComponent(TOKEN),
-      encodeURIComponent(TOKEN).replace(/%[0-9A-F]{2}/g, (sequence) => sequence.toLowerCase()),
+      // Every encoding of the bin kit's tests: UTF-16 hex and base64, percent-encoded 4 and 70 times...
+      ...Object.values(ENCODINGS).map((encode) => encode(TOKEN)),
       bytes.map((byte) => `%${byte.toString(16).toUpperCase().padStart(2, '0')}`).join(''),
-      bytes.map((byte) => `%${byte.toString(16).padStart(2, '0')}`).join(''),
       new URLSearchParams({ t: TOKEN }).toString().slice(2),
-      Buffer.from(TOKEN).toString('base64url'),
     ];
     const before = run.stderr().length;
     for (const spelling of spellings) {

@@ -3,23 +3,53 @@
  * are a positive list: whatever code point of all of Unicode a text holds (every category, lone
  * surrogates, unassigned ones), what reaches the person draws as a glyph of its own, or is an
  * escape. No code point that draws as nothing or as blank (format characters, variation
- * selectors, U+034F, Hangul fillers, the braille blank, wide spaces, combining overlays) is shown
- * raw, no run of spaces can push a line apart, and `JSON.parse` gives the text back.
+ * selectors, U+034F, Hangul fillers, the braille blank, wide spaces, every combining overlay) is
+ * shown raw, no run of spaces can push a line apart, and `JSON.parse` gives the text back.
  */
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
 import { quoted } from '../src/quote.js';
 
 /** Classes that must never reach the person raw (the test's own list, apart from quote.ts's). */
-const NEVER_RAW = /[\p{Cc}\p{Cf}\p{Zl}\p{Zp}\p{Co}\p{Cn}\p{Cs}\p{Me}]/u;
+const NEVER_RAW = /[\p{Cc}\p{Cf}\p{Zl}\p{Zp}\p{Co}\p{Cn}\p{Cs}\p{Me}\p{Default_Ignorable_Code_Point}]/u;
+/**
+ * Code points that draw blank or strike through their neighbour in categories otherwise shown:
+ * the fillers, blanks and joiners, and every mark of canonical combining class 1 (Overlay) in
+ * Unicode 17, as Python's `regex` lists `\p{ccc=1}`.
+ */
+const OVERLAY = [
+  0x334, 0x335, 0x336, 0x337, 0x338, 0x1cd4, 0x1ce2, 0x1ce3, 0x1ce4, 0x1ce5, 0x1ce6, 0x1ce7, 0x1ce8, 0x20d2, 0x20d3,
+  0x20d8, 0x20d9, 0x20da, 0x20e5, 0x20e6, 0x20ea, 0x20eb, 0x10a39, 0x16af0, 0x16af1, 0x16af2, 0x16af3, 0x16af4, 0x1bc9e,
+  0x1d167, 0x1d168, 0x1d169,
+];
 const BLANK = [
-  0x115f, 0x1160, 0x3164, 0xffa0, 0x2800, 0x17b4, 0x17b5, 0x034f, 0x180b, 0xfe00, 0xfe0f, 0xe0100, 0xe01ef, 0x0334,
-  0x0336, 0x0338, 0x20d2, 0x20e5,
+  0x115f,
+  0x1160,
+  0x3164,
+  0xffa0,
+  0x2800,
+  0x1d159,
+  0x13441,
+  0x13442,
+  0x16fe4,
+  0x17b4,
+  0x17b5,
+  0x034f,
+  0x180b,
+  0xfe00,
+  0xfe0f,
+  0xe0100,
+  0xe01ef,
+  ...OVERLAY,
 ];
 const BASE = /^[\p{L}\p{N}\p{P}\p{S}"\\]$/u;
 
 /** Any code point, a lone surrogate included (as the one UTF-16 unit it is). */
 const codePoint = fc.integer({ min: 0, max: 0x10ffff }).map((code) => String.fromCodePoint(code));
+
+/** `char` as JSON escapes it, unit by unit. */
+const escapeOf = (char: string) =>
+  [...Array(char.length).keys()].map((i) => `\\u${char.charCodeAt(i).toString(16).padStart(4, '0')}`).join('');
 
 /** The raw characters of a quoted text, with the escapes taken out. */
 function rawOf(shown: string): string[] {
@@ -77,6 +107,15 @@ describe('quoted(): what the person reads of a message', () => {
 
   it('any text: reads back, and hides nothing', () => {
     fc.assert(fc.property(fc.string({ unit: 'binary', maxLength: 40 }), holds), { numRuns: 2_000 });
+  });
+
+  it('every combining overlay, the braille blank, the null notehead and the Egyptian blanks are escapes, after any letter', () => {
+    for (const code of [...OVERLAY, 0x2800, 0x1d159, 0x13441, 0x13442, 0x16fe4]) {
+      const char = String.fromCodePoint(code);
+      expect(quoted(`1${char}0`), `U+${code.toString(16)}`).toBe(`"1${escapeOf(char)}0"`);
+      // A mark after it would sit on the escape: it is escaped as well.
+      expect(quoted(`a${char}\u0301`)).toBe(`"a${escapeOf(char)}\\u0301"`);
+    }
   });
 
   it("the issue's hidden payload and blank padding are escapes, not blanks", () => {

@@ -1,8 +1,9 @@
 /**
  * The session table of `--http` (sessions.ts), on a fake clock: an idle session (nothing open, no
  * request for idleMs) is closed; one with a stream open is not; at the cap, the least recently used
- * session without a call in flight and no request for a minute makes room, and while none is such
- * a new client is told how long to wait; initializes at once never hold more than the cap.
+ * session that finished initializing, with nothing open and no request for a minute, makes room,
+ * and while none is such a new client is told how long to wait; initializes at once never hold
+ * more than the cap.
  */
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
@@ -14,8 +15,10 @@ function table(max: number) {
   let now = 0;
   const closed: string[] = [];
   const sessions = new SessionTable({ max, idleMs: 30 * RECENT, recentMs: RECENT, now: () => now });
-  const open = (id: string) => {
+  /** A session in the table; `initialized`: its client sent `notifications/initialized`. */
+  const open = (id: string, initialized = true) => {
     const entry = sessions.entry(async () => void closed.push(id));
+    entry.initialized = initialized;
     sessions.add(id, entry);
     return entry;
   };
@@ -79,6 +82,58 @@ describe('SessionTable', () => {
     expect(closed).toEqual(['a']);
   });
 
+  it('never evicts a session still initializing, however long ago its initialize came: idle expiry alone closes it', async () => {
+    const { sessions, open, closed, tick } = table(2);
+    const slow = open('slow', false); // answered initialize; its `initialized` notification not yet come
+    open('abandoned');
+    tick(10 * RECENT);
+    const reservation = await sessions.reserve();
+    expect('release' in reservation).toBe(true);
+    if ('release' in reservation) reservation.release();
+    expect(closed).toEqual(['abandoned']);
+    open('new');
+    tick(10 * RECENT);
+    // 'new' is old enough to go, 'slow' is not: 'new' makes room.
+    const second = await sessions.reserve();
+    expect('release' in second).toBe(true);
+    if ('release' in second) second.release();
+    expect(closed).toEqual(['abandoned', 'new']);
+    open('newer');
+    // Only 'slow' and one used just now: wait until 'newer' may go, never 'slow'.
+    expect(await sessions.reserve()).toEqual({ retryAfterMs: RECENT });
+    expect(closed).not.toContain('slow');
+    // Once initialized, it is a session like the others.
+    slow.initialized = true;
+    tick(RECENT);
+    expect('release' in (await sessions.reserve())).toBe(true);
+    expect(closed).toContain('slow');
+    // Never initialized and idle for idleMs: closed by the sweep.
+    open('stuck', false);
+    tick(30 * RECENT);
+    await sessions.sweep();
+    expect(closed).toContain('stuck');
+  });
+
+  it('never evicts a live client: a session whose stream is open stays, however long since its last request', async () => {
+    const { sessions, open, closed, tick } = table(2);
+    let end: () => void = () => {};
+    sessions.track(open('live'), false, (done) => (end = done));
+    open('abandoned');
+    tick(10 * RECENT);
+    const first = await sessions.reserve();
+    if ('release' in first) first.release();
+    expect(closed).toEqual(['abandoned']);
+    sessions.track(open('other'), false, () => {});
+    tick(10 * RECENT);
+    expect(await sessions.reserve()).toEqual({ retryAfterMs: RECENT });
+    expect(closed).toEqual(['abandoned']);
+    // Its stream ended (the client went away): a minute later it may make room.
+    end();
+    tick(RECENT);
+    expect('release' in (await sessions.reserve())).toBe(true);
+    expect(closed).toEqual(['abandoned', 'live']);
+  });
+
   it('never lets initializes at once past the cap: each holds its slot until released', async () => {
     const { sessions, open, closed, tick } = table(3);
     for (const id of ['a', 'b', 'c']) open(id);
@@ -97,17 +152,23 @@ describe('SessionTable', () => {
     expect(again.filter((reservation) => 'release' in reservation)).toHaveLength(1);
   });
 
-  it('whatever clients do, no session with a call in flight or a request in the last minute is ever evicted', async () => {
+  it('whatever clients do, no session still initializing, with a call or a stream open, or a request in the last minute is ever evicted', async () => {
     type Op =
-      | { kind: 'open' }
-      | { kind: 'use' | 'call' | 'end'; at: number }
+      | { kind: 'open'; initialized: boolean }
+      | { kind: 'use' | 'call' | 'stream' | 'end' | 'initialized'; at: number }
       | { kind: 'tick'; ms: number }
       | { kind: 'reserve' };
     const op: fc.Arbitrary<Op> = fc.oneof(
-      { arbitrary: fc.constant({ kind: 'open' as const }), weight: 2 },
+      { arbitrary: fc.record({ kind: fc.constant('open' as const), initialized: fc.boolean() }), weight: 2 },
       {
         arbitrary: fc.record({
-          kind: fc.constantFrom('use' as const, 'call' as const, 'end' as const),
+          kind: fc.constantFrom(
+            'use' as const,
+            'call' as const,
+            'stream' as const,
+            'end' as const,
+            'initialized' as const,
+          ),
           at: fc.nat(20),
         }),
         weight: 1,
@@ -127,13 +188,14 @@ describe('SessionTable', () => {
           if (step.kind === 'open') {
             const id = `s${ids.length}`;
             ids.push(id);
-            open(id);
+            open(id, step.initialized);
           } else if (step.kind === 'tick') tick(step.ms);
           else if (step.kind === 'reserve') {
-            // What may not be evicted, as of now: in the table, with a call or a recent request.
+            // What may not be evicted, as of now: in the table, still initializing, with a call or a
+            // stream open, or a recent request.
             const kept = ids.filter((id) => {
               const entry = sessions.peek(id);
-              return entry !== undefined && (entry.calls > 0 || now() - entry.lastUsed < RECENT);
+              return entry !== undefined && (!entry.initialized || entry.open > 0 || now() - entry.lastUsed < RECENT);
             });
             const reservation = await sessions.reserve();
             if ('release' in reservation) reservation.release();
@@ -142,8 +204,9 @@ describe('SessionTable', () => {
             const id = ids[step.at % Math.max(1, ids.length)];
             const entry = id === undefined ? undefined : sessions.use(id);
             if (id === undefined || entry === undefined) continue;
-            if (step.kind === 'call')
-              sessions.track(entry, true, (done) => ends.set(id, [...(ends.get(id) ?? []), done]));
+            if (step.kind === 'call' || step.kind === 'stream')
+              sessions.track(entry, step.kind === 'call', (done) => ends.set(id, [...(ends.get(id) ?? []), done]));
+            if (step.kind === 'initialized') entry.initialized = true;
             if (step.kind === 'end') ends.get(id)?.shift()?.();
           }
         }

@@ -52,3 +52,42 @@ describe('structuredContent', () => {
     );
   });
 });
+
+describe('prepare_send', () => {
+  it('refuses a message whose text holds the key or the token, in any encoding: no approval, no preview, nothing sent', async () => {
+    const key = fx.sandbox.tenants['acme']?.keys.full as string;
+    const { call } = await fx.connect({ secrets: [key, TOKEN], allowSend: true });
+    const posts = fx.posts();
+    await fc.assert(
+      fc.asyncProperty(
+        fc.constantFrom(...Object.keys(ENCODINGS)),
+        fc.constantFrom(key, TOKEN),
+        fc.string({ maxLength: 12 }),
+        async (encoding, secret, around) => {
+          const encode = ENCODINGS[encoding] as (secret: string) => string;
+          const result = await call('prepare_send', {
+            sender_phone: '+15550001001',
+            to_phone: SANDBOX_PHONES.reads,
+            type: 'text',
+            content: `Your code: ${around} ${encode(secret)} ${around}`,
+          });
+          const shown = JSON.stringify(result);
+          expect(result.isError, `${encoding}: ${shown.slice(0, 300)}`).toBe(true);
+          expect(shown).toContain('holds a secret of this server');
+          expect(shown).not.toContain('tma_');
+          for (const form of decodings(shown)) expect(form.includes(key) || form.includes(TOKEN)).toBe(false);
+        },
+      ),
+      { numRuns: 40 },
+    );
+    expect(fx.posts()).toBe(posts);
+    // A message without one is prepared as before.
+    const fine = await call('prepare_send', {
+      sender_phone: '+15550001001',
+      to_phone: SANDBOX_PHONES.reads,
+      type: 'text',
+      content: 'Your order 1042 has shipped',
+    });
+    expect(fine.isError).toBeFalsy();
+  });
+});
