@@ -79,9 +79,11 @@ each as it was, with its reason added as a last column, ${REASON_COLUMN} (NDJSON
 failed rows and send that file (${REASON_COLUMN} is not read); reconcile the unknown ones first.
 Ctrl-C, SIGTERM or SIGHUP: the sends in flight finish and are recorded, nothing new starts, and
 the rows not attempted go to <file>.remaining.<ext> (send it to go on: no row is sent twice). A
-second signal ends at once, the sends in flight written as unknown. Each row sent and its log id
-go to <file>.sent.ndjson as they come; while an interrupted run's records are there, running the
-same file again is refused (--force sends it whole again); a complete run removes them.
+second signal ends at once, the sends in flight written as unknown, the rest as remaining, and
+the summary printed. Each row sent and its log id go to <file>.sent.ndjson as they come; while an
+interrupted run's records are there, running the same file again is refused, naming the file to
+send to go on (--force sends it whole again); a complete run removes them, and a complete run of
+a remaining file removes that file too.
 The summary goes to stderr; with --json, it is the one JSON document on stdout, with the log_ids
 of the rows sent; with --ndjson, each row sent is a line as it is sent, then the summary.
 

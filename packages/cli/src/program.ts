@@ -120,7 +120,7 @@ export function program(signal: AbortSignal, sandbox: (args: readonly string[]) 
     .option('--rate <n/s>', 'requests per second at most (e.g. 20/s or 600/min)')
     .option('--track [status]', 'then follow the sent messages until delivered (or read)')
     .option('--track-timeout <duration>', 'how long each sent message may take to get there', '10m')
-    .option('--force', 'send the file whole even though an interrupted run of it left rows sent (they go twice)')
+    .option('--force', 'send the file whole although an interrupted run of it left rows sent (they go twice)')
     .addHelpText('after', SEND_MANY_HELP)
     .action(withContext((flags: SendManyFlags, _cmd: Command, ctx: Context) => sendMany(flags, ctx)));
 

@@ -11,7 +11,7 @@ import { quote } from './secrets.js';
 
 const USAGE =
   'Usage: tenant-messaging sandbox [--port N] [--rate-limit N/s | N/min] [--sender-limit N] [--pair-interval MS]\n' +
-  '  --port           port on 127.0.0.1 (default: a free port)\n' +
+  '  --port           port on 127.0.0.1, 0 to 65535 in decimal digits (default: a free port)\n' +
   '  --rate-limit     requests per API key per second or minute before a 429 (default: off)\n' +
   '  --sender-limit   sends per second per sender number before a 429 (default: off)\n' +
   '  --pair-interval  ms between two sends of one sender number to one recipient, or a 429 (default: off)';

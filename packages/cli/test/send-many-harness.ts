@@ -4,7 +4,7 @@
  * many times the sandbox stored each row, and a folder for the files. Needs `npm run build`.
  */
 import type { ChildProcess } from 'node:child_process';
-import { existsSync } from 'node:fs';
+import { existsSync, readFileSync } from 'node:fs';
 import { mkdtemp, rm, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
@@ -97,4 +97,41 @@ export function storedByRow(sandbox: RunningSandbox): Map<number, number> {
     if (row !== undefined) counts.set(Number(row), (counts.get(Number(row)) ?? 0) + 1);
   }
   return counts;
+}
+
+/** How many sends reached the sandbox (accepted `POST /messages`, stored or refused by it). */
+export const posts = (sandbox: RunningSandbox) =>
+  sandbox.requestLog.acceptedAt({ tenant: 'acme', route: 'POST /messages' }).length;
+
+/** The row index of each line the sandbox stored, with its log id. */
+export function storedIds(sandbox: RunningSandbox): Map<number, number[]> {
+  const ids = new Map<number, number[]>();
+  for (const log of sandbox.messages('acme')) {
+    const row = /^Row (\d+), hello$/.exec(log.content ?? '')?.[1];
+    if (row !== undefined) ids.set(Number(row), [...(ids.get(Number(row)) ?? []), log.id]);
+  }
+  return ids;
+}
+
+/** The rows sent, by index, with their log ids, as a journal (`<file>.sent.ndjson`) lists them; its marks left out. */
+export function journalOf(path: string): Map<number, number[]> {
+  const sent = new Map<number, number[]>();
+  if (!existsSync(path)) return sent;
+  for (const line of readFileSync(path, 'utf8').split('\n').filter(Boolean)) {
+    const entry = JSON.parse(line) as { line?: number; id?: number };
+    if (entry.line === undefined || entry.id === undefined) continue;
+    // Row i of campaign() is on line i + 2 (after the header).
+    sent.set(entry.line - 2, [...(sent.get(entry.line - 2) ?? []), entry.id]);
+  }
+  return sent;
+}
+
+/** The rows (by index; -1 for one without a text) a CSV of rows written back holds. */
+export function rowsOf(path: string): number[] {
+  if (!existsSync(path)) return [];
+  return readFileSync(path, 'utf8')
+    .split('\n')
+    .slice(1)
+    .filter((line) => line.trim() !== '')
+    .map((line) => Number(/Row (\d+), hello/.exec(line)?.[1] ?? -1));
 }

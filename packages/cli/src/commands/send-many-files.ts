@@ -45,8 +45,9 @@ export async function checkWritable(path: string): Promise<void> {
 
 /**
  * Refuses, before any request, a file whose earlier run was interrupted (its journal of rows sent
- * is still there, or its remaining rows' file): sending it whole again would send those rows twice.
- * Says which file to send instead; `--force` sends it whole anyway.
+ * is still there, not marked complete, or its remaining rows' file): sending it whole again would
+ * send those rows twice. Says which file to send instead (the deepest of a chain: a remaining file
+ * whose own run was stopped left one too); `--force` sends it whole anyway.
  */
 export function checkNotInterrupted(file: RowFile, journal: SentJournal, force: boolean): void {
   const remaining = siblingPath(file.path, 'remaining');
@@ -55,26 +56,71 @@ export function checkNotInterrupted(file: RowFile, journal: SentJournal, force: 
     ...(existsSync(remaining) ? [remaining] : []),
   ];
   if (force || left.length === 0) return;
-  const goOn = existsSync(remaining)
-    ? `Send ${remaining} to go on (the rows the run did not attempt)`
-    : 'Look at the rows it sent before sending any again';
+  const next = toGoOn(file.path);
+  const goOn = next
+    ? `Send ${next} to go on (the rows not attempted yet)`
+    : 'Every row was attempted: look at the rows it sent before sending any again';
   throw new UsageError(
     `--file: an earlier run of ${file.path} was interrupted and left ${left.join(' and ')}: its rows sent are listed in ${journal.path}. ${goOn}; --force sends ${file.path} whole again (the rows already sent would go twice). Nothing was sent.`,
   );
 }
 
 /**
- * After a complete run: its journal, and a remaining rows' file an earlier interrupted run left.
- * When the file sent was itself an interrupted run's remaining rows (`campaign.remaining.csv`), the
- * campaign is complete too: that file, every row of it now sent, is removed (kept, it would invite
- * a second send), and the campaign's journal is marked complete, its log ids kept.
+ * The file that holds the rows an interrupted run of `path` did not attempt, following a chain of
+ * them; none when the last run of the chain was stopped with every row attempted.
+ */
+function toGoOn(path: string): string | undefined {
+  let next = siblingPath(path, 'remaining');
+  if (!existsSync(next)) return undefined;
+  for (let deeper = siblingPath(next, 'remaining'); existsSync(deeper); deeper = siblingPath(deeper, 'remaining')) {
+    next = deeper;
+  }
+  const its = new SentJournal(next);
+  return its.existsNow() && !its.isComplete() ? undefined : next;
+}
+
+/** The file `path` holds the remaining rows of (`a.remaining.csv` -> `a.csv`), if its name says so. */
+function campaignOf(path: string): string | undefined {
+  const parent = /^(.*)\.remaining(\.[^./]+)?$/.exec(path);
+  return parent ? `${parent[1]}${parent[2] ?? ''}` : undefined;
+}
+
+/**
+ * Before a run's first send: its records start empty. What an earlier run left (a journal marked
+ * complete, or, with `--force`, an interrupted run's journal and remaining file) is not this run's:
+ * kept, this run's rows would mix with it, and the remaining file would name rows this run sent.
+ */
+export function freshRecords(file: RowFile, journal: SentJournal): void {
+  journal.remove();
+  // Down a chain too: a remaining file's own run left one (`a.remaining.remaining.csv`).
+  for (let next = siblingPath(file.path, 'remaining'); existsSync(next); next = siblingPath(next, 'remaining')) {
+    rmSync(next, { force: true });
+  }
+}
+
+/**
+ * After a complete run, once its summary was said: its journal, and a remaining rows' file an
+ * earlier run left. When the file sent was itself an interrupted run's remaining rows
+ * (`campaign.remaining.csv`), that campaign is complete too: the file, every row of it attempted,
+ * is removed (kept, it would invite a second send) and the campaign's journal marked complete, its
+ * log ids kept; and so on up a chain (`campaign.remaining.remaining.csv`).
  */
 export function removeStale(file: RowFile, journal: SentJournal, sent: number): void {
   journal.remove();
   rmSync(siblingPath(file.path, 'remaining'), { force: true });
-  const parent = /^(.*)\.remaining(\.[^./]+)?$/.exec(file.path);
-  if (!parent) return;
-  const campaign = `${parent[1]}${parent[2] ?? ''}`;
-  new SentJournal(campaign).complete(file.path, sent);
-  rmSync(file.path, { force: true });
+  completeChain(file.path, sent);
+}
+
+/**
+ * Every row of `path` was attempted (a complete run, or one stopped with nothing left): if it is an
+ * interrupted run's remaining rows, that run's campaign is complete, and so on up the chain.
+ */
+export function completeChain(path: string, sent: number): void {
+  for (let done = path, up = campaignOf(done); up !== undefined; done = up, up = campaignOf(up)) {
+    const campaign = new SentJournal(up);
+    // Neither the campaign's file nor its journal: a name of the user's, not a run's remaining rows.
+    if ((!existsSync(up) && !campaign.existsNow()) || campaign.isComplete()) return;
+    campaign.complete(done, sent);
+    rmSync(done, { force: true });
+  }
 }

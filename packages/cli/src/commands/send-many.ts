@@ -1,16 +1,24 @@
 import type { SendMessageParams } from 'tenant-messaging';
 import { batchExitCode, EXIT, SentThenError } from '../exit-codes.js';
 import { holdHeap } from '../heap.js';
-import { signalLabel, stopOf } from '../interrupt.js';
+import { stopOf } from '../interrupt.js';
 import { progressLine } from '../progress.js';
 import { ROW_FIELDS } from '../row-fields.js';
 import { type QueuedRow, RowOutcomes } from '../row-outcomes.js';
-import { lastLineOf, tailAfter } from '../row-tail.js';
+import { lastLineOf } from '../row-tail.js';
 import { rowText } from '../row-text.js';
-import { openRows, type RowFile, readRows } from '../rows.js';
+import { openRows, readRows } from '../rows.js';
 import { SentJournal } from '../sent-journal.js';
 import type { Context } from './messages.js';
-import { checkNotInterrupted, checkWritable, removeStale, rowSinks } from './send-many-files.js';
+import { stoppedBeforeSending, writeOnExit } from './send-many-exit.js';
+import {
+  checkNotInterrupted,
+  checkWritable,
+  completeChain,
+  freshRecords,
+  removeStale,
+  rowSinks,
+} from './send-many-files.js';
 import { type SendManyFlags, sendManySettings } from './send-many-flags.js';
 import { checkRow, reasonOf } from './send-many-row-check.js';
 import { printSummary, type SendManySummary, secondsSince } from './send-many-summary.js';
@@ -34,13 +42,13 @@ export async function sendMany(flags: SendManyFlags, { client, out, signal }: Co
   // Rows of an interrupted run of this file were sent: never again behind the caller's back.
   const journal = new SentJournal(flags.file);
   checkNotInterrupted(file, journal, flags.force === true);
-  // A forced run starts its own journal: the earlier run's rows are not this run's.
-  if (flags.force === true) journal.remove();
   holdHeap();
   if (file.ignored.length > 0) {
     out.note(`Columns not read: ${file.ignored.join(', ')} (send-many reads ${ROW_FIELDS.join(', ')}).`);
   }
   if (signal.aborted) return stoppedBeforeSending(file, signal, started, out);
+  // This run's records start empty: an earlier journal (complete, or --force) and remaining file are not its.
+  freshRecords(file, journal);
 
   const sender = rate === undefined ? client : client.withOptions({ rateLimit: { requestsPerSecond: rate } });
   const sinks = rowSinks(file);
@@ -81,12 +89,44 @@ export async function sendMany(flags: SendManyFlags, { client, out, signal }: Co
     readThrough = lastLineOf(row, file.format);
     return outcomes.add(row);
   };
-  // A second stop signal ends the process at once (exit 128 + n): what it holds is written first.
+  const sentIds: number[] = [];
+  let tracked: Awaited<ReturnType<typeof track>> | undefined;
+  /** Every row attempted (none remains), stopped or not. */
+  let attempted = false;
+  /** And not stopped: nothing of this run or an earlier one is left to resume. */
+  const done = () => attempted && !signal.aborted;
+  /** What the run did so far: its summary at the end, or when the process must end at once. */
+  const summaryNow = (): SendManySummary => ({
+    rows: file.rows,
+    sent: counts.sent,
+    failed: counts.failed,
+    unknown: counts.unknown,
+    // Ending at once, the file's tail is copied to the remaining file uncounted: every row not otherwise settled.
+    remaining: atOnce ? file.rows - counts.sent - counts.failed - counts.unknown : counts.remaining,
+    interrupted: signal.aborted,
+    ...(signal.aborted ? { signal: stopOf(signal).signal } : {}),
+    ...(tracked ? { tracked } : {}),
+    seconds: secondsSince(started),
+    log_ids: sentIds,
+    files: {
+      ...Object.fromEntries(
+        Object.entries(sinks)
+          .filter(([, sink]) => sink.rows > 0)
+          .map(([kind, sink]) => [kind, sink.path]),
+      ),
+      // The rows sent and their log ids, kept while the run is not complete.
+      ...(done() || journal.rows === 0 ? {} : { sent: journal.path }),
+    },
+  });
+  // A second stop signal ends the process at once (exit 128 + n), whenever it comes before the
+  // summary: what the run holds is written first (unless it was), then the summary so far.
   let recorded = false;
+  let atOnce = false;
   const atExit = () => {
-    if (recorded) return;
+    atOnce = !recorded;
+    if (!recorded) writeOnExit(file, { outcomes, handed, sinks, journal, readThrough });
     recorded = true;
-    writeOnExit(file, { outcomes, handed, sinks, journal, readThrough });
+    printSummary(summaryNow(), out);
   };
   process.once('exit', atExit);
   // One reader of the file at a time: sendMany may give up on a read in progress when it stops,
@@ -123,7 +163,6 @@ export async function sendMany(flags: SendManyFlags, { client, out, signal }: Co
   let failure: { error: unknown } | undefined;
   /** What failed once the sends had ended (writing the rows' files, the tracking): the summary still comes first. */
   let afterwards: { error: unknown } | undefined;
-  const sentIds: number[] = [];
   try {
     try {
       for await (const result of sender.messages.sendMany(source(), { concurrency, signal })) {
@@ -163,12 +202,10 @@ export async function sendMany(flags: SendManyFlags, { client, out, signal }: Co
     const closed = await Promise.allSettled(Object.values(sinks).map((sink) => sink.close()));
     for (const close of closed) if (close.status === 'rejected') afterwards ??= { error: close.reason };
     recorded = true;
-    process.off('exit', atExit);
   }
-  // Complete: nothing of this run or an earlier one is left to resume.
-  const complete = !signal.aborted && !failure && sinks.remaining.rows === 0;
-  if (complete) removeStale(file, journal, sentIds.length);
-  let tracked: Awaited<ReturnType<typeof track>> | undefined;
+  // The records are removed only once the summary was said, and not after a stop (one while
+  // --track follows: a rerun would send every row again).
+  attempted = !failure && sinks.remaining.rows === 0;
   if (until !== undefined && !signal.aborted && !failure && !afterwards && sentIds.length > 0) {
     try {
       tracked = await track(sender, sentIds, until, trackTimeout, out, signal);
@@ -177,29 +214,12 @@ export async function sendMany(flags: SendManyFlags, { client, out, signal }: Co
       afterwards = { error };
     }
   }
-  const stop = signal.aborted ? stopOf(signal) : undefined;
-  const summary: SendManySummary = {
-    rows: file.rows,
-    sent: counts.sent,
-    failed: counts.failed,
-    unknown: counts.unknown,
-    remaining: counts.remaining,
-    interrupted: stop !== undefined,
-    ...(stop ? { signal: stop.signal } : {}),
-    ...(tracked ? { tracked } : {}),
-    seconds: secondsSince(started),
-    log_ids: sentIds,
-    files: {
-      ...Object.fromEntries(
-        Object.entries(sinks)
-          .filter(([, sink]) => sink.rows > 0)
-          .map(([kind, sink]) => [kind, sink.path]),
-      ),
-      // The rows sent and their log ids, kept while the run is not complete.
-      ...(complete || journal.rows === 0 ? {} : { sent: journal.path }),
-    },
-  };
+  const summary = summaryNow();
   printSummary(summary, out);
+  process.off('exit', atExit);
+  if (done()) removeStale(file, journal, sentIds.length);
+  else if (attempted) completeChain(file.path, sentIds.length); // stopped with nothing left: its journal stays
+  const stop = signal.aborted ? stopOf(signal) : undefined;
   // The documented order (2, 128 + n, 3, 1, 5, 0) holds when something also failed: a stop, rows
   // unknown or refused say more than "sent", which is what an error after rows were sent adds.
   const code = batchExitCode({
@@ -221,88 +241,3 @@ export async function sendMany(flags: SendManyFlags, { client, out, signal }: Co
   }
   return code;
 }
-
-/** A stop signal came before the first row was sent: nothing was, and the input itself is what remains. */
-function stoppedBeforeSending(file: RowFile, signal: AbortSignal, started: number, out: Context['out']): number {
-  const stop = stopOf(signal);
-  const text = `Interrupted (${signalLabel(stop.signal)}) before any row was sent: nothing was sent. Send ${file.path} again to go on.`;
-  printSummary(
-    {
-      rows: file.rows,
-      sent: 0,
-      failed: 0,
-      unknown: 0,
-      remaining: file.rows,
-      interrupted: true,
-      signal: stop.signal,
-      seconds: secondsSince(started),
-      log_ids: [],
-      files: { remaining: file.path },
-    },
-    out,
-    text,
-  );
-  return stop.exitCode;
-}
-
-/** What a run holds when the process must end at once. */
-interface Held {
-  readonly outcomes: RowOutcomes;
-  readonly handed: ReadonlyMap<number, QueuedRow>;
-  readonly sinks: ReturnType<typeof rowSinks>;
-  readonly journal: SentJournal;
-  readonly readThrough: number;
-}
-
-/**
- * The records of a run the process ends at once (a second stop signal), written synchronously from
- * its `exit` handler: the sends in flight as unknown (they may have been sent), the rows read but
- * not handed over and the file's tail as remaining, the sent rows already in the journal; then one
- * line on stderr that says where each went.
- */
-function writeOnExit(file: RowFile, held: Held): void {
-  const { outcomes, handed, sinks, journal } = held;
-  const inFlight = new Set(handed.values());
-  for (const queued of outcomes.unsettled()) {
-    if (inFlight.has(queued)) outcomes.settle(queued, 'unknown', STOPPED_IN_FLIGHT);
-    else outcomes.settle(queued, 'remaining');
-  }
-  // First what only this process knows (the sends in flight, the rows read): each sink on its own.
-  void outcomes.flush(); // synchronous: the sinks write as they are given rows
-  for (const sink of Object.values(sinks)) {
-    try {
-      sink.flushSync();
-    } catch (error) {
-      process.stderr.write(`send-many: could not write ${sink.path} before stopping: ${String(error)}\n`);
-    }
-  }
-  // Then the rows not read yet, from the file (gone, unreadable or too large: said, with where to resume).
-  let tailLost = false;
-  try {
-    const tail = tailAfter(file, held.readThrough);
-    if (/\S/.test(tail)) {
-      sinks.remaining.write(tail.endsWith('\n') || tail.endsWith('\r') ? tail : `${tail}${file.eol}`);
-      sinks.remaining.flushSync();
-    }
-  } catch (error) {
-    tailLost = true;
-    process.stderr.write(
-      `send-many: could not copy the rows after line ${held.readThrough} of ${file.path} (${String(error)}): they were not attempted; ${sinks.remaining.path} lacks them.\n`,
-    );
-  }
-  const where = [
-    journal.rows > 0 ? `${journal.rows} sent (their log ids: ${journal.path})` : 'none sent',
-    sinks.unknown.rows > 0 ? `may have been sent: ${sinks.unknown.path}` : undefined,
-    sinks.remaining.rows > 0 ? `not attempted: ${sinks.remaining.path}` : undefined,
-  ].filter(Boolean);
-  const next =
-    sinks.remaining.rows > 0 && !tailLost
-      ? ` Send ${sinks.remaining.path} to go on.`
-      : tailLost
-        ? ` The rows after line ${held.readThrough} of ${file.path} were not attempted.`
-        : '';
-  process.stderr.write(`Stopped at once: ${where.join('; ')}.${next}\n`);
-}
-
-const STOPPED_IN_FLIGHT =
-  'stopped at once (a second stop signal) while it was being sent: it may have been sent; look for it with list before sending it again';
