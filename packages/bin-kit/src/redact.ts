@@ -168,7 +168,8 @@ function addText(forms: Set<string>, bytes: Buffer): void {
  * `value` with every secret of `secrets` redacted from every string it holds, object keys
  * included, at any depth: one function for everything a bin outputs as data (an MCP tool's
  * `structuredContent` as well as its text). Numbers, booleans and null are kept; a value that
- * is not plain data (a function, a class instance) becomes its redacted `String()`.
+ * is not an object (a function, a symbol, a bigint) becomes its redacted `String()`; an object
+ * is walked by its own enumerable keys (a `Date` or a `Map` reads as `{}`: results are JSON).
  *
  * @example
  * ```ts
