@@ -65,7 +65,7 @@ export interface Ran {
 export async function run(
   sandbox: RunningSandbox,
   args: string[],
-  signalWhen?: { signal: NodeJS.Signals; when: (child: ChildProcess) => boolean; pollMs?: number },
+  signalWhen?: { signal: NodeJS.Signals; when: (child: ChildProcess, stderr: string) => boolean; pollMs?: number },
 ): Promise<Ran> {
   const tenant = sandbox.tenants['acme'] as (typeof sandbox.tenants)[string];
   const env = { TENANT_MESSAGING_BASE_URL: tenant.baseUrl, TENANT_MESSAGING_API_KEY: tenant.keys.full, NO_COLOR: '1' };
@@ -73,7 +73,7 @@ export async function run(
   const watch =
     signalWhen &&
     setInterval(() => {
-      if (!signalWhen.when(running.child)) return;
+      if (!signalWhen.when(running.child, running.stderr())) return;
       clearInterval(watch);
       running.child.kill(signalWhen.signal);
     }, signalWhen.pollMs ?? 20);

@@ -8,46 +8,13 @@
 import { existsSync } from 'node:fs';
 import { type RunningSandbox, startSandbox } from 'tenant-messaging/sandbox';
 import { describe, expect, it } from 'vitest';
-import { spawnBin } from '../../bin-kit/test/bin-process.js';
-import {
-  bin,
-  campaign,
-  FROM,
-  journalOf,
-  posts,
-  rowsOf,
-  run,
-  type Summary,
-  storedIds,
-  tempFolder,
-  tenants,
-} from './send-many-harness.js';
+import { campaign, FROM, journalOf, posts, rowsOf, run, storedIds, tempFolder, tenants } from './send-many-harness.js';
 
 const dir = tempFolder();
 
-/** The bin run to its end, `signal` sent once `when` holds (polled). */
-async function stopWhen(
-  sandbox: RunningSandbox,
-  args: string[],
-  signal: NodeJS.Signals,
-  when: (stderr: string) => boolean,
-) {
-  const tenant = sandbox.tenants['acme'] as RunningSandbox['tenants'][string];
-  const running = spawnBin(bin, args, {
-    TENANT_MESSAGING_BASE_URL: tenant.baseUrl,
-    TENANT_MESSAGING_API_KEY: tenant.keys.full,
-    NO_COLOR: '1',
-  });
-  let sent = false;
-  const watch = setInterval(() => {
-    if (sent || !when(running.stderr())) return;
-    sent = true;
-    running.child.kill(signal);
-  }, 5);
-  const code = await running.exit;
-  clearInterval(watch);
-  return { code, sent, stderr: running.stderr(), summary: JSON.parse(running.stdout() || 'null') as Summary | null };
-}
+/** The bin run to its end, `signal` sent once `when` holds (polled every 5 ms). */
+const stopWhen = (sandbox: RunningSandbox, args: string[], signal: NodeJS.Signals, when: (stderr: string) => boolean) =>
+  run(sandbox, args, { signal, when: (_, stderr) => when(stderr), pollMs: 5 });
 
 describe('send-many run again', () => {
   it('stopped while --track follows the rows sent: the journal stays, and a rerun of the file is refused with no request', async () => {

@@ -14,7 +14,7 @@ import {
   type QueueConnection,
 } from 'tenant-messaging/bullmq';
 import { startSandbox } from 'tenant-messaging/sandbox';
-import { expect } from 'vitest';
+import { expect, it } from 'vitest';
 import { seededRandom } from '../../../src/sandbox/random.js';
 import { uniqueName } from '../../helpers/redis.js';
 import { storedCounts, text, until } from '../fixture.js';
@@ -146,4 +146,27 @@ export async function runFreeze(store: Freezable, c: FreezeCase): Promise<Freeze
     await queue.close();
     await sandbox.close();
   }
+}
+
+/**
+ * The runs of a datastore's file, each drawing its moment from one of `seeds`: 1/s with locks the
+ * freeze outlasts, 20/s with such locks twice, and 1/s and 20/s with BullMQ's default lock.
+ */
+export function itFreezes(store: () => Promise<Freezable>, seeds: readonly [number, number, number, number, number]) {
+  const [slow, fast, fastAgain, slowDefault, fastDefault] = seeds;
+  const cases: readonly FreezeCase[] = [
+    { requestsPerSecond: 1, lockDuration: 1_500, messages: 6, seed: slow },
+    { requestsPerSecond: 20, lockDuration: 1_000, messages: 60, seed: fast },
+    { requestsPerSecond: 20, lockDuration: 1_000, messages: 60, seed: fastAgain },
+    { requestsPerSecond: 1, lockDuration: undefined, messages: 6, seed: slowDefault },
+    { requestsPerSecond: 20, lockDuration: undefined, messages: 60, seed: fastDefault },
+  ];
+  it.each(cases)(
+    'at $requestsPerSecond/s, lock $lockDuration ms (seed $seed): none sent twice, one final status each',
+    async (c) => {
+      const result = await runFreeze(await store(), c);
+      expect(result.posts).toBeGreaterThan(0);
+    },
+    120_000,
+  );
 }
