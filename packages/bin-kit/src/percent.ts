@@ -1,33 +1,50 @@
 /**
  * Percent-encoding undone for the redaction (redact.ts): once, layer by layer (`%25%34%31` is
- * `%41`, then `A`), and each escape straight to its innermost byte however many times it was
- * encoded again (`%252525...41` is `A`: an encoder turns `%` into `%25` each time), so a secret
- * percent-encoded any number of times is found, in one pass, wherever it starts.
+ * `%41`, then `A`), and many layers at once however many times it was encoded again
+ * (`%252525...41`: an encoder turns `%` into `%25` each time), so a secret percent-encoded any
+ * number of times is found, in one pass a depth, wherever it starts. A secret's own `%` is one
+ * layer deeper than the characters encoded with it (`%00` in a secret encoded d times is `%`,
+ * d times `25`, `00`; a space is `%`, d - 1 times `25`, `20`): each depth the text shows is tried.
  */
 
 /**
  * How many times a percent-encoding is undone in a row, at most: each undoing shortens the text.
- * Repeated encoding as encoders make it (`%` becoming `%25` each time) is undone whole in one
- * pass whatever its depth (NESTED); the layers count what only layer by layer undoes (`%25%34%31`).
+ * Repeated encoding as encoders make it (`%` becoming `%25` each time) is undone in one step a
+ * depth (DEPTHS); the layers count what only layer by layer undoes (`%25%34%31`).
  */
 const PERCENT_LAYERS = 16;
+
+/** How many depths of nested escapes are tried, at most: a text encoded n times shows two or three. */
+const DEPTHS = 24;
 
 /** A run of `%XX` escapes (ONCE), or of escapes each encoded again any number of times (NESTED: `%` `25`... `XX`). */
 const ONCE = /(?:%[0-9A-Fa-f]{2})+/y;
 const NESTED = /(?:%(?:25)*[0-9A-Fa-f]{2})+/y;
 
-/** The bytes a run of escapes stands for: each escape's last two hex digits (`%252541` is 0x41). */
-const bytesOf = (run: string) =>
-  Buffer.from(
-    run
-      .split('%')
-      .slice(1)
-      .map((sequence) => sequence.slice(-2))
-      .join(''),
-    'hex',
-  );
+/**
+ * What a run of escapes reads as once `layers` layers are undone: an escape encoded `layers`
+ * times or more keeps the rest of its `25`s (`%252541` less one layer is `%2541`); the others
+ * are their innermost byte, consecutive bytes decoded as UTF-8 together.
+ */
+function undoRun(run: string, layers: number): string {
+  let text = '';
+  let bytes = '';
+  const flush = () => {
+    text += Buffer.from(bytes, 'hex').toString('utf8');
+    bytes = '';
+  };
+  for (const sequence of run.split('%').slice(1)) {
+    const nesting = (sequence.length - 2) / 2;
+    if (nesting >= layers) {
+      flush();
+      text += `%${'25'.repeat(nesting - layers)}${sequence.slice(-2)}`;
+    } else bytes += sequence.slice(-2);
+  }
+  flush();
+  return text;
+}
 
-/** One layer of percent-decoding, each decoded character remembering the span of `text` it came from. */
+/** One step of percent-decoding, each decoded character remembering the span of `text` it came from. */
 interface Layer {
   readonly decoded: string;
   readonly from: readonly number[];
@@ -35,18 +52,19 @@ interface Layer {
 }
 
 /**
- * `text` percent-decoded once (`plus`: a `+` as written is a space; `nested`: each escape to its
- * innermost byte, however many times it was encoded); a run of escapes decodes as one.
+ * `text` percent-decoded one layer (`layers` 1), or `layers` layers at once from every escape
+ * encoded again (`%` `25`... `XX`); `plus`: a `+` as written is a space. A run of escapes
+ * decodes as one.
  */
-function decodeLayer(text: string, plus: boolean, nested: boolean): Layer {
+function decodeLayer(text: string, plus: boolean, layers: number): Layer {
   let decoded = '';
   const from: number[] = [];
   const to: number[] = [];
-  const escapes = new RegExp(nested ? NESTED : ONCE);
+  const escapes = new RegExp(layers > 1 ? NESTED : ONCE);
   for (let at = 0; at < text.length; ) {
     escapes.lastIndex = at;
     const run = escapes.exec(text)?.[0];
-    const piece = run ? bytesOf(run).toString('utf8') : (text[at] as string);
+    const piece = run ? undoRun(run, layers) : (text[at] as string);
     const end = at + (run?.length ?? 1);
     // Only a `+` as written is a space: `%2B` is a plus sign.
     decoded += plus && run === undefined && piece === '+' ? ' ' : piece;
@@ -60,8 +78,35 @@ function decodeLayer(text: string, plus: boolean, nested: boolean): Layer {
 }
 
 /**
+ * The numbers of layers worth undoing at once in `text`: for each depth of nesting its escapes
+ * show (`%2525XX` is 2), that depth and one more (the characters encoded with a secret's own `%`
+ * are one layer shallower), and up to `below` fewer (a secret's own `%2541` adds its `25` to the
+ * depth the encoder gave it). Empty when nothing was encoded twice.
+ */
+function depthsOf(text: string, below = 0): number[] {
+  const depths = new Set<number>();
+  for (const [, nested] of text.matchAll(/%((?:25)+)[0-9A-Fa-f]{2}/g)) {
+    const nesting = (nested as string).length / 2;
+    for (let layers = nesting - below; layers <= nesting + 1; layers++) if (layers > 1) depths.add(layers);
+    if (depths.size >= DEPTHS) break;
+  }
+  return [...depths];
+}
+
+/** How many `25`s the deepest escape written in one of `secrets` holds (`%2541` 1, `%41` 0); -1 for none. */
+function ownNesting(secrets: readonly string[]): number {
+  let deepest = -1;
+  for (const secret of secrets) {
+    for (const [, nested] of secret.matchAll(/%((?:25)*)[0-9A-Fa-f]{2}/g)) {
+      deepest = Math.max(deepest, (nested as string).length / 2);
+    }
+  }
+  return deepest;
+}
+
+/**
  * The spans of `text` (UTF-16 indexes, end excluded) that percent-decode (`plus`: with `+` as a
- * space), once, layer upon layer or nested any depth, to one of `secrets`.
+ * space), once, layer upon layer or many layers at once, to one of `secrets`.
  *
  * @example
  * ```ts
@@ -69,14 +114,17 @@ function decodeLayer(text: string, plus: boolean, nested: boolean): Layer {
  * ```
  */
 export function percentSpans(text: string, secrets: readonly string[], plus: boolean): [number, number][] {
-  const spans = spansOf(text, secrets, plus, false);
-  // Without an escaped `%`, nothing was encoded twice: undoing nested escapes would find the same.
-  if (text.includes('%25')) spans.push(...spansOf(text, secrets, plus, true));
+  const spans = spansOf(text, secrets, plus, 1);
+  // A secret's own escape reads one `25` deeper than its nesting (`%41` encoded d times shows d).
+  for (const layers of depthsOf(text, ownNesting(secrets) + 1)) spans.push(...spansOf(text, secrets, plus, layers));
   return spans;
 }
 
-/** The spans of `text` that decode (layer by layer, each as decodeLayer undoes one) to a secret. */
-function spansOf(text: string, secrets: readonly string[], plus: boolean, nested: boolean): [number, number][] {
+/**
+ * The spans of `text` that decode to a secret: `first` layers undone at once, then layer by layer
+ * (each as decodeLayer undoes one).
+ */
+function spansOf(text: string, secrets: readonly string[], plus: boolean, first: number): [number, number][] {
   const spans: [number, number][] = [];
   let layer: Layer = {
     decoded: text,
@@ -85,7 +133,7 @@ function spansOf(text: string, secrets: readonly string[], plus: boolean, nested
     to: Array.from({ length: text.length }, (_, i) => i + 1),
   };
   for (let depth = 0; depth < PERCENT_LAYERS; depth++) {
-    const next = decodeLayer(layer.decoded, plus, nested);
+    const next = decodeLayer(layer.decoded, plus, depth === 0 ? first : 1);
     if (next.decoded === layer.decoded) break;
     // Back to spans of `text`: each character of this layer came from a span of the one before.
     const previous = layer;
@@ -106,7 +154,7 @@ function spansOf(text: string, secrets: readonly string[], plus: boolean, nested
 
 /**
  * What `text` reads as once percent-decoded: once (with and without `+` as a space), and undone
- * until nothing changes, layer by layer and nested.
+ * until nothing changes, layer by layer and from each depth of nesting it shows.
  *
  * @example
  * ```ts
@@ -114,12 +162,12 @@ function spansOf(text: string, secrets: readonly string[], plus: boolean, nested
  * ```
  */
 export function percentForms(text: string): string[] {
-  const forms = [percentDecoded(text), percentDecoded(text.replaceAll('+', ' '))];
+  const forms = [percentDecoded(text, 1), percentDecoded(text.replaceAll('+', ' '), 1)];
   // Encoded again and again (a URL built from a URL): undone until nothing changes.
-  for (const nested of text.includes('%25') ? [false, true] : [false]) {
-    let layers = text;
-    for (let i = 0; i < PERCENT_LAYERS && layers.includes('%'); i++) {
-      const next = percentDecoded(layers, nested);
+  for (const first of [1, ...depthsOf(text)]) {
+    let layers = percentDecoded(text, first);
+    for (let i = 1; i < PERCENT_LAYERS && layers.includes('%'); i++) {
+      const next = percentDecoded(layers, 1);
       if (next === layers) break;
       layers = next;
     }
@@ -128,10 +176,7 @@ export function percentForms(text: string): string[] {
   return forms;
 }
 
-/**
- * `%XX` sequences as the UTF-8 bytes they stand for (`nested`: each escape's innermost byte,
- * `%2541` as `A`); a stray `%` is kept. Never throws.
- */
-function percentDecoded(text: string, nested = false): string {
-  return text.replace(new RegExp(nested ? NESTED : ONCE, 'g'), (run) => bytesOf(run).toString('utf8'));
+/** `text` with `layers` layers of percent-encoding undone (decodeLayer's); a stray `%` is kept. Never throws. */
+function percentDecoded(text: string, layers: number): string {
+  return text.replace(new RegExp(layers > 1 ? NESTED : ONCE, 'g'), (run) => undoRun(run, layers));
 }

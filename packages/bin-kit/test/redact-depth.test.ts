@@ -56,6 +56,30 @@ describe('redactSecrets, percent-encoding repeated', () => {
     );
   });
 
+  it('redacts a secret that holds escapes of its own, encoded any number of times', () => {
+    // A secret's own `%` is one layer deeper than the characters encoded with it: undoing every
+    // escape to its innermost byte went past it (`tmk_%00` encoded 50 times was logged whole).
+    fc.assert(
+      fc.property(
+        token('tmk_'),
+        fc.array(fc.constantFrom('%00', '%41', '%2541', '%25', '%', '%%', ' ', '+'), { minLength: 1, maxLength: 3 }),
+        fc.integer({ min: 1, max: 200 }),
+        fc.constantFrom(...Object.keys(CASES)),
+        (token, escapes, times, escapeCase) => {
+          // Between two code points of the token, past its prefix.
+          const points = Array.from(token);
+          const at = 4 + (points.length % 5);
+          const secret = `${points.slice(0, at).join('')}${escapes.join('')}${points.slice(at).join('')}`;
+          const line = `GET /mcp/${(CASES[escapeCase] as (e: string) => string)(encodedTimes(secret, times))} HTTP/1.1`;
+          const shown = redactSecrets(line, [secret]);
+          expect(shown).toContain(REDACTED);
+          for (const found of decodings(shown)) expect(found, `x${times}: ${shown}`).not.toContain(secret);
+        },
+      ),
+      { numRuns: 150 },
+    );
+  });
+
   it('keeps a deeply encoded text that holds no secret as it was', () => {
     fc.assert(
       fc.property(
