@@ -162,7 +162,7 @@ export const QUICK = Object.freeze({
 });
 
 /**
- * `--smoke`, for the test that keeps the bench from rotting (test/bench-smoke.test.ts): the least
+ * `--smoke`, for the test that keeps the bench from rotting (bench/smoke.test.ts): the least
  * that runs every section and writes every figure. Its figures mean nothing.
  */
 export const SMOKE = Object.freeze({

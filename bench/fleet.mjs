@@ -14,9 +14,9 @@ import { forkChild } from './ipc.mjs';
 import { round } from './stats.mjs';
 import { startWorkers, stopWorkers } from './workers.mjs';
 
-// Shared with the fleet test (test/bullmq/fleet/fleet-run.ts): the same sandbox process (and the
+// Shared with the fleet test (test/integration/bullmq/fleet/fleet-run.ts): the same sandbox process (and the
 // same worker, bench/workers.mjs).
-const SANDBOX = new URL('../test/bullmq/fleet-sandbox.mjs', import.meta.url);
+const SANDBOX = new URL('../test/integration/bullmq/fleet-sandbox.mjs', import.meta.url);
 const SENDER = '+15550001001';
 const TO = '+15557654321';
 

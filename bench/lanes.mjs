@@ -15,7 +15,7 @@
  * reach their lanes in queue order and answers are instant (lanesQueueOrderMs, a simulation), and
  * `queueOrderShare = queueOrderMs / actualMs`: what is left once the lanes' FIFO order is paid.
  *
- * Runs: the BullMQ fleet on Redis (test/bullmq/crash-worker.mjs processes, lanes in the datastore)
+ * Runs: the BullMQ fleet on Redis (test/integration/bullmq/crash-worker.mjs processes, lanes in the datastore)
  * at each worker count, and one process's `client.messages.sendMany` for comparison. The key-wide
  * limit does not bind: off at the sandbox and in the one-process client; the workers need one for
  * their lanes (crash-worker.mjs) and get `keyWideRps` (1,000/s), far above the 12 x 5/s the

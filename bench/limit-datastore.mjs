@@ -22,7 +22,7 @@ import { exclude } from './round-trips.mjs';
  * @typedef {{ topLevel: number, nested: number, byStatement: Record<string, number> }} PostgresCounts
  * @typedef {object} Datastore
  * @property {'redis' | 'postgres'} kind
- * @property {Record<string, string>} env what the workers are told (test/bullmq/crash-worker.mjs)
+ * @property {Record<string, string>} env what the workers are told (test/integration/bullmq/crash-worker.mjs)
  * @property {object} connection the producer's `connection`
  * @property {() => Promise<unknown>} reset the server's counters to zero
  * @property {() => Promise<{ redis?: RedisCounts, postgres?: PostgresCounts }>} read the server's counters

@@ -1,10 +1,10 @@
 /**
- * The fleet's worker processes for the bench (sections 10 and 14): test/bullmq/crash-worker.mjs,
+ * The fleet's worker processes for the bench (sections 10 and 14): test/integration/bullmq/crash-worker.mjs,
  * the same worker the fleet tests start, ready when each says so, stopped with SIGTERM.
  */
 import { fork } from 'node:child_process';
 
-const WORKER = new URL('../test/bullmq/crash-worker.mjs', import.meta.url);
+const WORKER = new URL('../test/integration/bullmq/crash-worker.mjs', import.meta.url);
 
 /**
  * `count` worker processes with `env`, ready when each says so; if one fails to start, the ones

@@ -10,7 +10,7 @@
 //   <!-- /options -->
 //
 // `--json` writes nothing and prints `{ files: { path: content }, gaps: [...] }`: what the files
-// must hold, and the options without a summary or a `@default` (test/api-reference.test.ts).
+// must hold, and the options without a summary or a `@default` (test/integration/api-reference.test.ts).
 // Without it, the files are written, and the gaps printed with exit code 1.
 //
 // What costs the time is TypeScript reading the program. TypeDoc needs only our own sources here

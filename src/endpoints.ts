@@ -4,7 +4,7 @@ export const API_PREFIX = '/api/v1';
 /**
  * Every endpoint of the specification, in one table. The executor reads a row to build each
  * call (method, path template, label), the sandbox must have a route for each name, and
- * test/endpoints.test.ts must have a case for each name: add a row, and the compiler lists what
+ * test/integration/endpoints.test.ts must have a case for each name: add a row, and the compiler lists what
  * else is missing (README, "Adding an endpoint").
  *
  * A path parameter is written `{name}` and is an id (an integer >= 1); `ids` says, for each, which

@@ -1,6 +1,6 @@
 /**
  * The parts of an OpenAPI 3.1 document this generator writes: only as much typing as keeps the
- * generator honest (the validator in test/openapi.test.ts checks the document itself).
+ * generator honest (the validator in test/integration/openapi.test.ts checks the document itself).
  */
 
 /** A JSON Schema 2020-12 object, as `z.toJSONSchema` emits it. */

@@ -148,7 +148,7 @@ const isPhone = (value: unknown): boolean =>
  * non-empty `content`, a non-blank `to_phone`, exactly one of a non-blank `sender_phone` and an
  * integer `sender_number_id` >= 1, no NUL or lone surrogate in any of those strings, no `media`,
  * and no other key. Anything else (false) goes through Zod, which gives the verdict and the
- * issues. test/core/send-schema-fast-path.test.ts checks over arbitrary inputs that it never accepts
+ * issues. test/unit/core/send-schema-fast-path.test.ts checks over arbitrary inputs that it never accepts
  * what Zod rejects, and that Zod returns the same value.
  */
 export function isPlainTextSend(value: unknown): boolean {

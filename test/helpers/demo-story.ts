@@ -19,7 +19,7 @@ const HEADINGS = [
  * Asserts that `stdout` is the whole demo story as told without credentials, against the sandbox
  * the demo starts itself: every numbered step, the wait until read, and the deliberate error of
  * the sandbox's key without `usage.read`. One assertion for `npm run demo` from a clone
- * (test/examples.test.ts) and `tenant-messaging demo` from a packed install (test/package.test.ts).
+ * (test/integration/examples.test.ts) and `tenant-messaging demo` from a packed install (test/integration/package.test.ts).
  */
 export function expectSandboxStory(stdout: string): void {
   expect(stdout).toMatch(/^tenant-messaging demo against the local sandbox at http:\/\/127\.0\.0\.1:\d+$/m);

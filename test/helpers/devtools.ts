@@ -1,6 +1,6 @@
 /**
  * A DevTools protocol client for headless Chromium over `--remote-debugging-pipe` (no port to
- * discover, no WebSocket), and a tab that loads a page and reads what it drew: test/docs-site.test.ts.
+ * discover, no WebSocket), and a tab that loads a page and reads what it drew: test/integration/docs-site.test.ts.
  */
 import type { Readable, Writable } from 'node:stream';
 

@@ -1,5 +1,5 @@
 /**
- * What the type matrix (test/consumer-types.test.ts) compiles: each public entry, the optional
+ * What the type matrix (test/integration/consumer-types.test.ts) compiles: each public entry, the optional
  * peers it needs itself, and code that uses it as a user's would.
  */
 

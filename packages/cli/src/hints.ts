@@ -121,7 +121,7 @@ const FIELDS: Readonly<Record<string, Readonly<Record<string, Name>>>> = {
 
 /**
  * Sentences of the SDK's messages that speak to code, as the command line says them. Matched
- * exactly: test/messages-shell-hints.test.ts builds each of these errors from the SDK and fails
+ * exactly: test/integration/messages-shell-hints.test.ts builds each of these errors from the SDK and fails
  * when a code word gets through (the SDK reworded a sentence).
  */
 const PHRASES: readonly (readonly [sdk: string, cli: (where: Where) => string])[] = [

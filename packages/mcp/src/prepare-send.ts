@@ -33,7 +33,7 @@ export interface SendDeps {
 
 /**
  * The words `messages.send` starts its ValidationError with: a refused preparation reads as a
- * refused send would (test/mcp-send.test.ts compares the two).
+ * refused send would (test/integration/mcp-send.test.ts compares the two).
  */
 export const SEND_PARAMS = 'Invalid send parameters';
 

@@ -2,7 +2,7 @@
  * The Zod schemas that check each tool's arguments, with this package's own zod/mini
  * (`prepare_send` is checked by the SDK's `validateSendParams` instead, in prepare-send.ts). What
  * `tools/list` shows of them is in tool-schemas.ts, from the SDK's OpenAPI document;
- * test/mcp.test.ts checks that the two agree.
+ * test/integration/mcp.test.ts checks that the two agree.
  */
 import type { Issue } from 'tenant-messaging';
 import * as z from 'zod/mini';

@@ -3,7 +3,7 @@
  * document (`tenant-messaging/openapi.json`, a public entry), which the SDK's build derives from
  * its own Zod schemas: the MessageLog, the text send, the log id and the lookup's parameters are
  * never written twice, and never copied from the SDK's inside. Only this server's own arguments (a
- * page, a timeout, an approval) and results (the preview) are written here; test/mcp.test.ts
+ * page, a timeout, an approval) and results (the preview) are written here; test/integration/mcp.test.ts
  * checks each input against `z.toJSONSchema` of the Zod schema that checks it (schemas.ts).
  */
 import { readFile } from 'node:fs/promises';

@@ -4,7 +4,7 @@
  * update log, the guard that refuses a datastore that can lose sends and reports one that did. Each
  * datastore has an adapter (redis/, postgres/): the Lua and the SQL live in files of their own, and
  * postgres/schema.sql is every table the SDK needs there, created by `migrate()`. One conformance
- * suite (test/bullmq/store/conformance.test.ts) holds both adapters to the same promises, as
+ * suite (test/integration/bullmq/store/conformance.test.ts) holds both adapters to the same promises, as
  * BullMQ's adapter-conformance suite does for its own backends.
  */
 import type { Queue, RedisClient } from 'bullmq';

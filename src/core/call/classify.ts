@@ -27,7 +27,7 @@ export interface FailureContext {
 
 /**
  * Turns whatever a transport threw into the typed error the caller gets. A pure function of the
- * error and the call: no I/O, no clock, so each case has an exact test (test/core/classify.test.ts).
+ * error and the call: no I/O, no clock, so each case has an exact test (test/unit/core/classify.test.ts).
  *
  * - the caller aborted: the signal's reason, as given;
  * - the deadline passed: `APITimeoutError`;

@@ -1,0 +1,300 @@
+/**
+ * WebhookRelay with 1,000 endpoints, on a real Redis and real receivers on loopback (one HTTP
+ * server, a path per endpoint, each endpoint with its own secret, every request verified with the
+ * reference `standardwebhooks` package):
+ *
+ * - the client connections Redis sees (CLIENT LIST) are the same for a relay of 10 endpoints and
+ *   one of 1,000: a small constant, not 3 per endpoint as with a queue per endpoint;
+ * - every event reaches every one of the 870 healthy endpoints, one webhook-id per event (a second
+ *   copy only as the retry of an attempt answered too late, recorded on the delivery's one job),
+ *   while 130 others stall (each attempt held to `timeout`), each update's fan-out starting with
+ *   more stalled attempts than the relay's pool has places: healthy deliveries of every update
+ *   arrive while more stalled attempts are still open than the pool has young places (a stalled
+ *   attempt holds a young place for PARK_AFTER_MS, then only its own endpoint's share; held for
+ *   its whole `timeout`, none could);
+ * - close() with attempts to stalled endpoints in flight waits for them to end, and no longer
+ *   than its own bounds.
+ *
+ * Counts and order, not delivery times: it holds beside any load, so it runs in the suite. close()
+ * when the datastore is gone or the process is out of descriptors is close.test.ts. The figures
+ * (connections, memory, delivery times) are printed for the README.
+ */
+import { createHash } from 'node:crypto';
+import { Redis } from 'ioredis';
+import { Webhook } from 'standardwebhooks';
+import { MessagingQueue, MessagingWorker, WebhookRelay, type WebhookRelayOptions } from 'tenant-messaging/bullmq';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { CLOSE_MS } from '../../../../src/bullmq/webhooks/close.js';
+import { ATTEMPTS_AT_ONCE } from '../../../../src/bullmq/webhooks/deliveries.js';
+import { retainedHeap } from '../../../helpers/heap.js';
+import { uniqueName } from '../../../helpers/redis.js';
+import { startServer, type TestServer } from '../../../helpers/server.js';
+import { type Fixture, fastWorker, finishedJob, runs, startFixture, text } from '../fixture.js';
+
+const ENDPOINTS = 1_000;
+/**
+ * Endpoints that never answer: the first 130, so that each update's fan-out starts with more
+ * stalled attempts than the relay's pool has young places (128). Were a stalled attempt to keep its
+ * place for its whole `timeout`, every fan-out would stop the healthy deliveries for TIMEOUT; it
+ * keeps it PARK_AFTER_MS (1 s), then only its own endpoint's share.
+ */
+const STALLED = 130;
+/** Two updates: the second fans out while the first one's stalled attempts are still parked. */
+const MESSAGES = 2;
+/**
+ * Each attempt's limit, well over PARK_AFTER_MS: a stalled attempt is parked long before it ends.
+ * close() waits for the attempts in flight, so it also sets what close() takes.
+ */
+const TIMEOUT = 3_000;
+/**
+ * What close() may take at most, from its own bounds: the attempts in flight (TIMEOUT), 2 s to
+ * record their ends (RECORD_MS), then a second (CLOSE_MS) for each of five closes. A hang
+ * detector, not a measure: each part is a timer of the relay's, which a busy machine does not lengthen.
+ */
+const CLOSE_BOUND = TIMEOUT + 2_000 + 5 * CLOSE_MS;
+
+/**
+ * How long the burst may take to reach every healthy endpoint: a hang detector, not a measure (the
+ * run prints how long it took), with room for a loaded machine.
+ */
+const DELIVERY_WAIT = 90_000;
+
+const secretOf = (i: number) => `whsec_${createHash('sha256').update(`endpoint ${i}`).digest('base64')}`;
+const isStalled = (i: number) => i < STALLED;
+const pathOf = (i: number) => (isStalled(i) ? `/stall/${i}` : `/ok/${i}`);
+const verifiers = new Map(Array.from({ length: ENDPOINTS }, (_, i) => [pathOf(i), new Webhook(secretOf(i))]));
+
+let f: Fixture;
+let server: TestServer;
+/** Accepted requests of the current phase (its business ids' prefix): path → webhook-id → count. */
+const accepted = new Map<string, Map<string, number>>();
+let phase = 'small-';
+/** ms from an event's update to its arrival, for every accepted request. */
+const latencies: number[] = [];
+/** When each accepted request arrived (ms since 1970). */
+const arrivals: number[] = [];
+let refused = 0;
+let stalledRequests = 0;
+/** When each stalled request open now arrived: the relay's timeout ends it. */
+const stalledOpen = new Map<object, number>();
+/**
+ * Healthy deliveries of each event that arrived while at least ATTEMPTS_AT_ONCE stalled requests
+ * were open: had a stalled attempt kept its young place until its timeout, those would have held
+ * every young place of the pool, and no healthy attempt could have been in flight.
+ */
+const pastStalled = new Map<string, number>();
+let open = 0;
+let peakOpen = 0;
+
+/** An endpoint's key as the relay names it in the datastore: a hash of its URL. */
+const endpointKeyOf = (i: number) =>
+  createHash('sha256')
+    .update(`${server.url}${pathOf(i)}`)
+    .digest('hex')
+    .slice(0, 16);
+const endpointsOf = (from: number, count: number, base: string) =>
+  Array.from({ length: count }, (_, i) => ({ url: `${base}${pathOf(from + i)}`, secret: secretOf(from + i) }));
+
+const mb = (bytes: number) => `${(bytes / 1_048_576).toFixed(1)} MB`;
+
+const heap = retainedHeap;
+
+const until = async (check: () => boolean, timeoutMs: number, what: () => string) => {
+  const deadline = Date.now() + timeoutMs;
+  while (!check()) {
+    if (Date.now() > deadline) throw new Error(`timed out waiting for ${what()}`);
+    await new Promise((resolve) => setTimeout(resolve, 20));
+  }
+};
+
+/** Client connections a Redis has (the one asking included). */
+async function connections(port: number): Promise<number> {
+  const admin = new Redis({ host: '127.0.0.1', port, lazyConnect: true });
+  try {
+    await admin.connect();
+    return String(await admin.call('CLIENT', 'LIST'))
+      .trim()
+      .split('\n').length;
+  } finally {
+    admin.disconnect();
+  }
+}
+
+beforeAll(async () => {
+  if (!runs) return;
+  f = await startFixture();
+  server = await startServer((req, res) => {
+    open++;
+    peakOpen = Math.max(peakOpen, open);
+    const verifier = verifiers.get(req.url);
+    const body = req.body.toString();
+    try {
+      verifier?.verify(body, req.headers as Record<string, string>);
+    } catch {
+      refused++;
+      open--;
+      return void res.writeHead(400).end();
+    }
+    if (!verifier) refused++;
+    if (req.url.startsWith('/stall/')) {
+      stalledRequests++;
+      stalledOpen.set(res, Date.now());
+      res.on('close', () => {
+        open--; // never answered: the relay's timeout ends it
+        stalledOpen.delete(res);
+      });
+      return;
+    }
+    const id = req.headers['webhook-id'] as string;
+    const event = JSON.parse(body) as { timestamp: string; data: { id: string } };
+    open--;
+    res.writeHead(204).end();
+    if (!event.data.id.startsWith(phase)) return;
+    const ids = accepted.get(req.url) ?? new Map<string, number>();
+    ids.set(id, (ids.get(id) ?? 0) + 1);
+    accepted.set(req.url, ids);
+    if (stalledOpen.size >= ATTEMPTS_AT_ONCE) pastStalled.set(event.data.id, (pastStalled.get(event.data.id) ?? 0) + 1);
+    latencies.push(Date.now() - Date.parse(event.timestamp));
+    arrivals.push(Date.now());
+  });
+}, 30_000);
+afterAll(async () => {
+  await server?.close();
+  await f?.close();
+});
+
+describe.runIf(runs)('WebhookRelay with 1,000 endpoints on Redis', () => {
+  it(
+    'holds the same few connections for 10 endpoints and for 1,000, delivers every event to each of the 870 healthy endpoints while 130 stall, and closes within seconds',
+    async () => {
+      const name = uniqueName('scale');
+      const queue = new MessagingQueue({ connection: f.connection, name });
+      const worker = new MessagingWorker(fastWorker(f, name, { concurrency: 4 }));
+      const options = (from: number, count: number): WebhookRelayOptions => ({
+        connection: f.connection,
+        name,
+        endpoints: endpointsOf(from, count, server.url),
+        timeout: TIMEOUT,
+      });
+      try {
+        // Every connection of the queue and the worker open, and its update published before the relays start.
+        await queue.send(text(0), { id: 'warm-up' });
+        await finishedJob(f.raw(name), 'warm-up');
+        const baseline = await connections(f.redis.port);
+
+        const heapBeforeTen = heap();
+        const small = new WebhookRelay(options(STALLED, 10));
+        await small.ready();
+        const withTen = (await connections(f.redis.port)) - baseline;
+        const heapTen = heap() - heapBeforeTen;
+        await queue.send(text(0), { id: 'small-0' });
+        await until(
+          () =>
+            Array.from({ length: 10 }, (_, i) => pathOf(STALLED + i)).every((path) => accepted.get(path)?.size === 1),
+          20_000,
+          () => 'the event at the 10 endpoints',
+        );
+        await small.close();
+        accepted.clear();
+        latencies.length = 0;
+        arrivals.length = 0;
+        phase = 'scale-';
+
+        const heapBefore = heap();
+        const relay = new WebhookRelay(options(0, ENDPOINTS));
+        await relay.ready();
+        const withThousand = (await connections(f.redis.port)) - baseline;
+        const heapIdle = heap() - heapBefore;
+
+        const socketsBefore = server.sockets;
+        const started = Date.now();
+        let busiest = withThousand;
+        const ids = Array.from({ length: MESSAGES }, (_, i) => `scale-${i}`);
+        await queue.sendMany(ids.map((id, i) => ({ params: text(i), id })));
+        const healthy = Array.from({ length: ENDPOINTS }, (_, i) => i).filter((i) => !isStalled(i));
+        const complete = () => healthy.every((i) => (accepted.get(pathOf(i))?.size ?? 0) >= MESSAGES);
+        const sampling = (async () => {
+          while (!complete() && Date.now() - started < DELIVERY_WAIT) {
+            busiest = Math.max(busiest, (await connections(f.redis.port)) - baseline);
+            await new Promise((resolve) => setTimeout(resolve, 100));
+          }
+        })();
+        await until(
+          complete,
+          DELIVERY_WAIT,
+          () => `every healthy endpoint's ${MESSAGES} events (${latencies.length} arrived)`,
+        );
+        const deliveredIn = Date.now() - started;
+        await sampling;
+        const heapEnd = heap() - heapBefore;
+
+        // close() with attempts to stalled endpoints in flight (their retries come all along).
+        await until(
+          () => stalledOpen.size > 0,
+          DELIVERY_WAIT,
+          () => 'a stalled attempt in flight',
+        );
+        const inFlight = [...stalledOpen.values()];
+        const closing = Date.now();
+        await relay.close();
+        const closedAt = Date.now();
+        const closedIn = closedAt - closing;
+        const stillOpen = stalledOpen.size;
+        // When the last attempt in flight would have ended by its own timeout.
+        const lastDeadline = Math.max(...inFlight) + TIMEOUT;
+
+        latencies.sort((a, b) => a - b);
+        // The longest time without any healthy delivery arriving, from the first to the last one.
+        arrivals.sort((a, b) => a - b);
+        const longestGap = arrivals.reduce((gap, at, i) => Math.max(gap, at - (arrivals[i - 1] ?? at)), 0);
+        // A second copy is a retry: an attempt that got no answer within TIMEOUT (the machine being
+        // busy), recorded as failed on the delivery's one job. Never a second job for the same id.
+        const rawDeliveries = f.raw(`${name}.webhook-deliveries`);
+        let duplicates = 0;
+        for (const i of healthy) {
+          for (const [id, copies] of accepted.get(pathOf(i)) ?? []) {
+            if (copies === 1) continue;
+            duplicates += copies - 1;
+            const job = await rawDeliveries.getJob(`${id}@${endpointKeyOf(i)}`);
+            expect(job?.attemptsMade, `${pathOf(i)} ${id}`).toBeGreaterThanOrEqual(copies - 1);
+            expect(job?.failedReason).toMatch(/no answer within/);
+          }
+        }
+        await rawDeliveries.close();
+        const at = (q: number) => latencies[Math.min(latencies.length - 1, Math.floor(q * latencies.length))] as number;
+        console.log(
+          [
+            `webhook scale: datastore connections of a relay: ${withTen} with 10 endpoints, ${withThousand} with ${ENDPOINTS} (at most ${busiest} while delivering)`,
+            `  heap of a relay, ready and idle (after gc): +${mb(heapTen)} with 10 endpoints, +${mb(heapIdle)} with ${ENDPOINTS}; +${mb(heapEnd)} once the burst was delivered (the receiver's side included)`,
+            `  ${latencies.length} deliveries to ${healthy.length} healthy endpoints (${STALLED} stalled, timeout ${TIMEOUT} ms) in ${deliveredIn} ms after the send; from update to arrival p50 ${at(0.5)} ms, p99 ${at(0.99)} ms, max ${latencies.at(-1)} ms; longest time without a healthy delivery arriving: ${longestGap} ms`,
+            `  ${duplicates} retried after a late answer; receiver: ${server.sockets - socketsBefore} connections opened, ${peakOpen} requests open at once at most, ${stalledRequests} requests to stalled endpoints`,
+            `  healthy deliveries that arrived while ${ATTEMPTS_AT_ONCE}+ stalled attempts were open: ${ids.map((id) => pastStalled.get(id) ?? 0).join(', ')} (by event)`,
+            `  close() with ${inFlight.length} attempts to stalled endpoints in flight: ${Math.round(closedIn)} ms, ${closedAt - lastDeadline} ms after the last one's own deadline; ${stillOpen} still open after`,
+          ].join('\n'),
+        );
+
+        // O(1) in the number of endpoints: the same connections for 10 and 1,000 (a queue per
+        // endpoint opened 3 each: 30 and 3,000).
+        expect(withThousand).toBe(withTen);
+        expect(busiest).toBeLessThanOrEqual(withTen);
+        expect(withTen).toBeLessThanOrEqual(6);
+        // Every event at every healthy endpoint, each request verified under the endpoint's own secret.
+        expect(refused).toBe(0);
+        for (const i of healthy) expect(accepted.get(pathOf(i))?.size, pathOf(i)).toBe(MESSAGES);
+        // Every stalled endpoint was tried, and a fan-out filled the pool with stalled attempts, yet
+        // healthy deliveries arrived while they all still ran (not asked of each: on a busy machine
+        // healthy retries share the pool, and a fan-out's stalled attempts may never hold it whole).
+        expect(stalledRequests).toBeGreaterThanOrEqual(STALLED * MESSAGES);
+        expect(Math.max(...ids.map((id) => pastStalled.get(id) ?? 0))).toBeGreaterThan(0);
+        // close() waited for the attempts in flight (none left open), within its own bounds.
+        expect(inFlight.length).toBeGreaterThan(0);
+        expect(stillOpen).toBe(0);
+        expect(closedIn).toBeLessThan(CLOSE_BOUND);
+      } finally {
+        await worker.close();
+        await queue.close();
+      }
+    },
+    DELIVERY_WAIT + 30_000,
+  );
+});
