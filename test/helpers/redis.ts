@@ -47,6 +47,11 @@ async function ping(port: number): Promise<boolean> {
   });
 }
 
+/** Whether a Redis on `port` (loopback) answers PING now: a test waits on it to see a server down or back. */
+export function answersPing(port: number): Promise<boolean> {
+  return ping(port);
+}
+
 /** How a test's Redis keeps its data. */
 export interface RedisSettings {
   /**

@@ -4,26 +4,25 @@
  * (lock-lost-run.ts). At 1/s and 20/s, with short locks that the freeze outlasts and with
  * BullMQ's default, at seeded moments.
  */
-import { afterAll, beforeAll, describe } from 'vitest';
+import { afterAll, describe } from 'vitest';
 import { postgresAvailable, startPostgresWithBullmq, type TestPostgres } from '../../../helpers/postgres.js';
 import { itFreezes } from './lock-lost-run.js';
 
 const available = postgresAvailable();
-let db: TestPostgres;
-beforeAll(async () => {
-  if (available) db = await startPostgresWithBullmq();
-}, 60_000);
+const servers: TestPostgres[] = [];
 afterAll(async () => {
-  await db?.stop();
+  await Promise.all(servers.map((server) => server.stop()));
 });
 
 describe.runIf(available)('a PostgreSQL frozen while sends wait at the fleet gate', () => {
-  itFreezes(
-    async () => ({
+  // A cluster per run: the runs go at once, and a freeze stops every connection to its server.
+  itFreezes(async () => {
+    const db = await startPostgresWithBullmq();
+    servers.push(db);
+    return {
       connection: { postgres: { connectionString: db.url, max: 4 } },
       pause: () => db.pause(),
       resume: () => db.resume(),
-    }),
-    [0x48_14, 0x48_12, 0x48_16, 0x48_15, 0x48_13],
-  );
+    };
+  }, [0x48_14, 0x48_12, 0x48_16, 0x48_15, 0x48_13]);
 });

@@ -10,10 +10,11 @@ import { itFreezes } from './lock-lost-run.js';
 const available = redisAvailable();
 const servers: TestRedis[] = [];
 afterAll(async () => {
-  for (const server of servers) await server.stop();
+  await Promise.all(servers.map((server) => server.stop()));
 });
 
 describe.runIf(available)('a Redis frozen while sends wait at the fleet gate', () => {
+  // A server per run: the runs go at once, and a freeze stops the whole server.
   itFreezes(async () => {
     const server = await startRedis();
     servers.push(server);

@@ -1,9 +1,10 @@
 /**
  * The fleet while its datastore freezes (SIGSTOP) with sends waiting at the fleet gate: a job whose
  * lock expires meanwhile is taken by another worker, and the first must then write nothing and
- * never POST. Each case's freeze starts and lasts for times drawn from its seed; the invariants
- * are counts: no message stored twice, every message ends with one final status (its update at
- * least once, as every update is), and one reported `sent` is stored.
+ * never POST. Each case's freeze starts once a number of sends drawn from its seed are stored and
+ * the others are held by the workers (waiting at the gate), and lasts a time drawn from its seed;
+ * the invariants are counts: no message stored twice, every message ends with one final status
+ * (its update at least once, as every update is), and one reported `sent` is stored.
  */
 import { MessagingClient } from 'tenant-messaging';
 import {
@@ -29,7 +30,7 @@ export interface Freezable {
 /** One run: the fleet's limit, its workers' lock, and the seed of the freeze's moment and length. */
 export interface FreezeCase {
   readonly requestsPerSecond: number;
-  /** BullMQ's lockDuration; undefined: its default (30 s), which a 5 s freeze does not outlast. */
+  /** BullMQ's lockDuration; undefined: its default (30 s), which the freeze does not outlast. */
   readonly lockDuration: number | undefined;
   readonly messages: number;
   readonly seed: number;
@@ -37,7 +38,9 @@ export interface FreezeCase {
 
 /** What a run saw, for the table in the commit and the failure message. */
 export interface FreezeResult {
-  readonly freezeAtMs: number;
+  /** Sends stored when the freeze began, and jobs the workers held then (waiting at the gate, or POSTing). */
+  readonly storedAtFreeze: number;
+  readonly activeAtFreeze: number;
   readonly freezeMs: number;
   readonly posts: number;
   readonly twice: number;
@@ -49,13 +52,18 @@ export interface FreezeResult {
 const FINAL: readonly MessagingUpdate['status'][] = ['sent', 'failed', 'unknown'];
 const WORKERS = 3;
 const SLOTS = 4;
+/** How often the stalled-job check runs under a short lock: each worker's is due at least once in the freeze. */
+const STALLED_INTERVAL = 500;
 
 /** Runs `c` on `store`: sends through 3 workers of 4 slots, freezes the store once, checks the invariants. */
 export async function runFreeze(store: Freezable, c: FreezeCase): Promise<FreezeResult> {
   const random = seededRandom(c.seed);
-  // Within the first second of sending (sends wait at the gate by then), for 1 to 5 s.
-  const freezeAtMs = Math.floor(random() * 1_000);
-  const freezeMs = 1_000 + Math.floor(random() * 4_000);
+  // Once 1 to a third of the sends are stored (the others then wait at the gate).
+  const freezeAfter = 1 + Math.floor(random() * Math.max(1, Math.floor(c.messages / 3)));
+  // Under a short lock: past the lock and a stalled check, so every lock held at its start expires
+  // and the check that hands the job to another worker is due; under BullMQ's default, 1 to 2 s.
+  const freezeMs =
+    (c.lockDuration === undefined ? 1_000 : c.lockDuration + STALLED_INTERVAL) + Math.floor(random() * 1_000);
   const sandbox = await startSandbox();
   const { baseUrl, keys } = sandbox.tenants.acme;
   const client = new MessagingClient({ baseUrl, apiKey: keys.full, timeout: 2_000 });
@@ -78,7 +86,7 @@ export async function runFreeze(store: Freezable, c: FreezeCase): Promise<Freeze
     concurrency: SLOTS,
     rateLimit: { requestsPerSecond: c.requestsPerSecond },
     logger,
-    ...(c.lockDuration === undefined ? {} : { lockDuration: c.lockDuration, stalledInterval: 1_000 }),
+    ...(c.lockDuration === undefined ? {} : { lockDuration: c.lockDuration, stalledInterval: STALLED_INTERVAL }),
   };
   const workers = Array.from({ length: WORKERS }, () => new MessagingWorker(options));
   const finals = new Map<string, MessagingUpdate['status'][]>();
@@ -90,18 +98,29 @@ export async function runFreeze(store: Freezable, c: FreezeCase): Promise<Freeze
   reading.catch(() => undefined);
   const contents = Array.from({ length: c.messages }, (_, i) => `${name} ${i}`);
   const ids = contents.map((_, i) => `f-${i}`);
-  const what = () => `seed ${c.seed}, freeze at ${freezeAtMs} ms for ${freezeMs} ms`;
+  let storedAtFreeze = 0;
+  let activeAtFreeze = 0;
+  const what = () =>
+    `seed ${c.seed}, freeze after ${freezeAfter} stored (${storedAtFreeze} stored, ${activeAtFreeze} held) for ${freezeMs} ms`;
   try {
     await Promise.all(workers.map((w) => w.ready()));
     await queue.sendMany(contents.map((content, i) => ({ params: { ...text(i), content }, id: ids[i] as string })));
+    // The moment: `freezeAfter` stored, and every send left held by a worker (as many as it has slots).
     await until(
-      () => sandbox.messages('acme').length > 0,
-      20_000,
-      () => `the first send (${what()})`,
+      async () => {
+        activeAtFreeze = (await queue.counts()).active;
+        storedAtFreeze = sandbox.messages('acme').length;
+        if (storedAtFreeze >= c.messages) throw new Error(`every send was made before the freeze (${what()})`);
+        return (
+          storedAtFreeze >= freezeAfter && activeAtFreeze >= Math.min(WORKERS * SLOTS, c.messages - storedAtFreeze)
+        );
+      },
+      60_000,
+      () => `${freezeAfter} sends stored, the others held by the workers (${what()})`,
     );
-    await new Promise((resolve) => setTimeout(resolve, freezeAtMs));
     store.pause();
     try {
+      // The freeze's length is the behaviour (a lock outlasted, or not): it must pass in full.
       await new Promise((resolve) => setTimeout(resolve, freezeMs));
     } finally {
       store.resume();
@@ -115,7 +134,8 @@ export async function runFreeze(store: Freezable, c: FreezeCase): Promise<Freeze
     await Promise.all(workers.map((w) => w.close()));
     const counts = storedCounts(sandbox, contents);
     const result: FreezeResult = {
-      freezeAtMs,
+      storedAtFreeze,
+      activeAtFreeze,
       freezeMs,
       posts: counts.reduce((sum, n) => sum + n, 0),
       twice: counts.filter((n) => n > 1).length,
@@ -150,7 +170,8 @@ export async function runFreeze(store: Freezable, c: FreezeCase): Promise<Freeze
 
 /**
  * The runs of a datastore's file, each drawing its moment from one of `seeds`: 1/s with locks the
- * freeze outlasts, 20/s with such locks twice, and 1/s and 20/s with BullMQ's default lock.
+ * freeze outlasts, 20/s with such locks twice, and 1/s and 20/s with BullMQ's default lock. They
+ * run at once, so `store` must give each run a datastore of its own (a freeze is the whole server's).
  */
 export function itFreezes(store: () => Promise<Freezable>, seeds: readonly [number, number, number, number, number]) {
   const [slow, fast, fastAgain, slowDefault, fastDefault] = seeds;
@@ -161,7 +182,7 @@ export function itFreezes(store: () => Promise<Freezable>, seeds: readonly [numb
     { requestsPerSecond: 1, lockDuration: undefined, messages: 6, seed: slowDefault },
     { requestsPerSecond: 20, lockDuration: undefined, messages: 60, seed: fastDefault },
   ];
-  it.each(cases)(
+  it.concurrent.each(cases)(
     'at $requestsPerSecond/s, lock $lockDuration ms (seed $seed): none sent twice, one final status each',
     async (c) => {
       const result = await runFreeze(await store(), c);

@@ -10,7 +10,7 @@ import { MessagingClient } from 'tenant-messaging';
 import { MessagingQueue, MessagingWorker, WebhookRelay } from 'tenant-messaging/bullmq';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { uniqueName } from '../../../helpers/redis.js';
-import { text } from '../fixture.js';
+import { text, until } from '../fixture.js';
 
 /** One protocol message: a type byte, its length, its body. */
 function message(type: string, body: Buffer): Buffer {
@@ -94,15 +94,22 @@ describe('every PostgreSQL connection ended as it becomes ready', () => {
     });
     await expect(worker.ready()).rejects.toThrow(/not queryable|terminat/);
     const before = connections;
+    // It keeps trying.
+    await until(
+      () => connections > before,
+      30_000,
+      () => 'a connection after the failed start',
+    );
+    // The window is the behaviour (a pace: connections per time; a busy machine only lowers the
+    // count). Without the pace, BullMQ's worker opened thousands of connections a second here.
+    const counting = connections;
     await new Promise((resolve) => setTimeout(resolve, 2_000));
-    // Without the pace, BullMQ's worker opened thousands of connections a second here.
-    expect(connections - before).toBeLessThan(40);
+    expect(connections - counting).toBeLessThan(40);
     // Logged once per kind of error (a count follows when its 10 s window ends), not once per retry.
     expect(errors.length).toBeGreaterThan(0);
     expect(errors.length).toBeLessThan(6);
-    const closing = Date.now();
+    // It closes (a paced retry waits 2 s at most): the test's timeout is the bound.
     await worker.close();
-    expect(Date.now() - closing).toBeLessThan(5_000);
   });
 
   it('a webhook relay on that database closes', async () => {
@@ -112,8 +119,11 @@ describe('every PostgreSQL connection ended as it becomes ready', () => {
       endpoints: [{ url: 'http://127.0.0.1:9/hook', secret: 'whsec_dGVzdHNlY3JldHRlc3RzZWNyZXQ=' }],
     });
     const before = connections;
-    await new Promise((resolve) => setTimeout(resolve, 1_000));
-    expect(connections).toBeGreaterThan(before);
+    await until(
+      () => connections > before,
+      30_000,
+      () => 'the relay connecting',
+    );
     await relay.close();
   });
 });

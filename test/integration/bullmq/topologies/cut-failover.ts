@@ -37,11 +37,11 @@ export interface CutTopology {
   lacking(ids: readonly string[]): Promise<string[]>;
 }
 
-/** Pace of the sends, ms between two. */
+/** Pace of the sends, ms between two (a load shape, and the pause before a failed call is made again). */
 const PACE_MS = 20;
-/** Sends before the cut. */
+/** Sends before the cut, from the first acknowledged: the producer reads its replica's acknowledgements about once a second. */
 const WARM_MS = 1_500;
-/** From the cut to the kill, as the issue had it. */
+/** From the cut to the kill, as the issue had it: the sends acknowledged meanwhile are the ones at stake. */
 const CUT_TO_KILL_MS = 1_500;
 
 export async function sendsAcrossCutFailover(queue: MessagingQueue, topology: CutTopology): Promise<CutRun> {
@@ -88,12 +88,19 @@ export async function sendsAcrossCutFailover(queue: MessagingQueue, topology: Cu
       await pause();
     }
   })();
-  // Long enough for the producer to read the replica's acknowledgements at least once (it looks
-  // about once a second): it then knows the replica it must not forget.
+  await until(
+    () => acknowledged.length > 0 || unexpected.length > 0,
+    30_000,
+    () => `a first send acknowledged (${failedCalls} calls failed)`,
+  );
+  // The time is the behaviour: long enough for the producer to read the replica's
+  // acknowledgements at least once (it looks about once a second, a timer of its own that
+  // nothing outside shows): it then knows the replica it must not forget.
   await new Promise((resolve) => setTimeout(resolve, WARM_MS));
   // Sends acknowledged from here on may have been written after the link died.
   const cutBefore = acknowledged.length;
   const resume = await topology.cut();
+  // The time is the behaviour: sends go on this long with the link cut, as in the issue.
   await new Promise((resolve) => setTimeout(resolve, CUT_TO_KILL_MS));
   const failoverMs = await topology.failover(resume);
   stopped = true;
@@ -105,7 +112,7 @@ export async function sendsAcrossCutFailover(queue: MessagingQueue, topology: Cu
       await queue.counts().catch(hear);
       return dropped.every((id) => reported.has(id));
     },
-    8_000,
+    30_000,
     () => 'every dropped send reported',
   ).catch(() => undefined); // what stayed silent is counted, and the test fails on it
   reader.abort();
@@ -125,7 +132,7 @@ export async function sendsAcrossCutFailover(queue: MessagingQueue, topology: Cu
   };
 }
 
-/** One line of figures for the run. */
+/** One line of figures for the run: for the message of an assertion that fails. */
 export function describeRun(label: string, run: CutRun): string {
   return `${label}: acknowledged ${run.acknowledged} (${run.afterCut} after the link was cut), dropped ${run.dropped.length} (${run.droppedAfterCut} acknowledged after the cut), reported ${run.reported}, silent ${run.silent.length}${run.silent.length > 0 ? ` (${run.silent.join(',')})` : ''}, falsely reported ${run.falselyReported.length}; ${run.failedCalls} calls failed during the failover; promoted ${run.failoverMs} ms after the kill`;
 }

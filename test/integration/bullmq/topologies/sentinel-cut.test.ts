@@ -39,10 +39,10 @@ describe.runIf(available)('a Sentinel failover to a replica whose link was cut',
             return ids.filter((_, i) => !held[i]);
           },
         });
-        console.log(describeRun(`sentinel, link cut 1.5 s before the kill, run ${run}`, result));
-        expect(result.dropped.length, 'the failover dropped acknowledged sends').toBeGreaterThan(0);
-        expect(result.silent, 'dropped and never reported').toEqual([]);
-        expect(result.falselyReported, 'reported but held by the new primary').toEqual([]);
+        const figures = describeRun(`sentinel, link cut 1.5 s before the kill, run ${run}`, result);
+        expect(result.dropped.length, `the failover dropped acknowledged sends (${figures})`).toBeGreaterThan(0);
+        expect(result.silent, `dropped and never reported (${figures})`).toEqual([]);
+        expect(result.falselyReported, `reported but held by the new primary (${figures})`).toEqual([]);
       } finally {
         await queue.close();
         await redis.stop();
