@@ -11,7 +11,7 @@ import { Queue } from 'bullmq';
 import { MessagingQueue } from 'tenant-messaging/bullmq';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { uniqueName } from '../../helpers/redis.js';
-import { collectUpdates, type Fixture, runs, startFixture, text } from './fixture.js';
+import { collectUpdates, type Fixture, runs, startFixture, text, until } from './fixture.js';
 
 const root = fileURLToPath(new URL('../../../', import.meta.url));
 const script = fileURLToPath(new URL('./crash-worker.mjs', import.meta.url));
@@ -43,14 +43,6 @@ async function startWorker(name: string): Promise<ChildProcess> {
   return child;
 }
 
-const until = async (check: () => Promise<boolean> | boolean, timeoutMs = 10_000) => {
-  const deadline = Date.now() + timeoutMs;
-  while (!(await check())) {
-    if (Date.now() > deadline) throw new Error('timed out');
-    await new Promise((resolve) => setTimeout(resolve, 20));
-  }
-};
-
 describe.runIf(runs)('a worker killed mid-send', () => {
   it('the restarted fleet reconciles the job: sent, stored once, never sent twice', async () => {
     const name = uniqueName();
@@ -64,10 +56,18 @@ describe.runIf(runs)('a worker killed mid-send', () => {
       const before = requests();
       await queue.send(text(1), { id: 'killed-mid-send' });
       const first = await startWorker(name);
-      await until(async () => (await raw.getJob('killed-mid-send'))?.data.phase === 'in-flight' && requests() > before);
+      await until(
+        async () => (await raw.getJob('killed-mid-send'))?.data.phase === 'in-flight' && requests() > before,
+        20_000,
+        () => 'the send in flight, its POST at the service',
+      );
       first.kill('SIGKILL');
       await new Promise((resolve) => first.once('exit', resolve));
-      await until(() => f.sandbox.messages('acme').some((log) => log.content === 'Queued message 1'), 5_000);
+      await until(
+        () => f.sandbox.messages('acme').some((log) => log.content === 'Queued message 1'),
+        20_000,
+        () => 'the held send stored by the service',
+      );
 
       const second = await startWorker(name);
       const [update] = await collectUpdates(updates, (s) => s.length >= 1, 20_000);

@@ -150,11 +150,14 @@ export function fastWorker(
   };
 }
 
-/** Reads updates until `done` says it has seen enough (or the time runs out). */
+/**
+ * Reads updates until `done` says it has seen enough (or the time runs out: a hang detector, under
+ * the test's timeout, not a measure; a busy machine may take many seconds).
+ */
 export async function collectUpdates(
   updates: AsyncIterable<MessagingUpdate>,
   done: (seen: MessagingUpdate[]) => boolean,
-  timeoutMs = 15_000,
+  timeoutMs = 45_000,
 ): Promise<MessagingUpdate[]> {
   const seen: MessagingUpdate[] = [];
   const timer = AbortSignal.timeout(timeoutMs);
@@ -181,7 +184,7 @@ export async function collectUpdates(
 }
 
 /** Waits until a job has finished (updates are published just before BullMQ records the end). */
-export async function finishedJob(raw: Queue, id: string, timeoutMs = 5_000) {
+export async function finishedJob(raw: Queue, id: string, timeoutMs = 30_000) {
   const deadline = Date.now() + timeoutMs;
   for (;;) {
     const job = await raw.getJob(id);

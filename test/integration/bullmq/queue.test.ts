@@ -10,7 +10,17 @@ import { mediaFromPath, type SendMessageParams, ValidationError } from 'tenant-m
 import { MessagingQueue, MessagingWorker, RETENTION_DEFAULTS } from 'tenant-messaging/bullmq';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { uniqueName } from '../../helpers/redis.js';
-import { collectUpdates, type Fixture, fastWorker, finishedJob, runs, SENDER, startFixture, text } from './fixture.js';
+import {
+  collectUpdates,
+  type Fixture,
+  fastWorker,
+  finishedJob,
+  runs,
+  SENDER,
+  startFixture,
+  text,
+  until,
+} from './fixture.js';
 
 let f: Fixture;
 beforeAll(async () => {
@@ -142,10 +152,25 @@ describe.runIf(runs)('MessagingQueue: connections', () => {
     queue.updates();
     queue.updates({ from: 'start' });
     await queue.counts();
-    await new Promise((resolve) => setTimeout(resolve, 200));
-    expect(await clients()).toBeGreaterThan(before);
+    let now = before;
+    await until(
+      async () => {
+        now = await clients();
+        return now > before;
+      },
+      30_000,
+      () => `the queue's connections to open (${now} clients, ${before} before)`,
+    );
     await queue.close();
-    await new Promise((resolve) => setTimeout(resolve, 200));
+    // Closed: back to the clients there were before (a reader left open would keep its own).
+    await until(
+      async () => {
+        now = await clients();
+        return now === before;
+      },
+      30_000,
+      () => `the connections to close (${now} clients, ${before} before)`,
+    );
     expect(await clients()).toBe(before);
     admin.disconnect();
   });
@@ -191,7 +216,10 @@ describe.runIf(runs)('MessagingWorker: sending', () => {
         error: { name: 'UnprocessableEntityError', status: 422 },
       });
       expect(update?.error?.errors).toBeTypeOf('object');
-      await new Promise((resolve) => setTimeout(resolve, 300));
+      // Finished (failed for good): no attempt can follow, so the count of requests is final.
+      const raw = new Queue(name, { connection: f.redis.connection });
+      const job = await finishedJob(raw, 'refused').finally(() => raw.close());
+      expect(job.attemptsMade).toBe(1);
       expect((f.sandbox.counters.requests['POST /messages'] ?? 0) - requests).toBe(1);
       expect(await queue.counts()).toMatchObject({ failed: 1, unknown: 0, sent: 0 });
     } finally {
@@ -208,7 +236,11 @@ describe.runIf(runs)('MessagingWorker: sending', () => {
     await queue.sendMany(Array.from({ length: 10 }, (_, i) => text(i)));
     const worker = new MessagingWorker(fastWorker(f, name, { concurrency: 2 }));
     try {
-      while ((await queue.counts()).active < 2) await new Promise((resolve) => setTimeout(resolve, 20));
+      await until(
+        async () => (await queue.counts()).active >= 2,
+        30_000,
+        () => 'two sends in progress',
+      );
       await worker.close();
       const counts = await queue.counts();
       expect(counts.active).toBe(0);

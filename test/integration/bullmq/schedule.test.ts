@@ -14,6 +14,7 @@ import {
   finishedJob,
   startBackendFixture,
   text,
+  until,
 } from './fixture.js';
 
 const SENDS = { route: 'POST /messages' } as const;
@@ -46,7 +47,7 @@ describe.each(BACKENDS)('scheduled sends, cancel and quiet hours on %s', (backen
   });
 
   it.runIf(available)(
-    'a scheduled send arrives at or after its sendAt, within a second, reported scheduled then sent',
+    'a scheduled send is due at its sendAt in the datastore, arrives at or after it, reported scheduled then sent',
     async () => {
       const name = uniqueName();
       const raw = f.raw(name);
@@ -56,16 +57,23 @@ describe.each(BACKENDS)('scheduled sends, cancel and quiet hours on %s', (backen
         await worker.ready();
         const updates = queue.updates();
         const before = f.sandbox.requestLog.acceptedAt(SENDS).length;
-        const sendAt = new Date(Date.now() + 1_200);
+        const sendAt = new Date(Date.now() + 600);
+        const enqueuing = Date.now();
         const id = await queue.send(text(1), { id: 'reminder-1', sendAt });
+        const enqueued = Date.now() - enqueuing;
         expect(id).toBe('reminder-1');
+        // Due at sendAt, as stored (BullMQ's timestamp + delay): exact to within the time the
+        // enqueue took (its clock read twice). When a worker wakes for a due job is BullMQ's, a
+        // latency, not asserted here: a loaded machine makes it later.
+        const job = await raw.getJob('reminder-1');
+        const due = (job?.timestamp ?? 0) + (job?.delay ?? 0);
+        expect(Math.abs(due - sendAt.getTime())).toBeLessThanOrEqual(enqueued + 5);
         const seen = await collectUpdates(updates, (s) => s.some((u) => u.status === 'sent'));
         expect(seen.map((u) => u.status)).toEqual(['scheduled', 'sent']);
         expect(seen[0]?.until).toBe(sendAt.toISOString());
         const arrivals = f.sandbox.requestLog.acceptedAt(SENDS).slice(before);
         expect(arrivals).toHaveLength(1);
         expect(arrivals[0]).toBeGreaterThanOrEqual(sendAt.getTime());
-        expect(arrivals[0]).toBeLessThan(sendAt.getTime() + 1_000);
       } finally {
         await worker.close();
         await queue.close();
@@ -101,7 +109,7 @@ describe.each(BACKENDS)('scheduled sends, cancel and quiet hours on %s', (backen
         await finishedJob(raw, 'now');
         expect(await queue.cancel('now')).toBe(false);
         expect(await queue.cancel('never-enqueued')).toBe(false);
-        // Past the cancelled send's time, and then some: it never reaches the service.
+        // The time passing is the behaviour: past the cancelled send's time, it never reaches the service.
         await new Promise((resolve) => setTimeout(resolve, sendAt.getTime() + 400 - Date.now()));
         const sent = f.sandbox.messages('acme').filter((log) => log.content?.startsWith('Queued message'));
         expect(f.sandbox.requestLog.acceptedAt(SENDS).slice(before)).toHaveLength(1);
@@ -129,9 +137,12 @@ describe.each(BACKENDS)('scheduled sends, cancel and quiet hours on %s', (backen
       await worker.ready();
       const before = f.sandbox.requestLog.acceptedAt(SENDS).length;
       await queue.send(text(1), { id: 'taken' });
-      const deadline = Date.now() + 5_000;
-      while ((await (await raw.getJob('taken'))?.getState()) !== 'active' && Date.now() < deadline)
-        await new Promise((resolve) => setTimeout(resolve, 10));
+      // Held 600 ms at the service: the job is active meanwhile (polled every 50 ms).
+      await until(
+        async () => (await (await raw.getJob('taken'))?.getState()) === 'active',
+        30_000,
+        () => 'the worker to take the send',
+      );
       expect(await queue.cancel('taken')).toBe(false);
       const job = await finishedJob(raw, 'taken');
       expect(job.returnvalue).toMatchObject({ status: 'sent' });
@@ -204,10 +215,10 @@ describe.runIf(BACKENDS[0][1])('quiet hours: the recipient zone, the worker chec
       const [held] = await collectUpdates(updates, (s) => s.length > 0);
       expect(held?.status).toBe('quiet-hours');
       // It ends when London's clock shows the end: within the next 61 minutes (a whole minute).
-      const until = Date.parse(held?.until as string);
-      expect(local(until)).toBe(hours.end);
-      expect(until - now).toBeGreaterThan(3_500_000);
-      expect(until - now).toBeLessThanOrEqual(3_660_000);
+      const ends = Date.parse(held?.until as string);
+      expect(local(ends)).toBe(hours.end);
+      expect(ends - now).toBeGreaterThan(3_500_000);
+      expect(ends - now).toBeLessThanOrEqual(3_660_000);
       // A fictional +1 555 number tells no country: refused, with the fix, and nothing stored.
       const refused = await queue.send(text(2), { id: 'fictional', quietHours: hours }).catch((e: unknown) => e);
       expect(refused).toBeInstanceOf(ValidationError);
@@ -245,9 +256,11 @@ describe.runIf(BACKENDS[0][1])('quiet hours: the recipient zone, the worker chec
       const [held] = await collectUpdates(updates, (s) => s.length > 0);
       expect(held).toMatchObject({ id: 'backlog', status: 'quiet-hours' });
       expect(Date.parse(held?.until as string)).toBe(nextUtc(now, utcClock(now, 60)));
-      const deadline = Date.now() + 5_000;
-      while ((await (await raw.getJob('backlog'))?.getState()) !== 'delayed' && Date.now() < deadline)
-        await new Promise((resolve) => setTimeout(resolve, 20));
+      await until(
+        async () => (await (await raw.getJob('backlog'))?.getState()) === 'delayed',
+        30_000,
+        () => 'the held send to be delayed in the datastore',
+      );
       expect(await (await raw.getJob('backlog'))?.getState()).toBe('delayed');
       expect(f.sandbox.requestLog.acceptedAt(SENDS).slice(before)).toHaveLength(0);
     } finally {

@@ -18,14 +18,15 @@ import { SANDBOX_PHONES } from 'tenant-messaging/sandbox';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { seededRandom } from '../../../../src/sandbox/random.js';
 import { uniqueName } from '../../../helpers/redis.js';
-import type { BACKENDS } from '../fixture.js';
+import { type BACKENDS, until } from '../fixture.js';
 import { FleetProcesses, type SandboxChild, type Store, startStore } from './fleet-processes.js';
 
 const LIMIT = 50;
 const WORKERS = 4;
 const KILLS = 3;
 // Every message needs a send and at least one poll, and a request holds its place in the fleet
-// gate for its own time plus a second: 160 messages are about 380 requests, about 8 s.
+// gate for its own time plus a second: 160 messages are about 380 requests, about 8 s on a quiet
+// machine (longer under load: the test waits for what happened, not for a time).
 const MESSAGES = 160;
 // Answers the service drops after storing the send: each send must end `sent` by reconciliation.
 const LOST_ANSWERS = 3;
@@ -86,7 +87,8 @@ const TRACKED = new Set(['delivered', 'read', 'delivery-timeout']);
 /**
  * The fleet test on one backend: one file per backend (fleet-redis.test.ts,
  * fleet-postgres.test.ts), so that the two run side by side, each with its own datastore and
- * sandbox (its own limit), alone beside nothing else (vitest.config.ts, ALONE).
+ * sandbox (its own limit). It asserts counts and the limit's bound, never a rate, so it holds beside
+ * any load: the waits are for conditions (sends counted, messages settled), bounded by the timeout.
  */
 export function fleetRun([backend, available]: (typeof BACKENDS)[number]): void {
   describe(`a fleet of 4 workers on ${backend}, one killed 3 times`, () => {
@@ -112,10 +114,6 @@ export function fleetRun([backend, available]: (typeof BACKENDS)[number]): void 
         const abort = new AbortController();
         const byId = new Map<string, MessagingUpdate[]>();
         let settled = 0;
-        let allSettled: () => void = () => {};
-        const done = new Promise<void>((resolve) => {
-          allSettled = resolve;
-        });
         // Read from 'start' so nothing published before the reader connected is missed.
         const reading = (async () => {
           for await (const update of queue.updates({ from: 'start', signal: abort.signal })) {
@@ -124,10 +122,8 @@ export function fleetRun([backend, available]: (typeof BACKENDS)[number]): void 
             byId.set(update.id, seen);
             const terminal = update.status === 'failed' || update.status === 'unknown' || TRACKED.has(update.status);
             if (terminal && seen.filter((u) => u.status !== 'sent').length === 1) settled++;
-            if (settled >= MESSAGES) allSettled();
           }
         })().catch(() => {});
-        const started = Date.now();
         try {
           const workers = await Promise.all(Array.from({ length: WORKERS }, () => startWorker(name)));
           const ids = await queue.sendMany(
@@ -143,33 +139,40 @@ export function fleetRun([backend, available]: (typeof BACKENDS)[number]): void 
           );
           expect(ids).toHaveLength(MESSAGES);
 
-          // Three kills of worker 0 at seeded moments 1 to 4 s into the run (the sends take about 8 s
-          // at the limit): a job a kill cuts is re-run after the stall check (LOCK_MS + STALLED_MS),
-          // about when the last sends go, so the sends' window the sandbox measures is not stretched.
-          // The first kill waits for worker 0's next send and lands inside it (stored by the service,
-          // the answer not yet back): that job must be found by reconciling. First, because a send is
-          // sure to come then: on a fast machine the last sends leave the queue within 5 s.
+          // Three kills of worker 0 at seeded moments of the run, each once the service has counted a
+          // seeded number of sends (between a tenth and a half of them): a condition, not a clock, so
+          // the kills land among the sends however fast or slow the machine runs them. The first
+          // kill waits for worker 0's next send and lands inside it (stored by the service, the
+          // answer not yet back): that job must be found by reconciling.
           const random = seededRandom(SEED);
-          const moments = Array.from({ length: KILLS }, () => 1_000 + Math.floor(random() * 3_000)).sort(
-            (a, b) => a - b,
-          );
-          for (const [k, at] of moments.entries()) {
-            await new Promise((resolve) => setTimeout(resolve, Math.max(0, started + at - Date.now())));
+          const moments = Array.from({ length: KILLS }, () =>
+            Math.floor(MESSAGES / 10 + random() * ((MESSAGES * 2) / 5)),
+          ).sort((a, b) => a - b);
+          for (const [k, sends] of moments.entries()) {
+            await until(
+              async () => (await (sandbox as SandboxChild).stats()).sends >= sends,
+              90_000,
+              () => `the service never counted ${sends} sends before kill ${k + 1}`,
+            );
             if (k === 0) await processes.killInSend(workers[0] as ChildProcess);
             else await processes.kill(workers[0] as ChildProcess, 'SIGKILL');
             workers[0] = await startWorker(name);
           }
 
-          let timer: NodeJS.Timeout | undefined;
-          const timeout = new Promise<void>((resolve) => {
-            timer = setTimeout(resolve, 75_000);
-          });
-          await Promise.race([done, timeout]);
-          clearTimeout(timer);
-          const elapsed = (Date.now() - started) / 1000;
+          // Every message settled (delivered, read, failed or unknown): bounded by the test's timeout.
+          await until(
+            () => settled >= MESSAGES,
+            90_000,
+            () => {
+              const open = ids.filter((id) => !(byId.get(id) ?? []).some((u) => u.status !== 'sent'));
+              return `${settled} of ${MESSAGES} messages settled; still open: ${open.slice(0, 5).join(', ')}`;
+            },
+          );
           const stats = await (sandbox as SandboxChild).stats();
           const raw = (store as Store).raw(name);
           const finished = await raw.getJobs(['completed', 'failed']).finally(() => raw.close());
+          // Jobs a kill cut and another worker re-ran after the stall check: the first kill's at least.
+          const stalledReruns = finished.filter((job) => (job.stalledCounter ?? 0) > 0).length;
 
           const statusesOf = (id: string, statuses: Set<string>) =>
             (byId.get(id) ?? []).filter((u) => statuses.has(u.status)).map((u) => u.status);
@@ -204,38 +207,6 @@ export function fleetRun([backend, available]: (typeof BACKENDS)[number]): void 
               problems.push(`${id}: ${JSON.stringify(byId.get(id) ?? [])}`);
             }
           }
-          const sendWindowS = stats.sendsPerSecond > 0 ? (stats.sends - 1) / stats.sendsPerSecond : 0;
-          const usedPerSecond = sendWindowS > 0 ? stats.requestsDuringSends / sendWindowS : 0;
-          const figures = {
-            backend,
-            messages: MESSAGES,
-            workers: WORKERS,
-            kills: moments.length,
-            killMomentsMs: moments,
-            sends: stats.sends,
-            sent,
-            unknown,
-            duplicates,
-            lost,
-            // Jobs a kill cut and another worker re-ran after the stall check.
-            stalledReruns: finished.filter((job) => (job.stalledCounter ?? 0) > 0).length,
-            missingUpdate,
-            undelivered,
-            polls: stats.polls,
-            // Reconciliation's requests (sender numbers, pages of logs): requests that are neither.
-            reconcileReads: stats.requests - stats.sends - stats.polls,
-            requests: stats.requests,
-            rejected429: stats.rejected,
-            requestsDuringSends: stats.requestsDuringSends,
-            busiestSlidingSecond: stats.busiestSecond,
-            achievedSendsPerSecond: Number(stats.sendsPerSecond.toFixed(1)),
-            achievedRatio: Number((stats.sendsPerSecond / LIMIT).toFixed(3)),
-            // Everything that shared the limit while the sends ran (sends, polls, reconciliation).
-            requestsPerSecondDuringSends: Number(usedPerSecond.toFixed(1)),
-            seconds: Number(elapsed.toFixed(1)),
-          };
-          console.log(`fleet: ${JSON.stringify(figures)}`);
-
           expect(problems.slice(0, 5)).toEqual([]);
           expect(missingUpdate).toBe(0);
           expect(sent + unknown).toBe(MESSAGES);
@@ -244,14 +215,15 @@ export function fleetRun([backend, available]: (typeof BACKENDS)[number]): void 
           // At most one unknown per job in flight in the killed worker (CONCURRENCY per kill).
           expect(unknown).toBeLessThanOrEqual(KILLS * CONCURRENCY);
           expect(undelivered).toBe(0);
+          expect(stalledReruns).toBeGreaterThanOrEqual(1);
+          // Load cannot break this bound (the gate's proof, src/bullmq/fleet/gate.ts): the service
+          // stamps a request between its first byte and its answer, and a place is held from its
+          // admission until a second after the worker has the answer, on the machine's one clock.
+          // A stalled machine delays answers, which only holds places longer; the service stamping
+          // late bunches its stamps, but each place is still held past its own stamp plus a second.
           expect(stats.busiestSecond).toBeLessThanOrEqual(LIMIT);
-          // The limit is used: what shared it while the sends ran (measured 42-45/s of 50).
-          expect(usedPerSecond).toBeGreaterThanOrEqual(0.7 * LIMIT);
-          // The sends' own rate: a floor that catches sends starved by the polls, well below what was
-          // measured (README; the bench measures rates). How the limit is shared between sends and
-          // the polls that come due among them varies with the backend and the machine's load
-          // (quiet: 34/s on Redis, 22/s on PostgreSQL; 23.8/s on Redis beside another suite's load).
-          expect(stats.sendsPerSecond).toBeGreaterThanOrEqual(0.3 * LIMIT);
+          // How much of the limit the fleet achieves (the sends' rate, what shared the limit while they
+          // ran) is a rate: `npm run bench` measures it (section 10, "fleet").
           await Promise.all(workers.map((worker) => processes.kill(worker, 'SIGTERM')));
         } finally {
           abort.abort();

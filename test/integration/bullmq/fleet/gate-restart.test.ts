@@ -33,7 +33,7 @@ describe.runIf(runs)('the fleet gate across a datastore restart', () => {
     try {
       await until(
         () => accepted() >= 12,
-        10_000,
+        20_000,
         () => `first sends: ${accepted()}`,
       );
       await f.redis.restart(300);
@@ -42,7 +42,7 @@ describe.runIf(runs)('the fleet gate across a datastore restart', () => {
           const counts = await queue.counts();
           return counts.sent + counts.failed + counts.unknown >= SENDS;
         },
-        30_000,
+        35_000,
         () => `after the restart: ${accepted()} accepted`,
       );
       const counts = await queue.counts();

@@ -1,9 +1,9 @@
 /**
  * The fleet-wide limit holds wherever in a request the service counts it: half the sends are held
  * 400 ms before the sandbox counts them, so a second at the service gathers starts from a span of
- * 1.4 s. No sliding second may hold more than the limit, and the bound is reached (the gate's cost
- * is the holds' second, not a slow pace). It asserts no achieved rate, so it runs with the suite;
- * the rate is limiter.test.ts's, which runs alone.
+ * 1.4 s. No sliding second may hold more than the limit, and every send is stored once. It asserts
+ * no achieved rate, so it holds beside any load: how close the busiest second comes to the limit
+ * when answers take r ms is measured by `npm run bench` (section 15, "the fleet at its limit").
  */
 import { MessagingQueue, MessagingWorker } from 'tenant-messaging/bullmq';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
@@ -34,14 +34,14 @@ describe.runIf(runs)('the limit across workers, with sends counted late', () => 
     const options = fastWorker(f, name, { concurrency: 4, rateLimit: { requestsPerSecond: LIMIT } });
     const workers = [new MessagingWorker(options), new MessagingWorker(options), new MessagingWorker(options)];
     try {
-      const seen = await collectUpdates(updates, (s) => s.length >= MESSAGES, 30_000);
+      const seen = await collectUpdates(updates, (s) => s.length >= MESSAGES, 50_000);
       expect(seen.every((u) => u.status === 'sent')).toBe(true);
       const route = { route: 'POST /messages' };
       expect(f.sandbox.requestLog.acceptedAt(route)).toHaveLength(MESSAGES);
-      const busiest = f.sandbox.requestLog.maxInWindow(1000, route);
-      expect(busiest).toBeLessThanOrEqual(LIMIT);
-      // The bound is reached, not kept by running slowly: the gate's cost is the holds' second.
-      expect(busiest).toBeGreaterThanOrEqual(LIMIT - 3);
+      expect(f.sandbox.messages('acme').filter((m) => m.content?.startsWith('Queued message ')).length).toBe(MESSAGES);
+      // Load cannot break this bound: a place is held from its admission until a second after the
+      // answer, and the service counts each send (held or not) before it answers (fleet/gate.ts).
+      expect(f.sandbox.requestLog.maxInWindow(1000, route)).toBeLessThanOrEqual(LIMIT);
     } finally {
       f.sandbox.faults.clear();
       await Promise.all(workers.map((w) => w.close()));

@@ -6,7 +6,8 @@
  * run comes to the time the lanes allow is a rate: `npm run bench` measures it (section 14).
  * Runs the built package in the children: `npm run build` first (built here when dist is missing).
  * One file per backend (lanes-redis.test.ts, lanes-postgres.test.ts), so that the two run side by
- * side, each with its own datastore and sandbox, among the files that run alone (vitest.config.ts).
+ * side, each with its own datastore and sandbox. Counts, order and the lanes' bounds only, and
+ * waits for conditions: it holds beside any load.
  */
 import { type ChildProcess, execSync, fork } from 'node:child_process';
 import { existsSync } from 'node:fs';
@@ -14,7 +15,7 @@ import { fileURLToPath } from 'node:url';
 import { type EnqueueItem, MessagingQueue, MessagingWorker } from 'tenant-messaging/bullmq';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { uniqueName } from '../../../helpers/redis.js';
-import { type BACKENDS, type BackendFixture, fastWorker, startBackendFixture } from '../fixture.js';
+import { type BACKENDS, type BackendFixture, fastWorker, startBackendFixture, until } from '../fixture.js';
 
 const root = fileURLToPath(new URL('../../../../', import.meta.url));
 const workerScript = fileURLToPath(new URL('../crash-worker.mjs', import.meta.url));
@@ -128,9 +129,11 @@ export function lanesRun([backend, available]: (typeof BACKENDS)[number]): void 
                 id: `turn-${i}`,
               })),
             );
-            const deadline = Date.now() + 15_000;
-            while ((await queue.counts()).sent < ids.length && Date.now() < deadline)
-              await new Promise((resolve) => setTimeout(resolve, 50));
+            await until(
+              async () => (await queue.counts()).sent >= ids.length,
+              45_000,
+              () => `the ${ids.length} turns were not all sent`,
+            );
             expect((await queue.counts()).sent).toBe(ids.length);
             const arrivals = f.sandbox.requestLog.acceptedAt({ ...SENDS, recipient: to });
             expect(arrivals).toHaveLength(10);
@@ -163,9 +166,14 @@ export function lanesRun([backend, available]: (typeof BACKENDS)[number]): void 
             const before = f.sandbox.counters.requests['POST /messages'] ?? 0;
             const stored = f.sandbox.messages('acme').length;
             await queue.sendMany(items);
-            const deadline = Date.now() + 30_000;
-            while ((await queue.counts()).sent < items.length && Date.now() < deadline)
-              await new Promise((resolve) => setTimeout(resolve, 50));
+            await until(
+              async () => {
+                const { sent, failed, unknown } = await queue.counts();
+                return sent + failed + unknown >= items.length;
+              },
+              45_000,
+              () => `the ${items.length} sends of the workload did not all end`,
+            );
             const counts = await queue.counts();
             expect(counts).toMatchObject({ sent: items.length, failed: 0, unknown: 0 });
             const log = f.sandbox.requestLog;

@@ -1,10 +1,10 @@
 /**
- * The fleet at its limit (issue 39): paced by the fleet gate alone, two workers use the limit up
- * to what the window rule allows (a place from admission until a second after the answer), and no
- * sliding second at the service holds more than it; and the limiter BullMQ keeps only for pauses
- * still carries a 429's pause to a rate-limited worker. It runs alone, after the suite
- * (vitest.config.ts): it measures the rate achieved. The limit held when the service counts sends
- * late is held-sends.test.ts; the whole grid of limits and answer times is bench section 15.
+ * The fleet at its limit (issue 39): paced by the fleet gate alone, two workers send every message
+ * once and no sliding second at the service holds more than the limit; and the limiter BullMQ
+ * keeps only for pauses still carries a 429's pause to a rate-limited worker. Counts and bounds
+ * only, so it holds beside any load: how much of what the window rule allows the fleet achieves is
+ * a rate, measured by `npm run bench` (section 15, "the fleet at its limit", over a grid of limits
+ * and answer times). The limit held when the service counts sends late is held-sends.test.ts.
  */
 import { ValidationError } from 'tenant-messaging';
 import { MessagingQueue, MessagingWorker } from 'tenant-messaging/bullmq';
@@ -23,10 +23,9 @@ afterAll(async () => {
 const ROUTE = { route: 'POST /messages' };
 
 describe.runIf(runs)('the limit across workers', () => {
-  it('two workers reach 0.9 of what the window rule allows (10/s, 5 ms answers), and no sliding second holds more than 10', async () => {
-    // Three rounds of the limit and one more: a fleet that used every place as it freed would send
-    // the last one 3 x (1000 + 5) ms after the first. A limiter that paced job starts in fixed
-    // windows, with headroom below the limit, stays under 0.9 of it.
+  it('two workers send each message once (10/s, 5 ms answers), and no sliding second holds more than 10', async () => {
+    // Three rounds of the limit and one more: at least three seconds between the first send and the
+    // last at the service (a lower bound: load only lengthens it).
     const LIMIT = 10;
     const ANSWER_MS = 5;
     const SENDS = 3 * LIMIT + 1;
@@ -43,20 +42,15 @@ describe.runIf(runs)('the limit across workers', () => {
     const options = fastWorker(f, name, { concurrency, rateLimit: { requestsPerSecond: LIMIT } });
     const workers = Array.from({ length: WORKERS }, () => new MessagingWorker(options));
     try {
-      const seen = await collectUpdates(updates, (s) => s.length >= SENDS);
+      const seen = await collectUpdates(updates, (s) => s.length >= SENDS, 50_000);
       expect(seen.every((u) => u.status === 'sent')).toBe(true);
       const times = f.sandbox.requestLog.acceptedAt(ROUTE).sort((a, b) => a - b);
       expect(times).toHaveLength(SENDS);
+      // Load cannot break this bound: the gate holds a place until a second after the answer, and
+      // the service stamps each send before it answers (src/bullmq/fleet/gate.ts).
       expect(f.sandbox.requestLog.maxInWindow(1000, ROUTE)).toBeLessThanOrEqual(LIMIT);
-      // On the service's clock, first send to last: the workers' start is not the gate's doing.
-      const achieved = ((SENDS - 1) * 1000) / ((times.at(-1) as number) - (times[0] as number));
-      const allowed = (LIMIT * 1000) / (1000 + ANSWER_MS);
-      console.log(
-        `limiter: ${achieved.toFixed(2)}/s of ${allowed.toFixed(2)}/s allowed, share ${(achieved / allowed).toFixed(3)}`,
-      );
-      expect(achieved / allowed, `achieved ${achieved.toFixed(2)}/s of ${allowed.toFixed(2)}/s`).toBeGreaterThanOrEqual(
-        0.9,
-      );
+      expect((times.at(-1) as number) - (times[0] as number)).toBeGreaterThanOrEqual(3 * 1000);
+      expect(f.sandbox.messages('acme').filter((m) => m.content?.startsWith('Queued message ')).length).toBe(SENDS);
     } finally {
       f.sandbox.faults.clear();
       await Promise.all(workers.map((w) => w.close()));

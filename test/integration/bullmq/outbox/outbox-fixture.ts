@@ -8,7 +8,7 @@ import { existsSync } from 'node:fs';
 import { fileURLToPath } from 'node:url';
 import pg from 'pg';
 import { afterAll, beforeAll } from 'vitest';
-import { BACKENDS, type BackendFixture, startBackendFixture, storedCounts } from '../fixture.js';
+import { BACKENDS, type BackendFixture, startBackendFixture, storedCounts, until } from '../fixture.js';
 
 const root = fileURLToPath(new URL('../../../../', import.meta.url));
 export const available = BACKENDS.find(([name]) => name === 'postgres')?.[1] === true;
@@ -24,6 +24,12 @@ export interface OutboxFixture {
   stored(content: string): number;
   /** Runs `body` in a transaction of its own, then commits (or rolls back). */
   transaction(commit: boolean, body: (client: pg.PoolClient) => Promise<void>): Promise<void>;
+  /**
+   * Waits until nothing more can be sent: no row left in `table` (`SELECT count(*)` of `where`) for
+   * the relay to hand off, and no job of `queue` waiting or running. What the sandbox stored then
+   * is final, so a count of it is a fact, not a snapshot (no duplicate can come later).
+   */
+  drained(queue: { counts(): Promise<{ waiting: number; active: number }> }, rows: string): Promise<void>;
 }
 
 /** Registers the file's beforeAll and afterAll; the fixture is read inside tests. */
@@ -58,6 +64,19 @@ export function useOutboxFixture(): OutboxFixture {
     },
     children,
     stored: (content) => storedCounts(f.sandbox, [content])[0] as number,
+    async drained(queue, rows) {
+      let last = '';
+      await until(
+        async () => {
+          const left = (await pool.query(rows)).rows[0].n as number;
+          const { waiting, active } = await queue.counts();
+          last = `${left} rows, ${waiting} waiting, ${active} active`;
+          return left === 0 && waiting === 0 && active === 0;
+        },
+        45_000,
+        () => `the outbox and the queue to drain (${last})`,
+      );
+    },
     async transaction(commit, body) {
       const client = await pool.connect();
       try {

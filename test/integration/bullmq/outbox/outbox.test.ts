@@ -40,20 +40,15 @@ describe.runIf(available)('MessagingOutbox on PostgreSQL', () => {
       });
       await until(
         () => stored('Queued message 1') === 1,
-        10_000,
+        30_000,
         () => 'the committed message',
       );
       // The same id in a later transaction, after the first was handed off: sent once still.
       await transaction(true, async (client) => {
         await outbox.add(client, text(1), { id: 'order-1-shipped' });
       });
-      const { rows: left } = await fx.pool.query('SELECT count(*)::int AS n FROM app.outbox_first');
-      await until(
-        async () => (await fx.pool.query('SELECT count(*)::int AS n FROM app.outbox_first')).rows[0].n === 0,
-        5_000,
-        () => `rows left: ${JSON.stringify(left)}`,
-      );
-      await new Promise((resolve) => setTimeout(resolve, 500));
+      // Nothing left to hand off nor to send: what is stored now is final.
+      await fx.drained(queue, 'SELECT count(*)::int AS n FROM app.outbox_first');
       expect(stored('Queued message 1')).toBe(1);
       expect(stored('Queued message 2')).toBe(0);
       expect((await fx.pool.query('SELECT count(*)::int AS n FROM orders WHERE id = 2')).rows[0].n).toBe(0);
@@ -108,6 +103,11 @@ describe.runIf(available)('MessagingOutbox on PostgreSQL', () => {
       letGo = resolve;
     });
     let held = false;
+    // Resolves once the relay's LISTEN has been answered: a NOTIFY from then on reaches it.
+    let listened: () => void = () => undefined;
+    const listening = new Promise<void>((resolve) => {
+      listened = resolve;
+    });
     const slowPool = {
       connect: async () => {
         const client = await fx.pool.connect();
@@ -119,7 +119,9 @@ describe.runIf(available)('MessagingOutbox on PostgreSQL', () => {
               inHandOff();
               await released;
             }
-            return query(text, values);
+            const result = await query(text, values);
+            if (text.startsWith('LISTEN ')) listened();
+            return result;
           },
           release: (error?: Error | boolean) => client.release(error),
           on: client.on.bind(client),
@@ -129,14 +131,14 @@ describe.runIf(available)('MessagingOutbox on PostgreSQL', () => {
     // An interval of a minute: only a NOTIFY can move the second message within the test's time.
     const relay = outbox.relay({ pool: slowPool, interval: 60_000 });
     try {
-      await new Promise((resolve) => setTimeout(resolve, 300)); // LISTEN is set up
+      await listening;
       await transaction(true, (client) => outbox.add(client, text(1), { id: 'first' }).then(() => undefined));
       await handingOff;
       await transaction(true, (client) => outbox.add(client, text(2), { id: 'during' }).then(() => undefined));
       letGo();
       await until(
         async () => (await raw.getJob('during')) !== undefined,
-        10_000,
+        30_000,
         () => 'the message committed during the hand-off',
       );
     } finally {
@@ -171,10 +173,11 @@ describe.runIf(available)('MessagingOutbox on PostgreSQL', () => {
       await expect(ship(502, true)).rejects.toThrow('business change failed');
       await until(
         () => stored(`Kysely ${name} 501`) === 1,
-        10_000,
+        30_000,
         () => 'the committed message',
       );
-      await new Promise((resolve) => setTimeout(resolve, 500));
+      // Nothing left to hand off nor to send: the rolled-back message can never go.
+      await fx.drained(queue, 'SELECT count(*)::int AS n FROM outbox_kysely');
       expect(stored(`Kysely ${name} 502`)).toBe(0);
       expect((await fx.pool.query('SELECT count(*)::int AS n FROM orders WHERE id = 502')).rows[0].n).toBe(0);
     } finally {

@@ -159,15 +159,28 @@ describe.each(BACKENDS)('each transition, for real, on %s', (backend, available)
   });
 
   it('in-flight --rate-limited--> queued: a 429 pauses the queue, is not a failure, and the send goes later', async () => {
+    // One a second against 4 sends let go at once: the first 4 POSTs wait in the client until all
+    // 4 are ready, so a 429 is certain however slowly the machine starts the jobs (all 4 through
+    // would need their requests spread over 4 of the service's whole seconds).
+    const SENDS = 4;
+    const waiting: (() => void)[] = [];
+    let posts = 0;
+    const together: typeof fetch = async (input, init) => {
+      if ((init?.method ?? 'GET') === 'POST' && ++posts <= SENDS) {
+        await new Promise<void>((resolve) => {
+          waiting.push(resolve);
+          if (waiting.length === SENDS) for (const go of waiting.splice(0)) go();
+        });
+      }
+      return fetch(input, init);
+    };
     // Not adaptive: the client would otherwise pace itself from X-RateLimit-Remaining and avoid the 429s.
     const { baseUrl, keys } = f.sandbox.tenants['acme'] as (typeof f.sandbox.tenants)[string];
-    const client = new MessagingClient({ baseUrl, apiKey: keys.full, rateLimit: { adaptive: false } });
-    const t = await setUp({ concurrency: 4, client });
+    const client = new MessagingClient({ baseUrl, apiKey: keys.full, rateLimit: { adaptive: false }, fetch: together });
+    const t = await setUp({ concurrency: SENDS, client });
     try {
-      // One a second against 4 jobs started at once: a 429 is certain even on a loaded machine (at
-      // 3 a second, a slow start spread over 3 windows once let all 6 sends through).
       f.sandbox.setRateLimit({ perSecond: 1 });
-      const ids = await t.queue.sendMany(Array.from({ length: 6 }, (_, i) => text(200 + i)));
+      const ids = await t.queue.sendMany(Array.from({ length: SENDS }, (_, i) => text(200 + i)));
       const before = f.sandbox.counters.requests['POST /messages'] ?? 0;
       // The pause is the queue's, in its datastore (every worker of the fleet sees it): watch for it.
       let paused = 0;
@@ -175,7 +188,7 @@ describe.each(BACKENDS)('each transition, for real, on %s', (backend, available)
         paused = Math.max(paused, await t.raw.getRateLimitTtl().catch(() => 0));
       }, 25);
       t.start();
-      const seen = await collectUpdates(t.updates, (s) => s.filter((u) => u.status === 'sent').length >= 6).finally(
+      const seen = await collectUpdates(t.updates, (s) => s.filter((u) => u.status === 'sent').length >= SENDS).finally(
         () => clearInterval(watch),
       );
       expect(paused).toBeGreaterThan(0);
@@ -183,17 +196,17 @@ describe.each(BACKENDS)('each transition, for real, on %s', (backend, available)
       const limited = seen.filter((u) => u.status === 'rate-limited');
       expect(limited.length).toBeGreaterThan(0);
       for (const u of limited) expect(u).toMatchObject({ until: expect.any(String), error: { status: 429 } });
-      expect(seen.filter((u) => u.status !== 'rate-limited').map((u) => u.status)).toEqual(Array(6).fill('sent'));
+      expect(seen.filter((u) => u.status !== 'rate-limited').map((u) => u.status)).toEqual(Array(SENDS).fill('sent'));
       // Some requests were refused with 429 (more requests than sends), yet nothing failed or went twice.
-      expect((f.sandbox.counters.requests['POST /messages'] ?? 0) - before).toBeGreaterThan(6);
-      for (let i = 0; i < 6; i++) expect(stored(`Queued message ${200 + i}`)).toBe(1);
+      expect((f.sandbox.counters.requests['POST /messages'] ?? 0) - before).toBeGreaterThan(SENDS);
+      for (let i = 0; i < SENDS; i++) expect(stored(`Queued message ${200 + i}`)).toBe(1);
       // One finished attempt each (BullMQ counts the completion), no failure recorded, and at least
       // one job was started again after its 429.
       const jobs = await Promise.all(ids.map((id) => finishedJob(t.raw, id)));
       for (const job of jobs)
         expect([job?.attemptsMade, job?.failedReason, job?.stacktrace]).toEqual([1, undefined, []]);
       expect(jobs.some((job) => (job?.attemptsStarted ?? 0) > 1)).toBe(true);
-      expect(await t.queue.counts()).toMatchObject({ sent: 6, failed: 0, unknown: 0 });
+      expect(await t.queue.counts()).toMatchObject({ sent: SENDS, failed: 0, unknown: 0 });
     } finally {
       await t.close();
     }

@@ -13,7 +13,14 @@ import { backendOf } from '../../../../src/bullmq/store/backend.js';
 import { storeOf } from '../../../../src/bullmq/store/store.js';
 import type { Store } from '../../../../src/bullmq/store/types.js';
 import { uniqueName } from '../../../helpers/redis.js';
-import { BACKENDS, type BackendFixture, startBackendFixture, startPostgresWithBullmq, text } from '../fixture.js';
+import {
+  BACKENDS,
+  type BackendFixture,
+  startBackendFixture,
+  startPostgresWithBullmq,
+  text,
+  until,
+} from '../fixture.js';
 
 const fixtures = new Map<string, BackendFixture>();
 const opened: { close(): Promise<void> }[] = [];
@@ -48,11 +55,23 @@ for (const [backend, available] of BACKENDS) {
       const wait = await places.admit('m3', 3, 60_000);
       expect(wait).toBeGreaterThan(50_000);
       expect(wait).toBeLessThanOrEqual(60_000);
-      // A window no stall of a busy machine outlasts between the two calls.
+      // Settled with a window of a second: refused for no longer than it, then admitted. Both sides are
+      // read on this machine's one clock (the datastore's TIME, this process's Date.now()), so a
+      // stalled machine cannot break them: a refusal is asked of an admission less than the window
+      // after the settle, and the admission is found by polling, never before the window ended.
+      const settling = Date.now();
       await places.settle('m0', 1_000);
-      expect(await places.admit('m3', 3, 60_000)).toBeGreaterThan(0);
-      await new Promise((resolve) => setTimeout(resolve, 1_100));
-      expect(await places.admit('m3', 3, 60_000)).toBe(0);
+      const left = await places.admit('m3', 3, 60_000);
+      if (Date.now() - settling < 1_000) expect(left).toBeGreaterThan(0);
+      expect(left).toBeLessThanOrEqual(1_000);
+      if (left > 0) {
+        await until(
+          async () => (await places.admit('m3', 3, 60_000)) === 0,
+          30_000,
+          () => 'the settled place to end',
+        );
+      }
+      expect(Date.now() - settling).toBeGreaterThanOrEqual(1_000);
     });
 
     it("places: concurrent admissions never exceed the limit (one atomic step on the datastore's clock)", async () => {
@@ -74,6 +93,7 @@ for (const [backend, available] of BACKENDS) {
       await lane.settle('a', 0); // never sent: its place is free for the next at once
       expect(await lane.admit('b', 1, 60_000)).toBe(0);
       await other.settle('a', 1);
+      // The time passing is the behaviour: the 1 ms window ends, then sweep drops the place.
       await new Promise((resolve) => setTimeout(resolve, 20));
       await other.sweep();
       if (backend === 'postgres') {
@@ -105,6 +125,7 @@ for (const [backend, available] of BACKENDS) {
       // A lane whose turn has passed starts again from the estimate.
       const other = storeFor(fixtures.get(backend) as BackendFixture).places('r:+15557654323');
       expect(await other.reserve(5, 5, 1)).toBeLessThanOrEqual(5);
+      // The time passing is the behaviour: the 5 ms turn is over.
       await new Promise((resolve) => setTimeout(resolve, 30));
       expect(await other.reserve(300, 5, 1)).toBeGreaterThan(250);
     });
@@ -144,16 +165,25 @@ for (const [backend, available] of BACKENDS) {
       expect((await read(fromStart, 6)).map((u) => u.id)).toEqual(['before', 'u0', 'u1', 'u2', 'u3', 'u4']);
       expect((await read(now[1]?.eventId as string, 3)).map((u) => u.id)).toEqual(['u2', 'u3', 'u4']);
 
+      // A reader waiting for the next update: it has read one published after it began, so it is in
+      // its read, not starting it, when close() comes.
+      const seen: string[] = [];
+      const position = await log.position('now');
       const waiting = (async () => {
-        const seen: string[] = [];
-        for await (const update of log.read(await log.position('now'), undefined)) seen.push(update.id);
+        for await (const update of log.read(position, undefined)) seen.push(update.id);
         return seen;
       })();
-      await new Promise((resolve) => setTimeout(resolve, 300));
+      await log.publish({ id: 'wake', status: 'sent' });
+      await until(
+        () => seen.includes('wake'),
+        30_000,
+        () => 'the reader to read the update published after it began',
+      );
       await log.close();
+      // A hang detector, not a measure: close() must end the reader by itself.
       expect(
-        await Promise.race([waiting, new Promise((resolve) => setTimeout(() => resolve('still reading'), 5_000))]),
-      ).toEqual([]);
+        await Promise.race([waiting, new Promise((resolve) => setTimeout(() => resolve('still reading'), 30_000))]),
+      ).toEqual(['wake']);
     });
 
     it('guard: a datastore fit to keep sends is accepted', async () => {

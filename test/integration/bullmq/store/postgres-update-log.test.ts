@@ -10,7 +10,7 @@ import { MessagingQueue, type MessagingUpdate } from 'tenant-messaging/bullmq';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { postgresAvailable, type TestPostgres } from '../../../helpers/postgres.js';
 import { uniqueName } from '../../../helpers/redis.js';
-import { startPostgresWithBullmq } from '../fixture.js';
+import { startPostgresWithBullmq, until } from '../fixture.js';
 
 const runs = postgresAvailable();
 let db: TestPostgres;
@@ -42,28 +42,50 @@ describe.runIf(runs)('updates() on PostgreSQL', () => {
       for await (const update of updates) seen.push(update);
     })();
     try {
-      // Let the reader create the table and take its position.
-      await new Promise((resolve) => setTimeout(resolve, 300));
+      // The reader has created the table and taken its position once it yields an update published
+      // after it began: a probe, published until the table is there and it is read.
       const insert = 'INSERT INTO tenant_messaging_update (queue, body) VALUES ($1, $2) RETURNING id';
+      await until(
+        async () => {
+          if (seen.some((u) => u.id === 'probe')) return true;
+          await pool.query(insert, [name, body('probe')]).catch(() => undefined); // no table yet: again
+          return false;
+        },
+        30_000,
+        () => 'the reader to read a probe',
+      );
+      // The updates the test reads: the probes (one or more were published) left aside.
+      const read = () => seen.filter((u) => u.id !== 'probe');
       const slow = await pool.connect();
       await slow.query('BEGIN');
       const { rows } = await slow.query(insert, [name, body('late')]);
       const lateId = String(rows[0].id);
       for (const id of ['a', 'b', 'c']) await pool.query(insert, [name, body(id)]);
-      const until = async (check: () => boolean) => {
-        const deadline = Date.now() + 5_000;
-        while (!check() && Date.now() < deadline) await new Promise((resolve) => setTimeout(resolve, 20));
-      };
-      await until(() => seen.length >= 3);
-      expect(seen.map((u) => u.id)).toEqual(['a', 'b', 'c']);
+      await until(
+        () => read().length >= 3,
+        30_000,
+        () => `the three committed updates, saw ${read().map((u) => u.id)}`,
+      );
+      expect(read().map((u) => u.id)).toEqual(['a', 'b', 'c']);
       // Committed now, below ids already read.
       await slow.query('COMMIT');
       slow.release();
-      await until(() => seen.length >= 4);
-      await new Promise((resolve) => setTimeout(resolve, 300));
-      expect(seen.map((u) => u.id)).toEqual(['a', 'b', 'c', 'late']);
-      expect(seen[3]?.eventId).toBe(lateId);
-      expect(Number(seen[3]?.eventId)).toBeLessThan(Number(seen[0]?.eventId));
+      // Then one more, after it: once it is read, 'late' was read exactly once before it (a second
+      // copy of 'late' would come between, as the reader goes forward).
+      await until(
+        () => read().some((u) => u.id === 'late'),
+        30_000,
+        () => `the late update, saw ${read().map((u) => u.id)}`,
+      );
+      await pool.query(insert, [name, body('after')]);
+      await until(
+        () => read().some((u) => u.id === 'after'),
+        30_000,
+        () => `the update after it, saw ${read().map((u) => u.id)}`,
+      );
+      expect(read().map((u) => u.id)).toEqual(['a', 'b', 'c', 'late', 'after']);
+      expect(read()[3]?.eventId).toBe(lateId);
+      expect(Number(read()[3]?.eventId)).toBeLessThan(Number(read()[0]?.eventId));
     } finally {
       reading.abort();
       await collecting;

@@ -193,8 +193,9 @@ describe('the ids a producer keeps across a failover', () => {
         examples: [[GAP_AFTER_READING, true]],
       },
     );
-    console.log(
-      `rollback watch: ${histories} histories of up to 60 steps, ${droppedInAll} acknowledged sends dropped by their failovers, each reported, none in silence`,
-    );
+    // Facts of the run, not figures: every history was played (300, the example among them), and the
+    // failovers did drop acknowledged sends (each one reported above), so the property was not vacuous.
+    expect(histories).toBe(300);
+    expect(droppedInAll).toBeGreaterThan(0);
   }, 60_000);
 });

@@ -11,6 +11,7 @@
  * Redis or in any process's output. Runs the built package (`npm run build` first).
  */
 import { type ChildProcess, execSync, fork } from 'node:child_process';
+import { createHash } from 'node:crypto';
 import { existsSync } from 'node:fs';
 import { fileURLToPath } from 'node:url';
 import { MessagingQueue } from 'tenant-messaging/bullmq';
@@ -18,7 +19,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { uniqueName } from '../../../helpers/redis.js';
 import { dumpRedis } from '../../../helpers/redis-dump.js';
 import { expectDocumentedEvent } from '../../../helpers/webhook-schema.js';
-import { type Fixture, runs, startFixture, text } from '../fixture.js';
+import { type Fixture, runs, startFixture, text, until } from '../fixture.js';
 
 const root = fileURLToPath(new URL('../../../../', import.meta.url));
 const here = (file: string) => fileURLToPath(new URL(file, import.meta.url));
@@ -68,13 +69,8 @@ async function start<T>(script: string, env: Record<string, string>): Promise<{ 
   return { child, first };
 }
 
-const until = async (check: () => boolean, timeoutMs: number, what: () => string) => {
-  const deadline = Date.now() + timeoutMs;
-  while (!check()) {
-    if (Date.now() > deadline) throw new Error(`timed out: ${what()}`);
-    await new Promise((resolve) => setTimeout(resolve, 50));
-  }
-};
+/** The key a relay stores a delivery's endpoint under (src/bullmq/webhooks/relay.ts). */
+const endpointKey = (url: string) => createHash('sha256').update(url).digest('hex').slice(0, 16);
 
 describe.runIf(runs)('delivery webhooks on the fleet', () => {
   it(`every change of ${MESSAGES} tracked messages reaches the healthy endpoint verified, through 500s, a stall, a 410 and a SIGKILL`, async () => {
@@ -107,6 +103,16 @@ describe.runIf(runs)('delivery webhooks on the fleet', () => {
     };
     const workers = [await start('../crash-worker.mjs', workerEnv), await start('../crash-worker.mjs', workerEnv)];
     const queue = new MessagingQueue({ connection: f.redis.connection, name });
+    // A delivery the healthy endpoint refused (500) waits in the delayed set for its retry, up to
+    // 5 s of jittered backoff: what is tested is that the relays retry it with the same id and
+    // body, so each one is promoted as soon as it is seen (only those: the stall's, bounced while
+    // its slots are taken, would only come back to bounce again).
+    const deliveries = f.raw(`${name}.webhook-deliveries`);
+    const healthyKey = endpointKey(url('/healthy'));
+    const retryNow = async () => {
+      for (const job of await deliveries.getDelayed())
+        if (job.data.endpoint === healthyKey && job.attemptsMade > 0) await job.promote().catch(() => undefined);
+    };
     try {
       // The changes the queue published, read as a user of `updates()` would: what must arrive.
       const published = new Set<string>();
@@ -122,7 +128,10 @@ describe.runIf(runs)('delivery webhooks on the fleet', () => {
       const changes = () => new Set(accepted().map((r) => changeOf(r.body)));
       // A relay killed with SIGKILL a third of the way through, then started again.
       await until(
-        () => changes().size >= MESSAGES,
+        async () => {
+          await retryNow();
+          return changes().size >= MESSAGES;
+        },
         60_000,
         () => `a third of the changes (${changes().size})`,
       );
@@ -137,7 +146,10 @@ describe.runIf(runs)('delivery webhooks on the fleet', () => {
         return [...published].every((change) => arrived.has(change));
       };
       await until(
-        () => allRead() && allArrived(),
+        async () => {
+          await retryNow();
+          return allRead() && allArrived();
+        },
         90_000,
         () => `every change (${changes().size} of ${published.size}; all read: ${allRead()})`,
       );
@@ -150,9 +162,6 @@ describe.runIf(runs)('delivery webhooks on the fleet', () => {
           id,
         ).toBe(true);
       expect(changes()).toEqual(published);
-      console.log(
-        `webhook fleet: ${published.size} changes published, ${received.filter((r) => r.path === '/healthy').length} requests at the healthy endpoint, ${received.filter((r) => r.path === '/gone').length} at the 410 one`,
-      );
 
       // Verified: the receiver refused nothing.
       expect(received.filter((r) => r.status === 400)).toEqual([]);
@@ -171,12 +180,12 @@ describe.runIf(runs)('delivery webhooks on the fleet', () => {
       const healthyRequests = received.filter((r) => r.path === '/healthy');
       expect(healthyRequests.filter((r) => r.status === 500).length).toBeGreaterThan(published.size / 5);
 
-      // 410: what arrived after the first 410 was answered had been sent before the relays knew.
+      // 410: each relay checks right before every attempt, so what arrived after the first 410 had
+      // passed that check before a 410 was stored: at most one attempt per slot (relays x
+      // concurrency), however slowly the machine ran them. A count, not a time: load cannot break it.
       const gone = received.filter((r) => r.path === '/gone');
-      const first410 = Math.min(...gone.map((r) => r.at));
       expect(gone.length).toBeGreaterThan(0);
       expect(gone.length).toBeLessThanOrEqual(relays.length * CONCURRENCY);
-      expect(gone.filter((r) => r.at > first410 + 1_000)).toEqual([]);
       // The stall was tried, and held up nothing else.
       expect(received.some((r) => r.path === '/stall')).toBe(true);
 
@@ -189,6 +198,7 @@ describe.runIf(runs)('delivery webhooks on the fleet', () => {
       }
       expect(output).toContain('410 Gone');
     } finally {
+      await deliveries.close();
       await queue.close();
       for (const { child } of [...relays, ...workers]) {
         if (child.exitCode !== null || child.signalCode !== null) continue;

@@ -93,9 +93,14 @@ export function relayHarness(fixture: () => BackendFixture) {
     return { queue, worker, startRelay, published, relayed };
   }
 
-  const until = async (check: () => boolean, timeoutMs: number, what: string | (() => string | Promise<string>)) => {
+  /** Polls `check` every 25 ms until it holds; throws naming `what` after `timeoutMs` (a hang detector). */
+  const until = async (
+    check: () => boolean | Promise<boolean>,
+    timeoutMs: number,
+    what: string | (() => string | Promise<string>),
+  ) => {
     const deadline = Date.now() + timeoutMs;
-    while (!check()) {
+    while (!(await check())) {
       if (Date.now() > deadline)
         throw new Error(`timed out waiting for ${typeof what === 'string' ? what : await what()}`);
       await new Promise((resolve) => setTimeout(resolve, 25));

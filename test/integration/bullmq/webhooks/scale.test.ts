@@ -12,24 +12,22 @@
  *   arrive while more stalled attempts are still open than the pool has young places (a stalled
  *   attempt holds a young place for PARK_AFTER_MS, then only its own endpoint's share; held for
  *   its whole `timeout`, none could);
- * - close() with attempts to stalled endpoints in flight waits for them to end, and no longer
- *   than its own bounds.
+ * - close() with attempts to stalled endpoints in flight waits for them to end, and settles.
  *
- * Counts and order, not delivery times: it holds beside any load, so it runs in the suite. close()
- * when the datastore is gone or the process is out of descriptors is close.test.ts. The figures
- * (connections, memory, delivery times) are printed for the README.
+ * Counts and order, not delivery times: it holds beside any load, so it runs in the suite; every
+ * wait is for a condition, bounded only against a hang. close() when the datastore is gone or the
+ * process is out of descriptors is close.test.ts. Delivery times and memory are figures for the
+ * bench, not asserted here.
  */
 import { createHash } from 'node:crypto';
 import { Redis } from 'ioredis';
 import { Webhook } from 'standardwebhooks';
 import { MessagingQueue, MessagingWorker, WebhookRelay, type WebhookRelayOptions } from 'tenant-messaging/bullmq';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { CLOSE_MS } from '../../../../src/bullmq/webhooks/close.js';
 import { ATTEMPTS_AT_ONCE } from '../../../../src/bullmq/webhooks/deliveries.js';
-import { retainedHeap } from '../../../helpers/heap.js';
 import { uniqueName } from '../../../helpers/redis.js';
 import { startServer, type TestServer } from '../../../helpers/server.js';
-import { type Fixture, fastWorker, finishedJob, runs, startFixture, text } from '../fixture.js';
+import { type Fixture, fastWorker, finishedJob, runs, startFixture, text, until } from '../fixture.js';
 
 const ENDPOINTS = 1_000;
 /**
@@ -47,16 +45,13 @@ const MESSAGES = 2;
  */
 const TIMEOUT = 3_000;
 /**
- * What close() may take at most, from its own bounds: the attempts in flight (TIMEOUT), 2 s to
- * record their ends (RECORD_MS), then a second (CLOSE_MS) for each of five closes. A hang
- * detector, not a measure: each part is a timer of the relay's, which a busy machine does not lengthen.
+ * How long close() is given before the test calls it hung: its own bounds are the attempts in
+ * flight (TIMEOUT), 2 s to record their ends, then a second for each of five closes, all timers a
+ * loaded machine fires late; so the bound is a hang detector, far past them, not a measure.
  */
-const CLOSE_BOUND = TIMEOUT + 2_000 + 5 * CLOSE_MS;
+const CLOSE_BOUND = 30_000;
 
-/**
- * How long the burst may take to reach every healthy endpoint: a hang detector, not a measure (the
- * run prints how long it took), with room for a loaded machine.
- */
+/** How long the burst may take to reach every healthy endpoint: a hang detector, not a measure. */
 const DELIVERY_WAIT = 90_000;
 
 const secretOf = (i: number) => `whsec_${createHash('sha256').update(`endpoint ${i}`).digest('base64')}`;
@@ -69,22 +64,18 @@ let server: TestServer;
 /** Accepted requests of the current phase (its business ids' prefix): path → webhook-id → count. */
 const accepted = new Map<string, Map<string, number>>();
 let phase = 'small-';
-/** ms from an event's update to its arrival, for every accepted request. */
-const latencies: number[] = [];
-/** When each accepted request arrived (ms since 1970). */
-const arrivals: number[] = [];
+/** Accepted requests of the current phase, all endpoints together. */
+let delivered = 0;
 let refused = 0;
 let stalledRequests = 0;
-/** When each stalled request open now arrived: the relay's timeout ends it. */
-const stalledOpen = new Map<object, number>();
+/** The stalled requests open now: the relay's timeout ends each. */
+const stalledOpen = new Set<object>();
 /**
  * Healthy deliveries of each event that arrived while at least ATTEMPTS_AT_ONCE stalled requests
  * were open: had a stalled attempt kept its young place until its timeout, those would have held
  * every young place of the pool, and no healthy attempt could have been in flight.
  */
 const pastStalled = new Map<string, number>();
-let open = 0;
-let peakOpen = 0;
 
 /** An endpoint's key as the relay names it in the datastore: a hash of its URL. */
 const endpointKeyOf = (i: number) =>
@@ -94,18 +85,6 @@ const endpointKeyOf = (i: number) =>
     .slice(0, 16);
 const endpointsOf = (from: number, count: number, base: string) =>
   Array.from({ length: count }, (_, i) => ({ url: `${base}${pathOf(from + i)}`, secret: secretOf(from + i) }));
-
-const mb = (bytes: number) => `${(bytes / 1_048_576).toFixed(1)} MB`;
-
-const heap = retainedHeap;
-
-const until = async (check: () => boolean, timeoutMs: number, what: () => string) => {
-  const deadline = Date.now() + timeoutMs;
-  while (!check()) {
-    if (Date.now() > deadline) throw new Error(`timed out waiting for ${what()}`);
-    await new Promise((resolve) => setTimeout(resolve, 20));
-  }
-};
 
 /** Client connections a Redis has (the one asking included). */
 async function connections(port: number): Promise<number> {
@@ -124,38 +103,31 @@ beforeAll(async () => {
   if (!runs) return;
   f = await startFixture();
   server = await startServer((req, res) => {
-    open++;
-    peakOpen = Math.max(peakOpen, open);
     const verifier = verifiers.get(req.url);
     const body = req.body.toString();
     try {
       verifier?.verify(body, req.headers as Record<string, string>);
     } catch {
       refused++;
-      open--;
       return void res.writeHead(400).end();
     }
     if (!verifier) refused++;
     if (req.url.startsWith('/stall/')) {
       stalledRequests++;
-      stalledOpen.set(res, Date.now());
-      res.on('close', () => {
-        open--; // never answered: the relay's timeout ends it
-        stalledOpen.delete(res);
-      });
+      stalledOpen.add(res);
+      // Never answered: the relay's timeout (or its close()) ends it.
+      res.on('close', () => stalledOpen.delete(res));
       return;
     }
     const id = req.headers['webhook-id'] as string;
     const event = JSON.parse(body) as { timestamp: string; data: { id: string } };
-    open--;
     res.writeHead(204).end();
     if (!event.data.id.startsWith(phase)) return;
     const ids = accepted.get(req.url) ?? new Map<string, number>();
     ids.set(id, (ids.get(id) ?? 0) + 1);
     accepted.set(req.url, ids);
     if (stalledOpen.size >= ATTEMPTS_AT_ONCE) pastStalled.set(event.data.id, (pastStalled.get(event.data.id) ?? 0) + 1);
-    latencies.push(Date.now() - Date.parse(event.timestamp));
-    arrivals.push(Date.now());
+    delivered++;
   });
 }, 30_000);
 afterAll(async () => {
@@ -165,7 +137,7 @@ afterAll(async () => {
 
 describe.runIf(runs)('WebhookRelay with 1,000 endpoints on Redis', () => {
   it(
-    'holds the same few connections for 10 endpoints and for 1,000, delivers every event to each of the 870 healthy endpoints while 130 stall, and closes within seconds',
+    'holds the same few connections for 10 endpoints and for 1,000, delivers every event to each of the 870 healthy endpoints while 130 stall, and closes',
     async () => {
       const name = uniqueName('scale');
       const queue = new MessagingQueue({ connection: f.connection, name });
@@ -182,11 +154,9 @@ describe.runIf(runs)('WebhookRelay with 1,000 endpoints on Redis', () => {
         await finishedJob(f.raw(name), 'warm-up');
         const baseline = await connections(f.redis.port);
 
-        const heapBeforeTen = heap();
         const small = new WebhookRelay(options(STALLED, 10));
         await small.ready();
         const withTen = (await connections(f.redis.port)) - baseline;
-        const heapTen = heap() - heapBeforeTen;
         await queue.send(text(0), { id: 'small-0' });
         await until(
           () =>
@@ -196,37 +166,27 @@ describe.runIf(runs)('WebhookRelay with 1,000 endpoints on Redis', () => {
         );
         await small.close();
         accepted.clear();
-        latencies.length = 0;
-        arrivals.length = 0;
+        delivered = 0;
         phase = 'scale-';
 
-        const heapBefore = heap();
         const relay = new WebhookRelay(options(0, ENDPOINTS));
         await relay.ready();
         const withThousand = (await connections(f.redis.port)) - baseline;
-        const heapIdle = heap() - heapBefore;
 
-        const socketsBefore = server.sockets;
-        const started = Date.now();
         let busiest = withThousand;
         const ids = Array.from({ length: MESSAGES }, (_, i) => `scale-${i}`);
         await queue.sendMany(ids.map((id, i) => ({ params: text(i), id })));
         const healthy = Array.from({ length: ENDPOINTS }, (_, i) => i).filter((i) => !isStalled(i));
         const complete = () => healthy.every((i) => (accepted.get(pathOf(i))?.size ?? 0) >= MESSAGES);
-        const sampling = (async () => {
-          while (!complete() && Date.now() - started < DELIVERY_WAIT) {
-            busiest = Math.max(busiest, (await connections(f.redis.port)) - baseline);
-            await new Promise((resolve) => setTimeout(resolve, 100));
-          }
-        })();
+        // The connections sampled while delivering (each look a poll of the condition).
         await until(
-          complete,
+          async () => {
+            busiest = Math.max(busiest, (await connections(f.redis.port)) - baseline);
+            return complete();
+          },
           DELIVERY_WAIT,
-          () => `every healthy endpoint's ${MESSAGES} events (${latencies.length} arrived)`,
+          () => `every healthy endpoint's ${MESSAGES} events (${delivered} arrived)`,
         );
-        const deliveredIn = Date.now() - started;
-        await sampling;
-        const heapEnd = heap() - heapBefore;
 
         // close() with attempts to stalled endpoints in flight (their retries come all along).
         await until(
@@ -234,45 +194,27 @@ describe.runIf(runs)('WebhookRelay with 1,000 endpoints on Redis', () => {
           DELIVERY_WAIT,
           () => 'a stalled attempt in flight',
         );
-        const inFlight = [...stalledOpen.values()];
-        const closing = Date.now();
-        await relay.close();
-        const closedAt = Date.now();
-        const closedIn = closedAt - closing;
+        const inFlight = stalledOpen.size;
+        let timer: NodeJS.Timeout | undefined;
+        const closed = await Promise.race([
+          relay.close().then(() => 'closed'),
+          new Promise<string>((resolve) => {
+            timer = setTimeout(() => resolve('hung'), CLOSE_BOUND);
+          }),
+        ]).finally(() => clearTimeout(timer));
         const stillOpen = stalledOpen.size;
-        // When the last attempt in flight would have ended by its own timeout.
-        const lastDeadline = Math.max(...inFlight) + TIMEOUT;
-
-        latencies.sort((a, b) => a - b);
-        // The longest time without any healthy delivery arriving, from the first to the last one.
-        arrivals.sort((a, b) => a - b);
-        const longestGap = arrivals.reduce((gap, at, i) => Math.max(gap, at - (arrivals[i - 1] ?? at)), 0);
         // A second copy is a retry: an attempt that got no answer within TIMEOUT (the machine being
         // busy), recorded as failed on the delivery's one job. Never a second job for the same id.
         const rawDeliveries = f.raw(`${name}.webhook-deliveries`);
-        let duplicates = 0;
         for (const i of healthy) {
           for (const [id, copies] of accepted.get(pathOf(i)) ?? []) {
             if (copies === 1) continue;
-            duplicates += copies - 1;
             const job = await rawDeliveries.getJob(`${id}@${endpointKeyOf(i)}`);
             expect(job?.attemptsMade, `${pathOf(i)} ${id}`).toBeGreaterThanOrEqual(copies - 1);
             expect(job?.failedReason).toMatch(/no answer within/);
           }
         }
         await rawDeliveries.close();
-        const at = (q: number) => latencies[Math.min(latencies.length - 1, Math.floor(q * latencies.length))] as number;
-        console.log(
-          [
-            `webhook scale: datastore connections of a relay: ${withTen} with 10 endpoints, ${withThousand} with ${ENDPOINTS} (at most ${busiest} while delivering)`,
-            `  heap of a relay, ready and idle (after gc): +${mb(heapTen)} with 10 endpoints, +${mb(heapIdle)} with ${ENDPOINTS}; +${mb(heapEnd)} once the burst was delivered (the receiver's side included)`,
-            `  ${latencies.length} deliveries to ${healthy.length} healthy endpoints (${STALLED} stalled, timeout ${TIMEOUT} ms) in ${deliveredIn} ms after the send; from update to arrival p50 ${at(0.5)} ms, p99 ${at(0.99)} ms, max ${latencies.at(-1)} ms; longest time without a healthy delivery arriving: ${longestGap} ms`,
-            `  ${duplicates} retried after a late answer; receiver: ${server.sockets - socketsBefore} connections opened, ${peakOpen} requests open at once at most, ${stalledRequests} requests to stalled endpoints`,
-            `  healthy deliveries that arrived while ${ATTEMPTS_AT_ONCE}+ stalled attempts were open: ${ids.map((id) => pastStalled.get(id) ?? 0).join(', ')} (by event)`,
-            `  close() with ${inFlight.length} attempts to stalled endpoints in flight: ${Math.round(closedIn)} ms, ${closedAt - lastDeadline} ms after the last one's own deadline; ${stillOpen} still open after`,
-          ].join('\n'),
-        );
-
         // O(1) in the number of endpoints: the same connections for 10 and 1,000 (a queue per
         // endpoint opened 3 each: 30 and 3,000).
         expect(withThousand).toBe(withTen);
@@ -286,10 +228,10 @@ describe.runIf(runs)('WebhookRelay with 1,000 endpoints on Redis', () => {
         // healthy retries share the pool, and a fan-out's stalled attempts may never hold it whole).
         expect(stalledRequests).toBeGreaterThanOrEqual(STALLED * MESSAGES);
         expect(Math.max(...ids.map((id) => pastStalled.get(id) ?? 0))).toBeGreaterThan(0);
-        // close() waited for the attempts in flight (none left open), within its own bounds.
-        expect(inFlight.length).toBeGreaterThan(0);
+        // close() waited for the attempts in flight (none left open), and settled.
+        expect(closed, `close() did not settle within ${CLOSE_BOUND} ms`).toBe('closed');
+        expect(inFlight).toBeGreaterThan(0);
         expect(stillOpen).toBe(0);
-        expect(closedIn).toBeLessThan(CLOSE_BOUND);
       } finally {
         await worker.close();
         await queue.close();

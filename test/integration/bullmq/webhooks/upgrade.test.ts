@@ -77,10 +77,11 @@ describe.each(BACKENDS)('WebhookRelay on %s, upgraded from a queue per endpoint'
       await relay.ready();
       const ids = [...waiting, 'msg_old-4_4_delivered'];
       const mine = () => received.filter((r) => r.path === `/hooks/${name}`);
-      const deadline = Date.now() + 20_000;
-      while (!ids.every((id) => mine().some((r) => r.id === id)) && Date.now() < deadline) {
-        await new Promise((resolve) => setTimeout(resolve, 50));
-      }
+      await until(
+        () => ids.every((id) => mine().some((r) => r.id === id)),
+        30_000,
+        () => `every moved delivery made: ${mine().map((r) => r.id)}`,
+      );
       expect(
         mine()
           .map((r) => r.id)
@@ -132,14 +133,23 @@ describe.each(BACKENDS)('WebhookRelay on %s, upgraded from a queue per endpoint'
       await old.ready();
       await queue(y, 'msg_for-y_1_sent');
       await queue(z, 'msg_for-z_1_sent');
-      const deadline = Date.now() + 20_000;
-      while (((await job(y, 'msg_for-y_1_sent'))?.attemptsStarted ?? 0) < 2 && Date.now() < deadline) {
-        await new Promise((resolve) => setTimeout(resolve, 50));
-      }
+      // Put back by a relay that lacks its endpoint, a delivery waits in the delayed set (a quarter
+      // second at first, then longer): promoted as soon as it is seen, so that it is taken again now.
+      const promoted = async (url: string, webhookId: string) => {
+        const delayed = await job(url, webhookId);
+        if (delayed && (await delayed.isDelayed())) await delayed.promote().catch(() => undefined);
+        return delayed;
+      };
+      await until(
+        async () => ((await promoted(y, 'msg_for-y_1_sent'))?.attemptsStarted ?? 0) >= 2,
+        30_000,
+        () => 'the delivery for y taken twice by the relay that lacks y',
+      );
       await old.close();
       expect((await job(y, 'msg_for-y_1_sent'))?.attemptsStarted).toBeGreaterThanOrEqual(2); // taken, put back
       expect(received.some((r) => r.path === `/y/${name}`)).toBe(false); // never attempted there
-      // The new relay gives up after 3 s a delivery it takes for an endpoint no relay lists.
+      const RETRY_FOR = 1_000;
+      // The new relay gives up after 1 s (retryFor) a delivery it takes for an endpoint no relay lists.
       next = new WebhookRelay({
         connection: f.connection,
         name,
@@ -147,13 +157,21 @@ describe.each(BACKENDS)('WebhookRelay on %s, upgraded from a queue per endpoint'
           { url: x, secret: SECRET },
           { url: y, secret: SECRET },
         ],
-        retryFor: 3_000,
+        retryFor: RETRY_FOR,
         ...locks,
       });
-      const gaveUp = async () => (await job(z, 'msg_for-z_1_sent'))?.finishedOn !== undefined;
-      while (!(received.some((r) => r.path === `/y/${name}`) && (await gaveUp())) && Date.now() < deadline + 20_000) {
-        await new Promise((resolve) => setTimeout(resolve, 100));
-      }
+      // retryFor is the behaviour: it passes. Its bounces' growing waits are not: once it is
+      // over, z's delivery is promoted, so that the next take is the one that gives it up.
+      const gaveUp = async () => {
+        const zJob = await job(z, 'msg_for-z_1_sent');
+        if (zJob && Date.now() > zJob.timestamp + RETRY_FOR) await promoted(z, 'msg_for-z_1_sent');
+        return zJob?.finishedOn !== undefined;
+      };
+      await until(
+        async () => received.some((r) => r.path === `/y/${name}`) && (await gaveUp()),
+        40_000,
+        () => 'the delivery for y made, and the one for z given up',
+      );
       expect(received.filter((r) => r.path === `/y/${name}`).map((r) => r.id)).toEqual(['msg_for-y_1_sent']);
       expect((await job(z, 'msg_for-z_1_sent'))?.failedReason).toMatch(/no relay of the queue has this endpoint/);
       // Put back until then, never attempted: nothing was sent there.
