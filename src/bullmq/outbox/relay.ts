@@ -124,9 +124,14 @@ export class OutboxRelay {
     const signal = this.#stop.signal;
     let failures = 0;
     while (!signal.aborted) {
-      const lost = await this.#listenOnce(options.pool, channel, queue).catch((error: unknown) => error);
+      let listened = false;
+      const lost = await this.#listenOnce(options.pool, channel, queue, () => {
+        listened = true;
+      }).catch((error: unknown) => error);
       if (signal.aborted) return;
-      failures = lost === undefined ? 0 : failures + 1;
+      // A connection that listened, then was lost, starts a new outage: warned about, and retried
+      // after the first pause again.
+      failures = lost === undefined ? 0 : listened ? 1 : failures + 1;
       // Once per outage, not once per try: a database that stays down must not flood the log.
       if (failures <= 1) {
         options.logger?.warn('outbox relay: the LISTEN connection was lost; polling until it is back', {
@@ -138,11 +143,11 @@ export class OutboxRelay {
   }
 
   /**
-   * One LISTEN connection, from connecting to its end: resolves when it ended because the relay
-   * stops, rejects with why it was lost otherwise. Back to the pool unsubscribed (UNLISTEN *) when
+   * One LISTEN connection, from connecting to its end (`onListening` once its LISTEN is answered):
+   * resolves when it ended because the relay stops, rejects with why it was lost otherwise. Back to the pool unsubscribed (UNLISTEN *) when
    * closed cleanly, released as broken when lost.
    */
-  async #listenOnce(pool: OutboxPool, channel: string, queue: string): Promise<void> {
+  async #listenOnce(pool: OutboxPool, channel: string, queue: string, onListening: () => void): Promise<void> {
     const client = await pool.connect();
     let broken: Error | undefined;
     let onLost: (error?: Error) => void = () => undefined;
@@ -163,6 +168,7 @@ export class OutboxRelay {
     client.on?.('notification', onNotification);
     try {
       await Promise.race([client.query(`LISTEN "${channel}"`), lost]);
+      onListening();
       // Whatever was committed while nobody listened is looked for now.
       this.#notified = true;
       this.#wake?.();
