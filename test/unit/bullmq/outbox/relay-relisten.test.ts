@@ -20,7 +20,14 @@ function fakePool() {
       const ends = new Set<Listener>();
       return {
         async query(text: string) {
-          if (text.startsWith('LISTEN')) listens.push({ at: fakeNow(), end: () => [...ends].forEach((end) => end()) });
+          if (text.startsWith('LISTEN')) {
+            listens.push({
+              at: fakeNow(),
+              end: () => {
+                for (const end of [...ends]) end();
+              },
+            });
+          }
           return { rows: [] };
         },
         release: () => undefined,
