@@ -25,8 +25,12 @@ import type { PlaceStore } from '../store/types.js';
  * most `limit * 1000 / (1000 + r)` requests a second when answers take `r` ms (README).
  */
 export interface FleetGate {
-  /** Runs `request` once admitted; its place is kept one second past its end. */
-  run<T>(request: () => Promise<T>): Promise<T>;
+  /**
+   * Runs `request` once admitted; its place is kept one second past its end. A request that
+   * throws what `unsent` says never reached the service (it stopped before its POST) gives its
+   * place back at once: the service counted nothing.
+   */
+  run<T>(request: () => Promise<T>, unsent?: (error: unknown) => boolean): Promise<T>;
 }
 
 /** The window the service counts in: the tenant limit is per second. */
@@ -78,14 +82,18 @@ export function createFleetGate(options: FleetGateOptions): FleetGate {
   };
 
   return {
-    async run(request) {
+    async run(request, unsent) {
       const member = `${prefix}:${next++}`;
       await admitInLine(member);
+      let keep = WINDOW_MS;
       try {
         return await request();
+      } catch (error) {
+        if (unsent?.(error) === true) keep = 0;
+        throw error;
       } finally {
         try {
-          await places.settle(member, WINDOW_MS);
+          await places.settle(member, keep);
         } catch (error) {
           options.onSettleError?.(error);
         }

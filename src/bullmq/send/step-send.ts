@@ -18,6 +18,10 @@ class LaneLost extends Error {
   override readonly name = 'LaneLost';
 }
 
+/** True for what a send throws before its POST: its gate place and lane place are given back. */
+const stoppedBeforePost = (error: unknown): boolean =>
+  error instanceof MarkNotConfirmed || error instanceof LaneLost || error instanceof LockLost;
+
 /**
  * The `send` step: quiet hours waited out, the `in-flight` mark written (and confirmed) inside the
  * gate, the POST, and what its answer or failure makes of the job.
@@ -61,9 +65,9 @@ export function sendStep(deps: ProcessDeps, control: JobControl): Step {
           // A second pass follows a wait for a late confirmation: still this worker's job?
           await (marking ? marking(kept) : control.stillHeld(job));
           return client.messages.send(sendParamsOf(job.data.params));
-        });
+        }, stoppedBeforePost);
       } catch (error) {
-        const notSent = error instanceof MarkNotConfirmed || error instanceof LaneLost || error instanceof LockLost;
+        const notSent = stoppedBeforePost(error);
         if (lanes) await (notSent ? deps.lanes?.release(lanes.held) : deps.lanes?.settle(lanes.held));
         if (error instanceof LaneLost) return waitForLane(job, token, 1, kept);
         if (error instanceof LockLost) throw error; // another worker's job now: nothing more from this one

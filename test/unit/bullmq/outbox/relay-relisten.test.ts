@@ -6,7 +6,7 @@
  */
 import fc from 'fast-check';
 import { afterEach, describe, expect, it, vi } from 'vitest';
-import { OutboxRelay } from '../../../../src/bullmq/outbox/relay.js';
+import { type OutboxClient, type OutboxPool, OutboxRelay } from '../../../../src/bullmq/outbox/relay.js';
 import { outboxTable } from '../../../../src/bullmq/outbox/sql.js';
 import { fakeNow } from '../../../helpers/fake-clock.js';
 
@@ -15,10 +15,11 @@ type Listener = (error?: Error) => void;
 /** A pool whose clients answer every query with no rows; the LISTEN client's connection can be ended. */
 function fakePool() {
   const listens: { at: number; end: () => void }[] = [];
-  const pool = {
+  const pool: OutboxPool = {
     async connect() {
       const ends = new Set<Listener>();
-      return {
+      // The overloads of `on` and `off` as one loose signature: this fake reads only 'end'.
+      const client = {
         async query(text: string) {
           if (text.startsWith('LISTEN')) {
             listens.push({
@@ -38,6 +39,7 @@ function fakePool() {
           if (event === 'end') ends.delete(listener);
         },
       };
+      return client as unknown as OutboxClient;
     },
   };
   return { pool, listens };
