@@ -74,27 +74,46 @@ function percentDecoded(text: string, plus: boolean): string {
   return spaced.replace(/(?:%[0-9A-Fa-f]{2})+/g, (run) => Buffer.from(run.replaceAll('%', ''), 'hex').toString('utf8'));
 }
 
-/** Every way the test decodes `line`: as it is, percent-decoded, JSON-unescaped, and base64 or hex from any offset. */
+/**
+ * Every way the test decodes `line`: as it is, percent-decoded, JSON-unescaped, and base64 or hex
+ * from any offset. What a secret could be read from, each form once: a base64 decoding from an
+ * offset 4 further on is the one before it less its first 3 bytes (Node's decoder stops at the
+ * first `=`, so each `=`-free piece of a run is decoded from its first 4 offsets), and a secret
+ * found in that shorter form is in the longer one too (it starts with a character, not with a
+ * byte or code unit left over from the cut). Ask with `tracesOf`.
+ */
 export function decodings(line: string): string[] {
   const unescaped = (text: string) =>
     text.replace(/\\(u[0-9a-fA-F]{4}|["\\/bfnrt])/g, (sequence) => JSON.parse(`"${sequence}"`) as string);
-  const texts = [line, unescaped(line), unescaped(unescaped(line))].flatMap((text) => [
-    text,
-    percentDecoded(text, false),
-    percentDecoded(text, true),
-    percentFully(text),
-  ]);
-  const forms = [...texts];
-  for (const text of texts) {
-    for (const run of text.match(/[A-Za-z0-9+/_=-]{4,}/g) ?? []) {
-      for (let offset = 0; offset < run.length; offset++) {
-        const bytes = Buffer.from(run.slice(offset).replaceAll('-', '+').replaceAll('_', '/'), 'base64');
-        forms.push(...textsOf(bytes));
-      }
-      if (/^[0-9a-f]+$/i.test(run)) {
-        for (const offset of [0, 1]) forms.push(...textsOf(Buffer.from(run.slice(offset), 'hex')));
+  const texts = new Set(
+    [line, unescaped(line), unescaped(unescaped(line))].flatMap((text) => [
+      text,
+      percentDecoded(text, false),
+      percentDecoded(text, true),
+      percentFully(text),
+    ]),
+  );
+  const forms = new Set(texts);
+  const runs = new Set([...texts].flatMap((text) => text.match(/[A-Za-z0-9+/_=-]{4,}/g) ?? []));
+  for (const run of runs) {
+    for (const piece of run.replaceAll('-', '+').replaceAll('_', '/').split('=')) {
+      for (let offset = 0; offset < Math.min(4, piece.length); offset++) {
+        for (const text of textsOf(Buffer.from(piece.slice(offset), 'base64'))) forms.add(text);
       }
     }
+    if (/^[0-9a-f]+$/i.test(run)) {
+      for (const offset of [0, 1]) for (const text of textsOf(Buffer.from(run.slice(offset), 'hex'))) forms.add(text);
+    }
   }
-  return forms;
+  return [...forms];
+}
+
+/**
+ * The decodings of `line` (see decodings) that hold one of `secrets`: none, where redaction did
+ * its work. One assertion on the list, not one for each of thousands of forms.
+ *
+ * @example `expect(tracesOf(shown, [secret]), shown).toEqual([])`
+ */
+export function tracesOf(line: string, secrets: readonly string[]): string[] {
+  return decodings(line).filter((form) => secrets.some((secret) => form.includes(secret)));
 }

@@ -46,9 +46,13 @@ export function spawnBin(
   return { child, stdout: () => stdout, stderr: () => stderr, exit, killedBy: () => killedBy };
 }
 
-/** Waits until `read()` matches `pattern` (polled every 20 ms, 6 s at most), and returns the match. */
+/**
+ * Waits until `read()` matches `pattern` (polled every 20 ms), and returns the match. Throws past
+ * 30 s (a hang detector at the hooks' timeout scale, not a measure: a loaded machine takes
+ * seconds to start a bin).
+ */
 export async function waitFor(read: () => string, pattern: RegExp): Promise<RegExpMatchArray> {
-  for (let i = 0; i < 300; i++) {
+  for (let i = 0; i < 1_500; i++) {
     const match = read().match(pattern);
     if (match) return match;
     await new Promise((resolve) => setTimeout(resolve, 20));

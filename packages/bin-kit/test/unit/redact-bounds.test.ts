@@ -9,7 +9,7 @@ import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
 import { token } from '../../../../test/helpers/url-secrets.js';
 import { REDACTED, redactSecrets } from '../../src/redact.js';
-import { decodings, ENCODINGS } from '../decodings.js';
+import { ENCODINGS, tracesOf } from '../decodings.js';
 
 const KEY = 'tmk_live_0123456789abcdefABCDEF';
 
@@ -44,7 +44,7 @@ describe('redactSecrets on hostile input', () => {
           const line = `GET ${segment.repeat(before)}/${encoded}${segment.repeat(after)}`;
           const shown = redactSecrets(line, [secret]);
           expect(shown).toContain(REDACTED);
-          for (const form of decodings(shown)) expect(form, `${encoding}: ${shown}`).not.toContain(secret);
+          expect(tracesOf(shown, [secret]), `${encoding}: ${shown}`).toEqual([]);
         },
       ),
       { numRuns: 40 },

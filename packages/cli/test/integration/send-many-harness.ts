@@ -15,7 +15,7 @@ import type { SendManySummary } from '../../src/commands/send-many-summary.js';
 
 /** The built bin. */
 export const bin = join(import.meta.dirname, '../../dist/main.js');
-export const ROWS = 2_000;
+export const ROWS = 1_000;
 /** The sandbox's tenant, with room for every row (its default message limit is lower). */
 export const tenants = [{ slug: 'acme', messageLimit: 10_000, senderNumbers: [{ phone: '+15550001001' }] }];
 /** Every 97th row has an empty text: refused by the CLI's checks, never sent. */

@@ -29,11 +29,13 @@ describe('send-many stopped by a signal', () => {
   it('SIGINT, SIGTERM and SIGHUP in the middle: sends in flight finish, exit 128 + the signal, and the rows not attempted, sent again, complete the run once each', async () => {
     const rows = 300;
     const valid = Array.from({ length: rows }, (_, i) => i).filter((i) => !invalid(i));
-    for (const [signal, code] of [
+    // The three side by side, each with a sandbox and a file of its own.
+    const stops = [
       ['SIGINT', 130],
       ['SIGTERM', 143],
       ['SIGHUP', 129],
-    ] as const) {
+    ] as const;
+    const stopBy = async ([signal, code]: (typeof stops)[number]) => {
       const sandbox = await startSandbox({ tenants, rateLimit: { perSecond: 150 } });
       try {
         const { path, lines } = await campaign(dir(), `interrupted-${signal}.csv`, rows);
@@ -59,7 +61,7 @@ describe('send-many stopped by a signal', () => {
         expect(remaining).toHaveLength(summary.remaining + 1);
         const remainingRows = remaining.slice(1).map((line) => lines.indexOf(line) - 1);
         expect(remainingRows.every((i) => i >= 0 && !stored.has(i))).toBe(true);
-        if (signal !== 'SIGTERM') continue;
+        if (signal !== 'SIGTERM') return;
         // A process manager's restart: the remaining file sent again completes the campaign.
         const again = await run(sandbox, [
           'send-many',
@@ -75,7 +77,8 @@ describe('send-many stopped by a signal', () => {
       } finally {
         await sandbox.close();
       }
-    }
+    };
+    await Promise.all(stops.map(stopBy));
   }, 60_000);
 
   it('a signal before the handlers kills the bare process; one while the bin loads or reads the file: exit 128 + n, nothing sent, the file itself is what remains', async () => {

@@ -8,6 +8,10 @@
  * that run itself stopped once or not) completes the campaign with no row sent twice, no remaining
  * file left to be sent again, and the campaign's journal marked complete. Runs the build:
  * `npm run build` first.
+ *
+ * The moments run side by side, each against a sandbox and a campaign file of its own: a run's
+ * time is the sandbox's latency, not the CPU (fast-check's shrinking is off, as endOnFailure had
+ * it, so nothing is lost by not running them one after another). SEND_MANY_SEED replays others.
  */
 import { readdirSync, readFileSync } from 'node:fs';
 import { basename } from 'node:path';
@@ -99,114 +103,121 @@ const expectRefused = (ran: Ran, before: number, now: number, what: string) => {
   expect(ran.stderr, what).toContain('--force');
 };
 
-let made = 0;
+const moment = fc.record({
+  signals: fc.array(stops, { minLength: 1, maxLength: 2 }),
+  first: fc.integer({ min: 1, max: VALID.length }),
+  // 0: the second as soon as the bin says it is stopping, its sends still in flight.
+  extra: fc.oneof(fc.constant(0), fc.integer({ min: 1, max: 4 })),
+  resumeStop: fc.option(stops, { nil: null }),
+});
+type Moment = typeof moment extends fc.Arbitrary<infer T> ? T : never;
+const SEED = Number(process.env['SEND_MANY_SEED'] ?? 0x5e9d);
 
 describe('send-many stopped at any moment', () => {
   it('every row in exactly one record, a rerun refused with no request, a resume sending none twice', async () => {
-    const moment = fc.record({
-      signals: fc.array(stops, { minLength: 1, maxLength: 2 }),
-      first: fc.integer({ min: 1, max: VALID.length }),
-      // 0: the second as soon as the bin says it is stopping, its sends still in flight.
-      extra: fc.oneof(fc.constant(0), fc.integer({ min: 1, max: 4 })),
-      resumeStop: fc.option(stops, { nil: null }),
-    });
-    await fc.assert(
-      fc.asyncProperty(moment, async (m) => {
-        const sandbox = await startSandbox({ tenants, rateLimit: { perSecond: 200 } });
-        sandbox.faults.add({ kind: 'latency', latencyMs: 150, route: 'POST /messages', ratio: 1 });
-        try {
-          const { path } = await campaign(dir(), `stops-${++made}.csv`, ROWS);
-          const base = path.slice(0, -'.csv'.length);
-          const args = ['send-many', '--file', path, ...FROM, '--concurrency', '4', '--json'];
-          const first = await stopped(
-            sandbox,
-            args,
-            m.signals,
-            () => sandbox.messages('acme').length >= m.first,
-            m.extra,
-          );
-          const what = `${JSON.stringify(m)} (signals sent: ${first.sent.join(', ') || 'none'})\n${first.stderr}`;
-          if (first.sent.length === 0 || first.summary?.interrupted === false) {
-            // The run ended before the moment came (or before its signal was caught): complete,
-            // nothing of it left to resume.
-            expect(first.code, what).toBe(1);
-            expect(recordsOf(base).sent, what).toEqual([]);
-            expect(remainingFiles(base), what).toEqual([]);
-            return;
-          }
-          expect(
-            first.sent.map((s) => CODES[s]),
-            what,
-          ).toContain(first.code);
-          // The summary, however it was stopped, with the log ids the journal holds.
-          const records = recordsOf(base);
-          expect(first.summary, what).toMatchObject({ interrupted: true, rows: ROWS });
-          expect(new Set(first.summary?.log_ids), what).toEqual(new Set([...records.journal.values()].flat()));
-          // Every row in exactly one record.
-          const kinds = ['sent', 'unknown', 'failed', 'remaining'] as const;
-          for (const i of VALID) {
-            expect(
-              kinds.filter((kind) => records[kind].includes(i)),
-              `${what}: row ${i}`,
-            ).toHaveLength(1);
-          }
-          expect(
-            kinds.reduce((n, kind) => n + records[kind].length, 0),
-            what,
-          ).toBe(ROWS);
-          // The journal's log id is the one the service gave; what it stored is sent or unknown.
-          const stored = storedIds(sandbox);
-          for (const [row, ids] of records.journal) expect(ids, `${what}: row ${row}`).toEqual(stored.get(row));
-          for (const [row, ids] of stored) {
-            expect(ids, `${what}: row ${row}`).toHaveLength(1);
-            expect(records.sent.includes(row) || records.unknown.includes(row), `${what}: row ${row}`).toBe(true);
-          }
-
-          // The original again: refused before any request, naming what to send.
-          let before = posts(sandbox);
-          const again = await run(sandbox, args);
-          expectRefused(again, before, posts(sandbox), what);
-          if (records.remaining.length === 0) {
-            expect(again.stderr, what).toContain('Every row was attempted');
-            return;
-          }
-          expect(again.stderr, what).toContain(`Send ${base}.remaining.csv to go on`);
-
-          // Resumed by the file the refusal names (that run perhaps stopped too: then the refusal
-          // names its own remaining file): the campaign ends, no row sent twice.
-          const resume = (file: string) => ['send-many', '--file', file, ...FROM, '--concurrency', '4', '--json'];
-          if (m.resumeStop && records.remaining.length > 8) {
-            const from = sandbox.messages('acme').length;
-            const cut = await stopped(sandbox, resume(`${base}.remaining.csv`), [m.resumeStop], () => {
-              return sandbox.messages('acme').length > from;
-            });
-            expect(cut.code, `${what}\nresume stopped:\n${cut.stderr}`).toBe(CODES[m.resumeStop]);
-          }
-          // (A resume stopped with every row attempted completed the campaign: nothing is left to send.)
-          if (remainingFiles(base).length > 0) {
-            before = posts(sandbox);
-            const refusal = await run(sandbox, args);
-            expectRefused(refusal, before, posts(sandbox), `${what}: before the resume`);
-            const next = /Send (\S+) to go on/.exec(refusal.stderr)?.[1];
-            expect(next, `${what}\n${refusal.stderr}`).toBeDefined();
-            const last = await run(sandbox, resume(next as string));
-            expect(last.summary, `${what}\n${last.stderr}`).toMatchObject({ interrupted: false, remaining: 0 });
-          }
-          const after = storedIds(sandbox);
-          for (const i of VALID) {
-            const n = after.get(i)?.length ?? 0;
-            if (records.unknown.includes(i)) expect(n, `${what}: row ${i}`).toBeLessThanOrEqual(1);
-            else expect(n, `${what}: row ${i} stored once`).toBe(1);
-          }
-          // Complete: no remaining file is left to be sent again, the campaign's journal is marked.
-          expect(remainingFiles(base), what).toEqual([]);
-          const journal = readFileSync(`${base}.sent.ndjson`, 'utf8').trimEnd().split('\n');
-          expect(JSON.parse(journal.at(-1) as string), what).toMatchObject({ complete: true });
-        } finally {
-          await sandbox.close();
-        }
-      }),
-      { seed: Number(process.env['SEND_MANY_SEED'] ?? 0x5e9d), numRuns: 8, endOnFailure: true },
+    const moments = fc.sample(moment, { seed: SEED, numRuns: 8 });
+    const outcomes = await Promise.allSettled(moments.map((m, i) => stoppedAt(m, i + 1)));
+    const failed = outcomes.flatMap((outcome, i) =>
+      outcome.status === 'rejected' ? [`moment ${i + 1} of seed ${SEED}: ${JSON.stringify(moments[i])}`] : [],
     );
+    const first = outcomes.find((outcome) => outcome.status === 'rejected');
+    if (first) throw new Error(`${failed.join('\n')}\n\n${String((first as PromiseRejectedResult).reason)}`);
   }, 240_000);
 });
+
+/** One moment: its sandbox, its campaign, stopped, rerun, resumed, checked. */
+async function stoppedAt(m: Moment, made: number): Promise<void> {
+  const sandbox = await startSandbox({ tenants, rateLimit: { perSecond: 200 } });
+  // Sends in flight at any moment (4 at a time, each 100 ms): a signal finds some to wait for.
+  sandbox.faults.add({ kind: 'latency', latencyMs: 100, route: 'POST /messages', ratio: 1 });
+  try {
+    const { path } = await campaign(dir(), `stops-${made}.csv`, ROWS);
+    const base = path.slice(0, -'.csv'.length);
+    const args = ['send-many', '--file', path, ...FROM, '--concurrency', '4', '--json'];
+    const first = await stopped(sandbox, args, m.signals, () => sandbox.messages('acme').length >= m.first, m.extra);
+    const what = `${JSON.stringify(m)} (signals sent: ${first.sent.join(', ') || 'none'})\n${first.stderr}`;
+    if (first.sent.length === 0 || first.summary?.interrupted === false) {
+      // The run ended before the moment came (or before its signal was caught): complete,
+      // nothing of it left to resume.
+      expect(first.code, what).toBe(1);
+      expect(recordsOf(base).sent, what).toEqual([]);
+      expect(remainingFiles(base), what).toEqual([]);
+      return;
+    }
+    expect(
+      first.sent.map((s) => CODES[s]),
+      what,
+    ).toContain(first.code);
+    // The summary, however it was stopped, with the log ids the journal holds.
+    const records = recordsOf(base);
+    expect(first.summary, what).toMatchObject({ interrupted: true, rows: ROWS });
+    expect(new Set(first.summary?.log_ids), what).toEqual(new Set([...records.journal.values()].flat()));
+    // Every row in exactly one record.
+    const kinds = ['sent', 'unknown', 'failed', 'remaining'] as const;
+    for (const i of VALID) {
+      expect(
+        kinds.filter((kind) => records[kind].includes(i)),
+        `${what}: row ${i}`,
+      ).toHaveLength(1);
+    }
+    expect(
+      kinds.reduce((n, kind) => n + records[kind].length, 0),
+      what,
+    ).toBe(ROWS);
+    // The journal's log id is the one the service gave; what it stored is sent or unknown.
+    const stored = storedIds(sandbox);
+    for (const [row, ids] of records.journal) expect(ids, `${what}: row ${row}`).toEqual(stored.get(row));
+    for (const [row, ids] of stored) {
+      expect(ids, `${what}: row ${row}`).toHaveLength(1);
+      expect(records.sent.includes(row) || records.unknown.includes(row), `${what}: row ${row}`).toBe(true);
+    }
+
+    // The original again: refused before any request, naming what to send.
+    const before = posts(sandbox);
+    const again = await run(sandbox, args);
+    expectRefused(again, before, posts(sandbox), what);
+    if (records.remaining.length === 0) {
+      expect(again.stderr, what).toContain('Every row was attempted');
+      return;
+    }
+    expect(again.stderr, what).toContain(`Send ${base}.remaining.csv to go on`);
+
+    // Resumed by the file the refusal names (that run perhaps stopped too: then the refusal
+    // names its own remaining file): the campaign ends, no row sent twice.
+    const resume = (file: string) => ['send-many', '--file', file, ...FROM, '--concurrency', '4', '--json'];
+    let refusal = again;
+    if (m.resumeStop && records.remaining.length > 8) {
+      const from = sandbox.messages('acme').length;
+      const cut = await stopped(sandbox, resume(`${base}.remaining.csv`), [m.resumeStop], () => {
+        return sandbox.messages('acme').length > from;
+      });
+      expect(cut.code, `${what}\nresume stopped:\n${cut.stderr}`).toBe(CODES[m.resumeStop]);
+      // The original once more (unless the stopped resume attempted every row): its refusal now
+      // names what that resume left. Unstopped, `again` named it already.
+      if (remainingFiles(base).length > 0) {
+        const beforeResume = posts(sandbox);
+        refusal = await run(sandbox, args);
+        expectRefused(refusal, beforeResume, posts(sandbox), `${what}: before the resume`);
+      }
+    }
+    // (A resume stopped with every row attempted completed the campaign: nothing is left to send.)
+    if (remainingFiles(base).length > 0) {
+      const next = /Send (\S+) to go on/.exec(refusal.stderr)?.[1];
+      expect(next, `${what}\n${refusal.stderr}`).toBeDefined();
+      const last = await run(sandbox, resume(next as string));
+      expect(last.summary, `${what}\n${last.stderr}`).toMatchObject({ interrupted: false, remaining: 0 });
+    }
+    const after = storedIds(sandbox);
+    for (const i of VALID) {
+      const n = after.get(i)?.length ?? 0;
+      if (records.unknown.includes(i)) expect(n, `${what}: row ${i}`).toBeLessThanOrEqual(1);
+      else expect(n, `${what}: row ${i} stored once`).toBe(1);
+    }
+    // Complete: no remaining file is left to be sent again, the campaign's journal is marked.
+    expect(remainingFiles(base), what).toEqual([]);
+    const journal = readFileSync(`${base}.sent.ndjson`, 'utf8').trimEnd().split('\n');
+    expect(JSON.parse(journal.at(-1) as string), what).toMatchObject({ complete: true });
+  } finally {
+    await sandbox.close();
+  }
+}

@@ -148,7 +148,7 @@ describe.runIf(runs)('on a terminal', () => {
     // columns); rows 23, 63, 103, 143 no text (the CLI's own check).
     const noRecipient = (i: number) => i % 40 === 7;
     const noText = (i: number) => i % 40 === 23;
-    const sandbox = await startSandbox({ rateLimit: { perSecond: 50 } });
+    const sandbox = await startSandbox({ rateLimit: { perSecond: 100 } });
     try {
       const file = join(dir, 'campaign.csv');
       const lines = Array.from(
@@ -158,7 +158,8 @@ describe.runIf(runs)('on a terminal', () => {
       await writeFile(file, `to,text\n${lines.join('\n')}\n`);
       const all = await screens(
         sandbox,
-        ['send-many', '--file', file, '--from', '+15550001001', '--rate', '40/s'],
+        // Two seconds of sending at 80/s: the bar moves through many counts on the way.
+        ['send-many', '--file', file, '--from', '+15550001001', '--rate', '80/s'],
         (s) => s.includes('PROMPT'),
         { joined: true },
       );

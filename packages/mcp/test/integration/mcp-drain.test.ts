@@ -12,6 +12,21 @@ import { type Connected, fixtureForFile, text } from './mcp-fixture.js';
 
 const fx = fixtureForFile();
 
+/** Until `check()` holds (polled every 5 ms); throws past 20 s, a hang, not a measure. */
+async function until(check: () => boolean, what: string): Promise<void> {
+  for (let i = 0; i < 4_000; i++) {
+    if (check()) return;
+    await new Promise((resolve) => setTimeout(resolve, 5));
+  }
+  throw new Error(`never: ${what}`);
+}
+
+/** The reads of one log (`GET /messages/{id}`) the sandbox has seen. */
+const reads = () =>
+  Object.entries(fx.sandbox.counters.requests)
+    .filter(([route]) => route.startsWith('GET /messages/'))
+    .reduce((sum, [, n]) => sum + n, 0);
+
 async function prepare(server: Connected, content: string): Promise<string> {
   const prepared = await server.call('prepare_send', {
     sender_phone: '+15550001001',
@@ -54,8 +69,10 @@ describe('the toolbox’s stop', () => {
       type: 'text',
       content: 'Never delivered',
     });
+    const before = reads();
     const waiting = server.call('wait_for_delivery', { id: log.id, timeout: 60_000 });
-    await new Promise((resolve) => setTimeout(resolve, 50));
+    // Stopped once the wait is under way: its first read reached the service.
+    await until(() => reads() > before, 'the wait read the log');
     await server.toolbox.stop(5_000);
     expect(text(await waiting)).toMatch(/^The server stopped before wait_for_delivery finished; nothing was sent/);
   });
@@ -66,7 +83,7 @@ describe('the toolbox’s stop', () => {
     const before = fx.posts();
     fx.sandbox.faults.add({ kind: 'latency', latencyMs: 600, route: 'POST /messages', times: 1 });
     const sending: Promise<CallToolResult> = server.call('send_message', { approval });
-    for (let i = 0; i < 200 && fx.posts() === before; i++) await new Promise((resolve) => setTimeout(resolve, 5));
+    await until(() => fx.posts() > before, 'the send reached the service');
     await server.toolbox.stop(20);
     expect(text(await sending)).toMatch(/^The server stopped before this send finished: its outcome is unknown/);
     expect(fx.posts()).toBe(before + 1);

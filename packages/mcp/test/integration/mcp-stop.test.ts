@@ -30,9 +30,12 @@ const posts = () => sandbox.counters.requests['POST /messages'] ?? 0;
 const stored = (content: string) => sandbox.messages('acme').filter((m) => m.content === content).length;
 const text = (result: CallToolResult) => (result.content[0]?.type === 'text' ? result.content[0].text : '');
 
-/** Waits until `check()` holds (the sandbox's counters move as requests arrive). */
+/**
+ * Waits until `check()` holds (the sandbox's counters move as requests arrive), 20 s at most: a
+ * hang detector, not a measure.
+ */
 async function until(check: () => boolean): Promise<void> {
-  for (let i = 0; i < 500 && !check(); i++) await new Promise((resolve) => setTimeout(resolve, 10));
+  for (let i = 0; i < 2_000 && !check(); i++) await new Promise((resolve) => setTimeout(resolve, 10));
   expect(check()).toBe(true);
 }
 
