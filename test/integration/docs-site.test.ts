@@ -61,6 +61,22 @@ beforeAll(async () => {
   if (!run) return;
   site = await mkdtemp(join(tmpdir(), 'tm-docs-site-'));
   profile = await mkdtemp(join(tmpdir(), 'tm-chromium-'));
+  // The browser starts while TypeDoc builds: neither needs the other until the first page.
+  browser = spawn(
+    chromium as string,
+    [
+      ...chromiumFlags(profile),
+      '--hide-scrollbars',
+      // Two tabs load pages at once: none of them may be throttled as a background tab.
+      '--disable-background-timer-throttling',
+      '--disable-renderer-backgrounding',
+      '--disable-backgrounding-occluded-windows',
+      '--remote-debugging-pipe',
+      'about:blank',
+    ],
+    { stdio: ['ignore', 'ignore', 'ignore', 'pipe', 'pipe'] },
+  );
+  cdp = new Cdp(browser.stdio[3] as Writable, browser.stdio[4] as Readable);
   const { stderr } = await promisify(execFile)(
     process.execPath,
     [join(root, 'scripts/docs.mjs'), '--out', site, '--logLevel', 'Error'],
@@ -88,22 +104,6 @@ beforeAll(async () => {
   });
   await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
   origin = `http://127.0.0.1:${(server.address() as AddressInfo).port}`;
-
-  browser = spawn(
-    chromium as string,
-    [
-      ...chromiumFlags(profile),
-      '--hide-scrollbars',
-      // Two tabs load pages at once: none of them may be throttled as a background tab.
-      '--disable-background-timer-throttling',
-      '--disable-renderer-backgrounding',
-      '--disable-backgrounding-occluded-windows',
-      '--remote-debugging-pipe',
-      'about:blank',
-    ],
-    { stdio: ['ignore', 'ignore', 'ignore', 'pipe', 'pipe'] },
-  );
-  cdp = new Cdp(browser.stdio[3] as Writable, browser.stdio[4] as Readable);
 }, 60_000);
 
 afterAll(async () => {
@@ -180,7 +180,9 @@ describe.skipIf(!run)('the reference site (TypeDoc, in headless Chromium)', () =
       input.value = 'waitForDelivery';
       input.dispatchEvent(new Event('input', { bubbles: true }));
       const list = document.getElementById('tsd-search-results');
-      for (let i = 0; i < 100 && !list.querySelector('a'); i++) await new Promise((r) => setTimeout(r, 20));
+      // Until the results are drawn (the index loads on its own time); the bound only ends a hang.
+      for (const end = performance.now() + 30000; !list.querySelector('a') && performance.now() < end; )
+        await new Promise((r) => setTimeout(r, 20));
       return [...list.querySelectorAll('a')].map((a) => ({ text: a.textContent, href: a.href }));
     })()`);
     const hit = results.find((result) =>

@@ -49,7 +49,6 @@ async function footprint(project: string): Promise<{ packages: number; bytes: nu
 describe('tenant-messaging installed alone', () => {
   it('installs light: at most 6 packages and 12 MB, and no bin', async () => {
     const { packages, bytes } = await footprint(alone);
-    console.log(`tenant-messaging alone: ${packages} packages, ${(bytes / 1e6).toFixed(1)} MB`);
     expect(packages).toBeLessThanOrEqual(6);
     expect(bytes).toBeLessThanOrEqual(12e6);
     expect(await readdir(join(alone, 'node_modules', '.bin')).catch(() => [])).toEqual([]);

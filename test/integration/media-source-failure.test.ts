@@ -15,6 +15,7 @@ import {
 import { Agent, fetch as undiciFetch } from 'undici';
 import { afterAll, afterEach, beforeAll, beforeEach, describe, expect, it } from 'vitest';
 import { json, messageLog, startServer, type TestServer } from '../helpers/server.js';
+import { until } from '../helpers/until.js';
 
 /** Anything that would have ended the process: the SDK must leave none. */
 const escaped: unknown[] = [];
@@ -26,6 +27,8 @@ let dir: string;
 let release: () => void = () => undefined;
 let held: Promise<void> = Promise.resolve();
 const agents: Agent[] = [];
+/** Each transport's one-connection agent. */
+const agentOf: Record<'undici' | 'fetch', Agent> = {} as never;
 const clients: Record<'undici' | 'fetch', MessagingClient> = {} as never;
 
 beforeAll(async () => {
@@ -39,6 +42,8 @@ beforeAll(async () => {
   // One connection each, so a second request waits in the pool while the first is held.
   const [viaUndici, viaFetch] = [new Agent({ connections: 1 }), new Agent({ connections: 1 })];
   agents.push(viaUndici, viaFetch);
+  agentOf.undici = viaUndici;
+  agentOf.fetch = viaFetch;
   const fetch: FetchLike = (url, init) =>
     undiciFetch(String(url), { ...init, dispatcher: viaFetch } as never) as unknown as Promise<Response>;
   const base = { baseUrl: server.url, apiKey: 'k', timeout: 5_000 };
@@ -154,11 +159,20 @@ describe('a media source that fails gives a ValidationError on send, and the pro
           release = resolve;
         });
         const holder = clients[transport].messages.send({ ...params, type: 'text', content: 'hold' });
-        await new Promise((resolve) => setTimeout(resolve, 15));
+        await until(
+          () => server.requests.length === 1,
+          () => 'the held text send never reached the server',
+        );
         const failed = sendFailing(transport, media);
-        await new Promise((resolve) => setTimeout(resolve, 15));
+        // Queued: the pool holds two requests, the held one running and the media send waiting.
+        const inPool = () => Object.values(agentOf[transport].stats).reduce((n, stats) => n + stats.size, 0);
+        await until(
+          () => inPool() >= 2,
+          () => `the media send never queued behind the held one: ${JSON.stringify(agentOf[transport].stats)}`,
+        );
         fail();
-        await new Promise((resolve) => setTimeout(resolve, 5));
+        // A turn of the loop, for the source's error to be emitted while the send still waits.
+        await new Promise((resolve) => setImmediate(resolve));
         release();
         expect((await failed).cause).toBe(original);
         await holder;

@@ -3,9 +3,9 @@ import { APIConnectionError, APIError, APITimeoutError, MessagingClient } from '
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { type ForwardProxy, startForwardProxy } from '../helpers/forward-proxy.js';
 import { json, messageLog, refusedUrl, startServer, type TestServer } from '../helpers/server.js';
+import { until } from '../helpers/until.js';
 
 const KEY = 'tm_live_PROXY_key_123';
-const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
 
 let api: TestServer;
 let proxy: ForwardProxy;
@@ -21,10 +21,9 @@ afterEach(async () => {
   await api.close();
 });
 
-/** Polls until `done()` or `ms` pass: the proxy sees a socket close a moment after the client closes it. */
-async function eventually(done: () => boolean, ms = 2_000): Promise<void> {
-  for (const end = Date.now() + ms; !done() && Date.now() < end; ) await sleep(10);
-}
+/** Waits until `done()`: the proxy sees a socket close a moment after the client closes it. */
+const eventually = (done: () => boolean, what: string) =>
+  until(done, () => `${what}: ${proxy.requests.length} requests proxied, ${proxy.open} sockets open`);
 
 describe('proxy: a URL', () => {
   it('sends every call through the proxy on keep-alive sockets, credentials as Proxy-Authorization', async () => {
@@ -70,7 +69,7 @@ describe('proxy: a URL', () => {
     await Promise.all([client.me(), client.messages.get(1), client.messages.get(2)]);
     expect(proxy.open).toBeGreaterThan(0);
     await client.close();
-    await eventually(() => proxy.open === 0);
+    await eventually(() => proxy.open === 0, 'the sockets to the proxy stay open');
     expect(proxy.open).toBe(0);
   });
 
@@ -86,7 +85,7 @@ describe('proxy: a URL', () => {
     const long = Array.from({ length: 16 }, (_, i) =>
       client.messages.get(i + 1, { timeout: 1_500 }).catch((e: unknown) => e),
     );
-    await eventually(() => proxy.requests.length === 16);
+    await eventually(() => proxy.requests.length === 16, 'the 16 long calls never all reached the proxy');
     const short = await Promise.all(
       Array.from({ length: 24 }, (_, i) => client.messages.get(i + 100, { timeout: 200 }).catch((e: unknown) => e)),
     );
@@ -96,8 +95,12 @@ describe('proxy: a URL', () => {
     }
     expect(proxy.requests.length).toBe(16);
     for (const error of await Promise.all(long)) expect(error).toBeInstanceOf(APITimeoutError);
-    await sleep(300);
-    expect(proxy.requests.length).toBe(16);
+    // The connections are free again: a call made now reaches the proxy, after any queued one that
+    // had been left behind (the queue is first in, first out). It is the only one that does.
+    const probe = client.messages.get(999, { timeout: 200 }).catch((e: unknown) => e);
+    await eventually(() => proxy.requests.length > 16, 'a call made once the connections were free never arrived');
+    expect(proxy.requests.slice(16).map((r) => r.url)).toEqual([`${api.url}/api/v1/messages/999`]);
+    await probe;
     await client.close();
   });
 
@@ -147,7 +150,7 @@ describe("proxy: 'env'", () => {
   it('HTTP_PROXY: through the proxy', async () => {
     process.env.HTTP_PROXY = proxy.url;
     expect(await route()).toEqual({ proxied: 1, reached: 1 });
-    await eventually(() => proxy.open === 0); // close() closed the agent's sockets too
+    await eventually(() => proxy.open === 0, 'the sockets to the proxy stay open'); // close() closed the agent's sockets too
     expect(proxy.open).toBe(0);
   });
 

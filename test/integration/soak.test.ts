@@ -9,6 +9,7 @@ import { type FaultRule, SANDBOX_PHONES, startSandbox } from 'tenant-messaging/s
 import { describe, expect, it } from 'vitest';
 // The sandbox's own seeded generator, so a failing soak can be replayed exactly.
 import { seededRandom as random } from '../../src/sandbox/random.js';
+import { until } from '../helpers/until.js';
 
 // 6,000 in npm test (CPU the 2-core suite needs elsewhere); the README's figures came from 10,000.
 const OPERATIONS = Number(process.env['SOAK_OPERATIONS'] ?? 6_000);
@@ -93,7 +94,6 @@ describe('soak', () => {
       else await [client.me, client.usage, client.subscription][n % 3]?.call(client);
     };
 
-    const started = performance.now();
     let index = 0;
     await Promise.all(
       Array.from({ length: CONCURRENCY }, async () => {
@@ -109,42 +109,41 @@ describe('soak', () => {
         }
       }),
     );
-    const durationMs = Math.round(performance.now() - started);
 
     const storedCounts = new Map<string, number>();
     for (const log of sandbox.messages('acme'))
       storedCounts.set(String(log.content), (storedCounts.get(String(log.content)) ?? 0) + 1);
     const duplicates = [...storedCounts.values()].filter((count) => count > 1).length;
     const resolvedButNotStoredOnce = resolvedContents.filter((content) => storedCounts.get(content) !== 1).length;
-    const report = {
-      operations: done,
-      faultsInjected: sandbox.faults.injected,
-      faultsByKind: sandbox.faults.injectedByKind,
-      retries,
-      sendsResolved: resolvedContents.length,
-      sendsStored: sandbox.counters.sendsStored,
-      duplicates,
-      typedFailures: Object.values(failures).reduce((a, b) => a + b, 0),
-      failuresByClass: failures,
-      untypedFailures: untyped,
-      unhandledRejections: unhandled.length,
-      durationMs,
-    };
+    const injected = sandbox.faults.injected;
+    const injectedByKind = sandbox.faults.injectedByKind;
+    const sendsStored = sandbox.counters.sendsStored;
 
     await client.close();
     await sandbox.close();
-    await new Promise((resolve) => setTimeout(resolve, 50));
+    // Sockets close on their own turn after close() resolves: wait until they have, not a fixed time.
+    const leaked = () => Object.entries(openHandles()).filter(([name, count]) => count > (baseline[name] ?? 0));
+    await until(
+      () => leaked().length === 0,
+      () => `handles left open: ${JSON.stringify(leaked())}`,
+    ).catch(() => undefined);
     process.off('unhandledRejection', onUnhandled);
-    const leaked = Object.entries(openHandles()).filter(([name, count]) => count > (baseline[name] ?? 0));
-    console.log(`soak report: ${JSON.stringify({ ...report, leakedHandles: leaked })}`);
 
     expect(done).toBe(OPERATIONS);
-    expect(report.faultsInjected).toBeGreaterThan(OPERATIONS * 0.03);
+    expect(injected).toBeGreaterThan(OPERATIONS * 0.03);
+    // Every kind of fault was met (the rarest, 1 request in 400, some 15 times in 6,000 operations;
+    // a shorter run set by SOAK_OPERATIONS may miss one), and the client retried some of them.
+    if (OPERATIONS >= 6_000)
+      expect(Object.keys(injectedByKind).sort()).toEqual([...new Set(FAULTS.map(({ kind }) => kind))].sort());
+    expect(retries).toBeGreaterThan(0);
+    expect(Object.values(failures).reduce((a, b) => a + b, 0)).toBeGreaterThan(0);
+    // Every send that resolved was stored once; none was stored twice.
+    expect(sendsStored).toBeGreaterThanOrEqual(resolvedContents.length);
     expect(duplicates).toBe(0);
     expect(resolvedButNotStoredOnce).toBe(0);
     expect(untyped).toBe(0);
     expect(unhandled).toEqual([]);
-    expect(leaked).toEqual([]);
+    expect(leaked()).toEqual([]);
     // No bound on its duration here (8 s alone, over 60 s beside two CPU hogs and the suite): a hang
     // fails it by the timeout, and speed is the bench's to measure.
   }, 120_000);

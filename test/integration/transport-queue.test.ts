@@ -3,14 +3,13 @@ import fc from 'fast-check';
 import { APITimeoutError, MessagingClient } from 'tenant-messaging';
 import { afterEach, describe, expect, it } from 'vitest';
 import { json, messageLog, startServer, type TestServer } from '../helpers/server.js';
+import { until } from '../helpers/until.js';
 
 /** The client's own Agent keeps this many sockets per origin (src/core/transport/undici-transport.ts). */
 const POOL = 16;
 
 let server: TestServer | undefined;
 afterEach(() => server?.close());
-
-const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
 
 /** A client whose pool is already warm (undici loaded, one keep-alive socket open). */
 async function warmClient(url: string): Promise<MessagingClient> {
@@ -19,13 +18,18 @@ async function warmClient(url: string): Promise<MessagingClient> {
   return client;
 }
 
-/** A server that answers every read after `ms`, echoing the id asked for. */
-function slowServer(ms: number): Promise<TestServer> {
-  return startServer(async (req, res) => {
-    await sleep(ms);
+/** A server that holds every read until `release()`, then answers each, echoing the id asked for. */
+async function heldServer(): Promise<{ server: TestServer; release: () => void }> {
+  let release = () => {};
+  const released = new Promise<void>((resolve) => {
+    release = resolve;
+  });
+  const started = await startServer(async (req, res) => {
+    if (!req.url.endsWith('/me')) await released;
     const id = Number(req.url.split('/').pop());
     json(res, 200, req.url.endsWith('/me') ? { data: {} } : { data: messageLog({ id }) });
   });
+  return { server: started, release };
 }
 
 type Mode = 'deadline' | 'signal';
@@ -71,12 +75,13 @@ async function burst(calls: number, wait: number, mode: Mode) {
     if (mode === 'signal') setTimeout(() => controller.abort(new Error('caller gave up')), wait);
     const errors = await Promise.all(results);
     const atAnswer = { ...activity.counts };
-    await sleep(300);
+    // Closed, the pool has finished whatever it still had queued (close() lets waiting calls go
+    // on): anything a timed-out call left behind has opened or sent by now.
+    await client.close();
     const after = {
       connects: activity.counts.connects - atAnswer.connects,
       sent: activity.counts.sent - atAnswer.sent,
     };
-    await client.close();
     return { errors, atAnswer, after, serverSockets: server.sockets, serverRequests: server.requests.length };
   } finally {
     activity.stop();
@@ -135,15 +140,17 @@ describe('calls that wait for a connection (defect 5: a connection storm after a
   });
 
   it('calls that time out while queued never reach the server; the others are served on kept-alive sockets', async () => {
-    server = await slowServer(60);
+    const held = await heldServer();
+    server = held.server;
     const client = await warmClient(server.url);
     const patient = () => client.messages.get(1, { timeout: 10_000 });
     const hasty = () => client.messages.get(2, { timeout: 20 }).catch((e: unknown) => e);
-    // 16 hold every socket, 100 time out behind them, 16 more wait behind those.
+    // 16 hold every socket until the 100 behind them have timed out; 16 more wait behind those.
     const first = Array.from({ length: POOL }, patient);
     const doomed = Array.from({ length: 100 }, hasty);
     const last = Array.from({ length: POOL }, patient);
     for (const error of await Promise.all(doomed)) expect(error).toBeInstanceOf(APITimeoutError);
+    held.release();
     const logs = await Promise.all([...first, ...last]);
     expect(logs).toHaveLength(2 * POOL);
     // The warm-up request plus the 32 patient reads; none of the 100 was ever sent.
@@ -170,7 +177,11 @@ describe('calls that wait for a connection (defect 5: a connection storm after a
     });
     const client = await warmClient(server.url);
     const holders = Array.from({ length: POOL }, () => client.messages.get(1, { timeout: 10_000 }));
-    while (server.requests.length < 1 + POOL) await sleep(5); // every read holds its connection
+    // Every read holds its connection.
+    await until(
+      () => (server?.requests.length ?? 0) >= 1 + POOL,
+      () => `${server?.requests.length} of ${1 + POOL} requests arrived`,
+    );
     const text = { sender_phone: '+15550000001', to_phone: '+15550000002', type: 'text', content: 'queued' } as const;
     const error = await client.messages.send(text, { timeout: 30 }).catch((e: unknown) => e);
     release();
@@ -182,10 +193,13 @@ describe('calls that wait for a connection (defect 5: a connection storm after a
   });
 
   it('close() lets calls still waiting for a connection finish, then closes the pool', async () => {
-    server = await slowServer(30);
+    const held = await heldServer();
+    server = held.server;
     const client = await warmClient(server.url);
     const calls = Array.from({ length: 3 * POOL }, (_, i) => client.messages.get(i + 1));
+    // Closed while every call is still held or queued: they go on, then the pool closes.
     const closed = client.close();
+    held.release();
     expect(await Promise.all(calls)).toHaveLength(3 * POOL);
     await closed;
     expect(server.requests).toHaveLength(1 + 3 * POOL);

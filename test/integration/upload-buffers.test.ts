@@ -10,11 +10,11 @@ import { subscribe, unsubscribe } from 'node:diagnostics_channel';
 import { readdir, readlink } from 'node:fs/promises';
 import net from 'node:net';
 import { join } from 'node:path';
-import { setTimeout as sleep } from 'node:timers/promises';
 import fc from 'fast-check';
 import { MessagingClient, mediaFromPath, SendOutcomeUnknownError } from 'tenant-messaging';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { documentSend as base, mediaOf, startUploadServer, tempFiles } from '../helpers/server.js';
+import { until } from '../helpers/until.js';
 
 const KiB = 1024;
 
@@ -192,11 +192,15 @@ describe('a file upload reuses its read buffers only once the socket has written
     try {
       const error = await client.messages.send({ ...base, media: mediaFromPath(path) }).catch((e: unknown) => e);
       expect(error).toBeInstanceOf(SendOutcomeUnknownError);
+      // The stream closes its descriptor on its own turn after the error: wait until it has.
       let open = await openFds(path);
-      for (let i = 0; i < 50 && open > 0; i++) {
-        await sleep(10);
-        open = await openFds(path);
-      }
+      await until(
+        async () => {
+          open = await openFds(path);
+          return open === 0;
+        },
+        () => `${open} descriptors of ${path} still open`,
+      ).catch(() => undefined);
       expect(open).toBe(0);
     } finally {
       await client.close();

@@ -1,9 +1,19 @@
+/**
+ * messages.list against a fake service in process (the answers of Laravel's paginator and of
+ * services that bend it), on fake timers: what is requested, in what order, and when.
+ */
 import { MessagingClient, Page, ResponseValidationError } from 'tenant-messaging';
-import { afterEach, describe, expect, it } from 'vitest';
-import { json, messageLog, startServer, type TestServer } from '../helpers/server.js';
+import { afterEach, beforeEach, describe, expect, it, vi } from 'vitest';
+import { type FakeService, fakeService, json, messageLog } from '../helpers/fake-service.js';
 
-let server: TestServer | undefined;
-afterEach(() => server?.close());
+let server: FakeService | undefined;
+beforeEach(() => {
+  vi.useFakeTimers({ now: Date.UTC(2026, 10, 28, 9) });
+});
+afterEach(() => {
+  server = undefined;
+  vi.useRealTimers();
+});
 
 const logs = (ids: number[]) => ids.map((id) => messageLog({ id }));
 
@@ -32,14 +42,14 @@ function laravel(page: number) {
   };
 }
 
-async function serve(body: (query: URLSearchParams) => unknown) {
-  server = await startServer((req, res) => json(res, 200, body(new URL(req.url, 'http://x').searchParams)));
-  return new MessagingClient({ baseUrl: server.url, apiKey: 'k' });
+function serve(body: (query: URLSearchParams) => unknown) {
+  server = fakeService((req) => json(200, body(new URL(req.url, 'http://x').searchParams)));
+  return new MessagingClient({ baseUrl: 'https://api.example.test', apiKey: 'k', fetch: server.fetch });
 }
 
 describe('messages.list', () => {
   it("reads Laravel's paginator and walks every page with for await, keeping the query", async () => {
-    const client = await serve((q) => laravel(Number(q.get('page') ?? 1)));
+    const client = serve((q) => laravel(Number(q.get('page') ?? 1)));
     const first = await client.messages.list({ status: 'sent' });
     expect(first).toBeInstanceOf(Page);
     expect(first.data.map((l) => l.id)).toEqual([5, 4]);
@@ -57,7 +67,7 @@ describe('messages.list', () => {
   });
 
   it('getNextPage fetches the next page; the last page has none', async () => {
-    const client = await serve((q) => laravel(Number(q.get('page') ?? 1)));
+    const client = serve((q) => laravel(Number(q.get('page') ?? 1)));
     const third = await (await (await client.messages.list()).getNextPage()).getNextPage();
     expect(third.data.map((l) => l.id)).toEqual([1]);
     expect(third.hasNextPage()).toBe(false);
@@ -65,17 +75,16 @@ describe('messages.list', () => {
   });
 
   it('tolerates a bare array and { data } as one page', async () => {
-    let client = await serve(() => logs([2, 1]));
+    let client = serve(() => logs([2, 1]));
     let page = await client.messages.list();
     expect([page.data.length, page.meta, page.links, page.hasNextPage()]).toEqual([2, null, null, false]);
-    await server?.close();
-    client = await serve(() => ({ data: logs([3]) }));
+    client = serve(() => ({ data: logs([3]) }));
     page = await client.messages.list();
     expect([page.data.length, page.hasNextPage()]).toEqual([1, false]);
   });
 
   it("tolerates Laravel's plain paginator (counters at the top level)", async () => {
-    const client = await serve((q) => {
+    const client = serve((q) => {
       const page = Number(q.get('page') ?? 1);
       return {
         current_page: page,
@@ -92,7 +101,7 @@ describe('messages.list', () => {
   });
 
   it('follows only the page number of links.next, never the URL itself', async () => {
-    const client = await serve((q) =>
+    const client = serve((q) =>
       q.get('page') === '7'
         ? { data: logs([1]), links: { next: null } }
         : { data: logs([2]), links: { next: 'https://evil.example/steal?page=7' } },
@@ -105,7 +114,7 @@ describe('messages.list', () => {
 
   it('stops with ResponseValidationError when the service ignores the page parameter', async () => {
     // A proxy that drops the query string: every request answers page 1 of 3.
-    const client = await serve(() => laravel(1));
+    const client = serve(() => laravel(1));
     const ids: number[] = [];
     const error = await (async () => {
       for await (const log of client.messages.list()) ids.push(log.id);
@@ -119,7 +128,7 @@ describe('messages.list', () => {
 
   it('stops with ResponseValidationError when the service ignores page but links to page + 1 with no meta', async () => {
     // Every answer is the same items, with a next link one past whatever page was asked for.
-    const client = await serve((q) => ({
+    const client = serve((q) => ({
       data: logs([2, 1]),
       links: { next: `/api/v1/messages?page=${Number(q.get('page') ?? 1) + 1}` },
     }));
@@ -136,7 +145,7 @@ describe('messages.list', () => {
   });
 
   it('takes a page the caller asked for as the service answers it (a clamped page is no error)', async () => {
-    const client = await serve(() => laravel(3)); // a service that clamps page 99 to its last page
+    const client = serve(() => laravel(3)); // a service that clamps page 99 to its last page
     const page = await client.messages.list({ page: 99 });
     expect(page.meta?.current_page).toBe(3);
     expect(page.hasNextPage()).toBe(false);
@@ -144,7 +153,7 @@ describe('messages.list', () => {
   });
 
   it('does not follow a links.next that points back to the same page', async () => {
-    const client = await serve(() => ({ data: logs([1]), links: { next: '/api/v1/messages?page=1' } }));
+    const client = serve(() => ({ data: logs([1]), links: { next: '/api/v1/messages?page=1' } }));
     const ids: number[] = [];
     for await (const log of client.messages.list()) ids.push(log.id);
     expect(ids).toEqual([1]);
@@ -152,16 +161,17 @@ describe('messages.list', () => {
   });
 
   it('nothing is requested until the list is awaited or iterated', async () => {
-    const client = await serve(() => logs([1]));
+    const client = serve(() => logs([1]));
     const pending = client.messages.list();
-    await new Promise((r) => setTimeout(r, 20));
+    // A second of fake time: whatever an eager list would have started (at once or on a timer) has.
+    await vi.advanceTimersByTimeAsync(1_000);
     expect(server?.requests).toHaveLength(0);
     await pending;
     expect(server?.requests).toHaveLength(1);
   });
 
   it('an invalid item raises ResponseValidationError naming its index', async () => {
-    const client = await serve(() => ({ data: [messageLog(), { id: 'x' }] }));
+    const client = serve(() => ({ data: [messageLog(), { id: 'x' }] }));
     const error = (await client.messages.list().catch((e: unknown) => e)) as ResponseValidationError;
     expect(error).toBeInstanceOf(ResponseValidationError);
     expect(error.issues[0]?.path).toBe('data.1.id');

@@ -1,23 +1,23 @@
 /**
  * A 403 names the scope the refused endpoint needs (`PermissionDeniedError.requiredScope`): the
- * service's body does not (spec section 5), the SDK's endpoint table does. Over real HTTP against
- * the sandbox, with its keys that each lack one scope: every scoped method of the client, and
+ * service's body does not (spec section 5), the SDK's endpoint table does. Against the in-process
+ * sandbox (what a 403 says does not depend on the transport), with its keys that each lack one scope: every scoped method of the client, and
  * `client.request()` to a path of the table (ids in any form) or off it.
  */
 import fc from 'fast-check';
 import { MessagingClient, PermissionDeniedError, type Scope } from 'tenant-messaging';
-import { type RunningSandbox, SANDBOX_PHONES, startSandbox } from 'tenant-messaging/sandbox';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { createSandbox, SANDBOX_PHONES, type Sandbox } from 'tenant-messaging/sandbox';
+import { beforeAll, describe, expect, it } from 'vitest';
 
-let sandbox: RunningSandbox;
-let tenant: RunningSandbox['tenants'][string];
+let sandbox: Sandbox;
+let tenant: Sandbox['tenants'][string];
 /** A log that exists: a missing one is a 404 before any scope is checked (as the Laravel app answers). */
 let logId: number;
 
 beforeAll(async () => {
-  sandbox = await startSandbox();
-  tenant = sandbox.tenants['acme'] as RunningSandbox['tenants'][string];
-  const client = new MessagingClient({ baseUrl: tenant.baseUrl, apiKey: tenant.keys.full });
+  sandbox = createSandbox();
+  tenant = sandbox.tenants['acme'] as Sandbox['tenants'][string];
+  const client = new MessagingClient({ baseUrl: tenant.baseUrl, apiKey: tenant.keys.full, fetch: sandbox.fetch });
   const sent = await client.messages.send({
     sender_phone: '+15550001001',
     to_phone: SANDBOX_PHONES.reads,
@@ -27,10 +27,10 @@ beforeAll(async () => {
   logId = sent.id;
   await client.close();
 });
-afterAll(() => sandbox?.close());
 
 const SENDER = '+15550001001';
-const clientWith = (key: string) => new MessagingClient({ baseUrl: tenant.baseUrl, apiKey: key, maxRetries: 0 });
+const clientWith = (key: string) =>
+  new MessagingClient({ baseUrl: tenant.baseUrl, apiKey: key, maxRetries: 0, fetch: sandbox.fetch });
 
 /** What `call` rejects with (it must reject). */
 async function refusal(call: () => Promise<unknown>): Promise<unknown> {

@@ -7,7 +7,8 @@ import { MessagingQueue, MessagingWorker } from 'tenant-messaging/bullmq';
 
 const env = process.env;
 const connection = { host: '127.0.0.1', port: Number(env.REDIS_PORT), maxRetriesPerRequest: null };
-const name = `eco-${Date.now().toString(36)}`;
+// Its own queue: the runtimes run side by side against the one Redis.
+const name = `eco-${Date.now().toString(36)}-${Math.random().toString(36).slice(2, 10)}`;
 const result = {};
 try {
   const queue = new MessagingQueue({ connection, name });

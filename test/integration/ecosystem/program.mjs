@@ -129,11 +129,12 @@ export async function run(env) {
     return { class: error instanceof ValidationError, paths: error?.issues?.map((i) => i.path) };
   });
   await step('a timeout is APITimeoutError', async () => {
+    // The server never answers: only the 300 ms deadline ends the call before the run's own limit
+    // (run-in-project.ts kills it at 60 s), so no nearer bound on the time it took.
     const stalled = new MessagingClient({ baseUrl: env.STALL_URL, apiKey: env.API_KEY, timeout: 300, maxRetries: 0 });
-    const started = Date.now();
     const error = await stalled.messages.get(1).catch((e) => e);
     await stalled.close();
-    return { class: error instanceof APITimeoutError, withinMs: Date.now() - started < 5_000 };
+    return { class: error instanceof APITimeoutError, name: error?.name };
   });
   await step('an abort rejects with its reason', async () => {
     const controller = new AbortController();

@@ -8,7 +8,13 @@
  */
 import { Readable } from 'node:stream';
 import fc from 'fast-check';
-import { MessagingClient, MessagingError, ValidationError } from 'tenant-messaging';
+import {
+  APITimeoutError,
+  MessagingClient,
+  MessagingError,
+  SendOutcomeUnknownError,
+  ValidationError,
+} from 'tenant-messaging';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { watchLoopStalls } from '../../helpers/loop-stall.js';
 import { json, messageLog, startServer, type TestServer } from '../../helpers/server.js';
@@ -122,16 +128,18 @@ describe('a media stream of many tiny chunks', () => {
               },
             });
             stalls.reset();
-            const started = performance.now();
             const outcome = await client.messages
               .send({ ...sender, type: 'image', media: { data, filename: 'a.png', size } }, { timeout: 400 })
               .catch((e: unknown) => e);
-            const ms = performance.now() - started;
             expect(outcome instanceof MessagingError || typeof outcome === 'object').toBe(true);
+            // The deadline's timer runs when due only if the loop turns: the defect held it for the
+            // whole upload, which this catches in CPU time (no wall-clock bound, which load moves).
             expect(stalls.maxMs()).toBeLessThanOrEqual(50);
-            // The deadline ends the call: a bound a machine stalled for a few hundred ms keeps; the
-            // defect held the loop for the whole upload, which the stalls above catch.
-            expect(ms).toBeLessThanOrEqual(400 + 1_000);
+            // What ended the call, when it failed, is its deadline (or a refusal), never a hang.
+            if (outcome instanceof MessagingError && !(outcome instanceof ValidationError)) {
+              const cause = outcome instanceof SendOutcomeUnknownError ? outcome.cause : outcome;
+              expect(cause).toBeInstanceOf(APITimeoutError);
+            }
           },
         ),
         { seed: 3, numRuns: 6 },

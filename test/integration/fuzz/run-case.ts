@@ -70,7 +70,8 @@ export async function runCase(ctx: CaseContext, c: FuzzCase): Promise<string[]> 
   }
   const outcome = await settle(promise, bound + 2_000);
   clearTimeout(abortTimer);
-  const closed = await settle(client.close(), 2_000);
+  // A hang detector at the scale of a test's timeout: close() takes milliseconds, a loaded machine more.
+  const closed = await settle(client.close(), 20_000);
   const loopMs = watch.loopMaxMs();
 
   if (outcome.kind === 'hung') problems.push(`the call did not settle within ${Math.round(outcome.ms)} ms`);

@@ -65,10 +65,5 @@ export const TRANSPORTS: Record<'server' | 'fetch' | 'msw', (options?: SandboxOp
   },
 };
 
-/** A tiny valid PNG (1x1), for media round trips. */
-export const PNG = Uint8Array.from(
-  Buffer.from(
-    'iVBORw0KGgoAAAANSUhEUgAAAAEAAAABCAYAAAAfFcSJAAAADUlEQVR42mNk+M9QDwADhgGAWjR9awAAAABJRU5ErkJggg==',
-    'base64',
-  ),
-);
+/** A tiny valid PNG (1x1), for media round trips (test/helpers/png.ts: the unit tier's files use it too). */
+export { PNG } from '../../helpers/png.js';

@@ -232,16 +232,21 @@ describe('relayWebhooks', () => {
 
   it('when the updates fail, the deliveries already begun end before the error is passed on', async () => {
     let answered = 0;
-    const slow = await serve((_req, res) => {
-      setTimeout(() => {
-        answered++;
-        res.writeHead(204).end();
-      }, 150);
+    // The endpoint answers once the update source has broken: the delivery is in flight by then.
+    let broke = () => {};
+    const sourceBroke = new Promise<void>((resolve) => {
+      broke = resolve;
+    });
+    const slow = await serve(async (_req, res) => {
+      await sourceBroke;
+      answered++;
+      res.writeHead(204).end();
     });
     const [logId] = await sendMessages(1);
     const log = await client.messages.get(logId as number);
     const updates = (async function* () {
       yield { id: log.id, log, status: 'sent' };
+      broke();
       throw new Error('the update source broke');
     })();
     const error = await relayWebhooks(updates, { endpoints: [{ url: slow.url, secret: SECRET }] }).catch(
@@ -258,7 +263,8 @@ describe('relayWebhooks', () => {
     const slow = await serve((req, res) => {
       received.push(req.headers['webhook-id'] as string);
       stop.abort();
-      setTimeout(() => res.writeHead(204).end(), 100);
+      // The signal's listeners ran as it aborted: the answer comes on the loop's next turn, after them.
+      setImmediate(() => res.writeHead(204).end());
     });
     const [logId] = await sendMessages(1);
     const log = await client.messages.get(logId as number);

@@ -20,8 +20,8 @@ import { precheck } from '../../../src/schemas/precheck.js';
 import '../../../src/schemas/validators.js'; // loads zod's English messages, as the SDK does
 import * as z from '../../../src/schemas/zod.js';
 import type { MessageLog } from '../../../src/types/message-log.js';
+import { messageLog } from '../../helpers/fake-service.js';
 import { fieldValue, holders, objectsLike, SEED, withOwnProto } from '../../helpers/schema-inputs.js';
-import { messageLog } from '../../helpers/server.js';
 
 /** Valid logs, broken ones, extra fields, own `__proto__` keys at both levels, odd holders. */
 const logInputs = (() => {

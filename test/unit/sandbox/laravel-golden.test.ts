@@ -1,9 +1,10 @@
 /**
  * A differential test: the 49 exchanges captured from a real Laravel application that implements
- * the specification (fixtures/laravel-golden.json and .md, copies of /work/shared/laravel-golden; the
- * README says how it was captured) are replayed, in order, against the sandbox, and the answers
- * compared: status, the headers that matter, and the body's shape (same keys, recursively, same
- * JSON types), with the exact text of every message the framework itself writes.
+ * the specification (test/integration/sandbox/fixtures/laravel-golden.json and .md, copies of
+ * /work/shared/laravel-golden; the README says how it was captured) are replayed, in order,
+ * against the in-process sandbox, and the answers compared: status, the headers that matter, and
+ * the body's shape (same keys, recursively, same JSON types), with the exact text of every message
+ * the framework itself writes.
  *
  * The captures come from Laravel 8. Where Laravel 12 answers differently, the sandbox follows 12
  * and this test translates the capture (see `laravel12`): 422 rule texts gained "field" and the
@@ -14,7 +15,7 @@
 import { readFileSync } from 'node:fs';
 import { createSandbox, type KeyRole } from 'tenant-messaging/sandbox';
 import { describe, expect, it } from 'vitest';
-import { PNG } from './transports.js';
+import { PNG } from '../../helpers/png.js';
 
 interface Exchange {
   readonly note: string;
@@ -32,7 +33,9 @@ interface Exchange {
   readonly prettyPrinted: boolean;
 }
 
-const golden = JSON.parse(readFileSync(new URL('./fixtures/laravel-golden.json', import.meta.url), 'utf8')) as {
+const golden = JSON.parse(
+  readFileSync(new URL('../../integration/sandbox/fixtures/laravel-golden.json', import.meta.url), 'utf8'),
+) as {
   results: Record<string, Exchange>;
 };
 

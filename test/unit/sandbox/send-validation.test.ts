@@ -1,6 +1,6 @@
 import { createSandbox } from 'tenant-messaging/sandbox';
 import { describe, expect, it } from 'vitest';
-import { PNG } from './transports.js';
+import { PNG } from '../../helpers/png.js';
 
 const sandbox = createSandbox({ maxMediaBytes: 2048 });
 const url = `${sandbox.tenants['acme']?.baseUrl}/api/v1/messages`;

@@ -10,24 +10,42 @@ import {
   SendOutcomeUnknownError,
   UnprocessableEntityError,
 } from 'tenant-messaging';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { startServer, type TestServer } from '../helpers/server.js';
+import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
+import { fakeService } from '../helpers/fake-service.js';
+import { settle } from '../helpers/simulated-hour.cjs';
 
 // A hostile or broken service may answer an error status with any JSON at all: every such body
-// must still give the APIError subclass of its status, never a TypeError or RangeError.
+// must still give the APIError subclass of its status, never a TypeError or RangeError. Against a
+// fake service in process, on fake timers (a 429 pauses the client's rate gate for a while).
 
-let server: TestServer;
 let client: MessagingClient;
 let reply = { status: 500, text: '' };
 
-beforeAll(async () => {
-  server = await startServer((_req, res) => {
-    res.writeHead(reply.status, { 'content-type': 'application/json' });
-    res.end(reply.text);
+beforeAll(() => {
+  vi.useFakeTimers({ now: Date.UTC(2026, 10, 28, 9) });
+  const service = fakeService(
+    () => new Response(reply.text, { status: reply.status, headers: { 'content-type': 'application/json' } }),
+  );
+  client = new MessagingClient({
+    baseUrl: 'https://api.example.test',
+    apiKey: 'tm_test_key',
+    maxRetries: 0,
+    fetch: service.fetch,
   });
-  client = new MessagingClient({ baseUrl: server.url, apiKey: 'tm_test_key', maxRetries: 0 });
 });
-afterAll(() => server.close());
+afterAll(() => {
+  vi.useRealTimers();
+});
+
+/** What `call` rejected with (or its value), fake time advanced until it settled. */
+const failureOf = async (call: Promise<unknown>): Promise<unknown> =>
+  (
+    await settle(
+      call.catch((e: unknown) => e),
+      (ms) => vi.advanceTimersByTimeAsync(ms),
+      100,
+    )
+  ).value;
 
 const SEND = { sender_phone: '+1', to_phone: '+2', type: 'text', content: 'x' } as const;
 
@@ -161,7 +179,7 @@ describe('any JSON error body gives the APIError subclass of its status', () => 
     await fc.assert(
       fc.asyncProperty(status, bodyText, async (code, text) => {
         reply = { status: code, text };
-        const error = await client.messages.get(1, { maxRetries: 0 }).catch((e: unknown) => e);
+        const error = await failureOf(client.messages.get(1, { maxRetries: 0 }));
         checkError(error, code, text);
       }),
       { seed: 4242, numRuns: 300 },
@@ -173,7 +191,7 @@ describe('any JSON error body gives the APIError subclass of its status', () => 
     await fc.assert(
       fc.asyncProperty(status, bodyText, async (code, text) => {
         reply = { status: code, text };
-        const error = await client.messages.send(SEND, { maxRetries: 0 }).catch((e: unknown) => e);
+        const error = await failureOf(client.messages.send(SEND, { maxRetries: 0 }));
         if (code === 408 || code >= 500) {
           expect(error).toBeInstanceOf(SendOutcomeUnknownError);
           checkError((error as Error).cause, code, text);
@@ -190,7 +208,7 @@ describe('UnprocessableEntityError.errors keeps only field -> string[]', () => {
       status: 422,
       text: `{"message":"Bad.","errors":{"a":{"toString":0},"b":["ok",{"toString":0},1,null,"fine"],"c":${nested(10_000)},"d":"one","e":[]}}`,
     };
-    const error = await client.messages.send(SEND).catch((e: unknown) => e);
+    const error = await failureOf(client.messages.send(SEND));
     expect(error).toBeInstanceOf(UnprocessableEntityError);
     expect((error as UnprocessableEntityError).message).toBe('Bad.');
     expect((error as UnprocessableEntityError).errors).toStrictEqual({ b: ['ok', 'fine'], d: ['one'] });
@@ -201,7 +219,7 @@ describe('UnprocessableEntityError.errors keeps only field -> string[]', () => {
       status: 422,
       text: '{"__proto__":{"message":"inherited"},"errors":{"__proto__":["polluted"],"to_phone":["Required."]}}',
     };
-    const error = (await client.messages.send(SEND).catch((e: unknown) => e)) as UnprocessableEntityError;
+    const error = (await failureOf(client.messages.send(SEND))) as UnprocessableEntityError;
     expect(error).toBeInstanceOf(UnprocessableEntityError);
     expect(Object.getPrototypeOf(error.errors)).toBe(Object.prototype);
     expect(Object.keys(error.errors)).toEqual(['__proto__', 'to_phone']);

@@ -7,7 +7,7 @@ import fc from 'fast-check';
 import { MessagingClient, MessagingError, ValidationError } from 'tenant-messaging';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { sendMessageParamsSchema } from '../../src/schemas/send.js';
-import { messageLog } from '../helpers/server.js';
+import { messageLog } from '../helpers/fake-service.js';
 
 let requests = 0;
 const unhandled: unknown[] = [];

@@ -1,7 +1,7 @@
 /**
  * What the SDK publishes on node:diagnostics_channel: one trace per logical call, and the moments
  * in between (retries, rate-limited waits, unknown outcomes, polls). Shapes, order, and never the
- * key or a body.
+ * key or a body. Against a fake service in process, on fake timers.
  */
 import { subscribe, tracingChannel, unsubscribe } from 'node:diagnostics_channel';
 import {
@@ -11,8 +11,9 @@ import {
   type RequestTrace,
   SendOutcomeUnknownError,
 } from 'tenant-messaging';
-import { afterEach, beforeEach, describe, expect, it } from 'vitest';
-import { json, messageLog, startServer, type TestServer } from '../helpers/server.js';
+import { afterEach, beforeEach, describe, expect, it, vi } from 'vitest';
+import { type FakeHandler, type FakeService, fakeService, json, messageLog } from '../helpers/fake-service.js';
+import { settle } from '../helpers/simulated-hour.cjs';
 
 const KEY = 'tm_live_SECRET_never_published';
 const TEXT = {
@@ -25,7 +26,18 @@ const TEXT = {
 /** Everything published, in order, as [channel, event, a snapshot of the message]. */
 type Event = [string, string, Record<string, unknown>];
 let events: Event[];
-let server: TestServer | undefined;
+let server: FakeService | undefined;
+const BASE_URL = 'https://api.example.test';
+
+/** A fake service answering with `handler`, and a client of it. */
+function serve(handler: FakeHandler) {
+  server = fakeService(handler);
+  return { server, client: new MessagingClient({ baseUrl: BASE_URL, apiKey: KEY, fetch: server.fetch }) };
+}
+
+/** The value of `promise`, fake time advanced in 10 ms moves until it settles. */
+const settled = async <T>(promise: Promise<T>): Promise<T> =>
+  (await settle(promise, (ms) => vi.advanceTimersByTimeAsync(ms), 10)).value;
 
 const snapshot = (message: unknown) => ({ ...(message as Record<string, unknown>) });
 const handlers = Object.fromEntries(
@@ -39,6 +51,7 @@ const plain = [CHANNEL_NAMES.retry, CHANNEL_NAMES.rateLimited, CHANNEL_NAMES.out
 );
 
 beforeEach(() => {
+  vi.useFakeTimers({ now: Date.UTC(2026, 10, 28, 9) });
   events = [];
   tracingChannel(CHANNEL_NAMES.request).subscribe(handlers);
   for (const [name, handler] of plain) subscribe(name, handler);
@@ -46,8 +59,8 @@ beforeEach(() => {
 afterEach(async () => {
   tracingChannel(CHANNEL_NAMES.request).unsubscribe(handlers);
   for (const [name, handler] of plain) unsubscribe(name, handler);
-  await server?.close();
   server = undefined;
+  vi.useRealTimers();
 });
 
 /** No event may carry the key, or the body of a request or a response. */
@@ -61,13 +74,12 @@ function expectNothingSecret(): void {
 
 describe('tenant-messaging:request', () => {
   it('one trace per logical call, whatever its retries, with the table name and the path template', async () => {
-    server = await startServer((_req, res, index) =>
+    const { client } = serve((_req, index) =>
       index === 0
-        ? json(res, 503, { message: 'busy' }, { 'retry-after': '0' })
-        : json(res, 200, { data: messageLog({ id: 7 }) }, { 'x-request-id': 'req-7' }),
+        ? json(503, { message: 'busy' }, { 'retry-after': '0' })
+        : json(200, { data: messageLog({ id: 7 }) }, { 'x-request-id': 'req-7' }),
     );
-    const client = new MessagingClient({ baseUrl: server.url, apiKey: KEY });
-    await client.messages.get(7);
+    await settled(client.messages.get(7));
     const trace = events.filter(([channel]) => channel === CHANNEL_NAMES.request);
     expect(trace.map(([, event]) => event)).toEqual(['start', 'end', 'asyncStart', 'asyncEnd']);
     const [, , start] = trace[0] as Event;
@@ -75,7 +87,7 @@ describe('tenant-messaging:request', () => {
       endpoint: 'getMessage',
       method: 'GET',
       urlTemplate: '/messages/{messageLog}',
-      serverAddress: new URL(server.url).host,
+      serverAddress: new URL(BASE_URL).host,
     });
     const [, , end] = trace[3] as Event;
     expect(end).toMatchObject({ attempts: 2, status: 200, requestId: 'req-7' });
@@ -95,9 +107,8 @@ describe('tenant-messaging:request', () => {
   });
 
   it('a failed call carries the typed error the caller gets', async () => {
-    server = await startServer((_req, res) => json(res, 404, { message: 'No query results.' }));
-    const client = new MessagingClient({ baseUrl: server.url, apiKey: KEY });
-    const error = await client.messages.get(3).catch((e: unknown) => e);
+    const { client } = serve(() => json(404, { message: 'No query results.' }));
+    const error = await settled(client.messages.get(3).catch((e: unknown) => e));
     const failed = events.find(([, event]) => event === 'error') as Event;
     expect(failed[2]['error']).toBe(error);
     expect(failed[2]['error']).toBeInstanceOf(NotFoundError);
@@ -106,9 +117,8 @@ describe('tenant-messaging:request', () => {
   });
 
   it('a send that may have gone out publishes outcome-unknown with the error the caller gets', async () => {
-    server = await startServer((_req, res) => json(res, 500, { message: 'oops' }));
-    const client = new MessagingClient({ baseUrl: server.url, apiKey: KEY });
-    const error = await client.messages.send(TEXT).catch((e: unknown) => e);
+    const { client } = serve(() => json(500, { message: 'oops' }));
+    const error = await settled(client.messages.send(TEXT).catch((e: unknown) => e));
     expect(error).toBeInstanceOf(SendOutcomeUnknownError);
     const unknown = events.filter(([channel]) => channel === CHANNEL_NAMES.outcomeUnknown);
     expect(unknown).toHaveLength(1);
@@ -118,21 +128,19 @@ describe('tenant-messaging:request', () => {
   });
 
   it('a 429 retried publishes a rate-limited wait with its source', async () => {
-    server = await startServer((_req, res, index) =>
+    const { client } = serve((_req, index) =>
       index === 0
-        ? json(res, 429, { message: 'Too Many Attempts.' }, { 'retry-after': '0', 'x-ratelimit-limit': '60' })
-        : json(res, 201, { data: messageLog() }),
+        ? json(429, { message: 'Too Many Attempts.' }, { 'retry-after': '0', 'x-ratelimit-limit': '60' })
+        : json(201, { data: messageLog() }),
     );
-    const client = new MessagingClient({ baseUrl: server.url, apiKey: KEY });
-    await client.messages.send(TEXT);
+    await settled(client.messages.send(TEXT));
     const waits = events.filter(([channel]) => channel === CHANNEL_NAMES.rateLimited).map(([, , m]) => m);
     expect(waits).toEqual([{ endpoint: 'sendMessage', urlTemplate: '/messages', waitMs: 0, source: 'retry-after' }]);
     expectNothingSecret();
   });
 
   it('a subscriber may run the call in its own context (bindContext)', async () => {
-    server = await startServer((_req, res) => json(res, 200, { data: { ok: true } }));
-    const client = new MessagingClient({ baseUrl: server.url, apiKey: KEY });
+    const { client } = serve(() => json(200, { data: { ok: true } }));
     const ran: string[] = [];
     const none = () => undefined;
     const binder = {
@@ -149,7 +157,7 @@ describe('tenant-messaging:request', () => {
     };
     tracingChannel(CHANNEL_NAMES.request).subscribe(binder);
     try {
-      await expect(client.me()).resolves.toEqual({ ok: true });
+      await expect(settled(client.me())).resolves.toEqual({ ok: true });
     } finally {
       tracingChannel(CHANNEL_NAMES.request).unsubscribe(binder);
     }
@@ -159,9 +167,8 @@ describe('tenant-messaging:request', () => {
 
 describe('client.request() in traces', () => {
   it('the urlTemplate of a raw path has its numeric segments as {id}: never the filled path', async () => {
-    server = await startServer((_req, res) => json(res, 200, { data: { id: 1 } }));
-    const client = new MessagingClient({ baseUrl: server.url, apiKey: KEY });
-    await client.request({ method: 'GET', path: '/sender-numbers/12345/verifications/67' });
+    const { server, client } = serve(() => json(200, { data: { id: 1 } }));
+    await settled(client.request({ method: 'GET', path: '/sender-numbers/12345/verifications/67' }));
     const start = events.find(([, event]) => event === 'start') as Event;
     expect(start[2]).toMatchObject({ endpoint: 'request', urlTemplate: '/sender-numbers/{id}/verifications/{id}' });
     expect(server.requests[0]?.url).toBe('/api/v1/sender-numbers/12345/verifications/67');
@@ -171,13 +178,12 @@ describe('client.request() in traces', () => {
 describe('tenant-messaging:poll', () => {
   it('one message per poll of a wait, with the status read or the error', async () => {
     const answers = [503, 'sent', 'delivered'] as const;
-    server = await startServer((_req, res, index) => {
+    const { client } = serve((_req, index) => {
       const answer = answers[index] ?? 'delivered';
-      if (typeof answer === 'number') json(res, answer, { message: 'busy' });
-      else json(res, 200, { data: messageLog({ id: 9, delivery_status: answer }) });
+      if (typeof answer === 'number') return json(answer, { message: 'busy' });
+      return json(200, { data: messageLog({ id: 9, delivery_status: answer }) });
     });
-    const client = new MessagingClient({ baseUrl: server.url, apiKey: KEY });
-    await client.waitForDelivery(9, { interval: 5, timeout: 5_000 });
+    await settled(client.waitForDelivery(9, { interval: 5, timeout: 5_000 }));
     const polls = events.filter(([channel]) => channel === CHANNEL_NAMES.poll).map(([, , m]) => m);
     expect(polls.map((p) => [p['poll'], p['deliveryStatus'], (p['error'] as Error | undefined)?.name])).toEqual([
       [1, undefined, 'InternalServerError'],

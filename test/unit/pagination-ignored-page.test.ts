@@ -4,20 +4,24 @@
  */
 import fc from 'fast-check';
 import { MessagingClient, ResponseValidationError } from 'tenant-messaging';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { json, messageLog, startServer, type TestServer } from '../helpers/server.js';
+import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
+import { type FakeService, fakeService, json, messageLog } from '../helpers/fake-service.js';
 
 type Body = (requestedPage: number) => unknown;
-let server: TestServer;
+// A fake service in process, on fake timers: the walk's stop does not depend on the transport.
+let server: FakeService;
 let answer: Body = () => [];
 
-beforeAll(async () => {
-  server = await startServer((req, res) => {
+beforeAll(() => {
+  vi.useFakeTimers({ now: Date.UTC(2026, 10, 28, 9) });
+  server = fakeService((req) => {
     const page = Number(new URL(req.url, 'http://x').searchParams.get('page') ?? 1);
-    json(res, 200, answer(page));
+    return json(200, answer(page));
   });
 });
-afterAll(() => server.close());
+afterAll(() => {
+  vi.useRealTimers();
+});
 
 /** The paging shapes the SDK reads, each answering the same items whatever page is asked for. */
 const ignoringServer = fc.record({
@@ -49,7 +53,7 @@ describe('a service that ignores the page parameter', () => {
         const { ids } = shape;
         answer = bodyOf(shape);
         server.requests.length = 0;
-        const client = new MessagingClient({ baseUrl: server.url, apiKey: 'k' });
+        const client = new MessagingClient({ baseUrl: 'https://api.example.test', apiKey: 'k', fetch: server.fetch });
         const seen: number[] = [];
         const error = await (async () => {
           // The bound only makes an endless walk fail fast instead of timing out.

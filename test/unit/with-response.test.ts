@@ -1,14 +1,24 @@
-/** `.withResponse()` on every method's promise: the answer behind the result. */
+/**
+ * `.withResponse()` on every method's promise: the answer behind the result. Against a fake
+ * service in process, on fake timers.
+ */
 import { MessagingClient, type ResponseInfo } from 'tenant-messaging';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { json, messageLog, startServer, type TestServer } from '../helpers/server.js';
+import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
+import { type FakeService, fakeService, json, messageLog } from '../helpers/fake-service.js';
+import { settle } from '../helpers/simulated-hour.cjs';
 
-let server: TestServer;
+let server: FakeService;
 let client: MessagingClient;
 const RESET = 1_900_000_000;
+const BASE_URL = 'https://api.example.test';
 
-beforeAll(async () => {
-  server = await startServer((req, res, index) => {
+/** The value of `promise`, fake time advanced in 10 ms moves until it settles. */
+const settled = async <T>(promise: Promise<T>): Promise<T> =>
+  (await settle(promise, (ms) => vi.advanceTimersByTimeAsync(ms), 10)).value;
+
+beforeAll(() => {
+  vi.useFakeTimers({ now: Date.UTC(2026, 10, 28, 9) });
+  server = fakeService((req, index) => {
     const headers = {
       'x-request-id': `req-${index}`,
       'x-ratelimit-limit': '60',
@@ -16,17 +26,19 @@ beforeAll(async () => {
       'x-ratelimit-reset': String(RESET),
     };
     const id = Number(req.url.split('?')[0]?.split('/').pop());
-    if (req.method === 'POST') json(res, 201, { data: messageLog({ id: 5 }) }, headers);
-    else if (req.url.includes('/messages/'))
-      json(res, 200, { data: messageLog({ id, delivery_status: 'delivered' }) }, headers);
-    else if (req.url.includes('/messages'))
-      json(res, 200, { data: [messageLog({ id: 1 })], meta: { current_page: 1, last_page: 1 } }, headers);
-    else if (req.url.includes('/sender-numbers')) json(res, 200, { data: [{ id: 1 }] }, headers);
-    else json(res, 200, { data: { ok: true } }, headers);
+    if (req.method === 'POST') return json(201, { data: messageLog({ id: 5 }) }, headers);
+    if (req.url.includes('/messages/'))
+      return json(200, { data: messageLog({ id, delivery_status: 'delivered' }) }, headers);
+    if (req.url.includes('/messages'))
+      return json(200, { data: [messageLog({ id: 1 })], meta: { current_page: 1, last_page: 1 } }, headers);
+    if (req.url.includes('/sender-numbers')) return json(200, { data: [{ id: 1 }] }, headers);
+    return json(200, { data: { ok: true } }, headers);
   });
-  client = new MessagingClient({ baseUrl: server.url, apiKey: 'k' });
+  client = new MessagingClient({ baseUrl: BASE_URL, apiKey: 'k', fetch: server.fetch });
 });
-afterAll(() => server.close());
+afterAll(() => {
+  vi.useRealTimers();
+});
 
 const text = { sender_phone: '+15550000001', to_phone: '+15550000002', type: 'text', content: 'Hi' } as const;
 
@@ -63,7 +75,7 @@ describe('.withResponse()', () => {
   it.each(Object.keys(calls))('%s resolves with { data, response }', async (name) => {
     const [call, data, status] = calls[name] as (typeof calls)[string];
     const before = server.requests.length;
-    const { data: got, response } = await call().withResponse();
+    const { data: got, response } = await settled(call().withResponse());
     expect(got).toEqual(data);
     const index = server.requests.length - 1;
     expect(index).toBeGreaterThanOrEqual(before);
@@ -80,7 +92,7 @@ describe('.withResponse()', () => {
   it('plain await gives the data alone, and the promise is a real Promise', async () => {
     const promise = client.me();
     expect(promise).toBeInstanceOf(Promise);
-    await expect(promise).resolves.toEqual({ ok: true });
+    await expect(settled(promise)).resolves.toEqual({ ok: true });
   });
 
   it('rejects as the call does', async () => {
@@ -88,15 +100,12 @@ describe('.withResponse()', () => {
   });
 
   it('counts the attempts of a retried call, and reads no rate limit when none was sent', async () => {
-    const flaky = await startServer((_req, res, index) =>
-      index === 0 ? json(res, 503, { message: 'busy' }, { 'retry-after': '0' }) : json(res, 200, { data: { ok: 1 } }),
+    const flaky = fakeService((_req, index) =>
+      index === 0 ? json(503, { message: 'busy' }, { 'retry-after': '0' }) : json(200, { data: { ok: 1 } }),
     );
-    try {
-      const other = new MessagingClient({ baseUrl: flaky.url, apiKey: 'k' });
-      const { response } = await other.me().withResponse();
-      expect(response).toMatchObject({ status: 200, attempts: 2, rateLimit: null, requestId: undefined });
-    } finally {
-      await flaky.close();
-    }
+    const other = new MessagingClient({ baseUrl: BASE_URL, apiKey: 'k', fetch: flaky.fetch });
+    const { response } = await settled(other.me().withResponse());
+    expect(response).toMatchObject({ status: 200, attempts: 2, rateLimit: null, requestId: undefined });
+    expect(flaky.requests).toHaveLength(2);
   });
 });

@@ -3,19 +3,26 @@
  * words, and resolves with the checked copy of what it accepts, without a request.
  */
 import { MessagingClient, type SendMessageParams, ValidationError, validateSendParams } from 'tenant-messaging';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { json, messageLog, startServer, type TestServer } from '../helpers/server.js';
+import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
+import { type FakeService, fakeService, json, messageLog } from '../helpers/fake-service.js';
 
-let server: TestServer;
+// A fake service in process: what is compared is what the SDK refuses before any request.
+let server: FakeService;
 let client: MessagingClient;
 
-beforeAll(async () => {
-  server = await startServer((_req, res) => json(res, 201, { data: messageLog() }));
-  client = new MessagingClient({ baseUrl: server.url, apiKey: 'k', maxRetries: 0 });
+beforeAll(() => {
+  vi.useFakeTimers({ now: Date.UTC(2026, 10, 28, 9) });
+  server = fakeService(() => json(201, { data: messageLog() }));
+  client = new MessagingClient({
+    baseUrl: 'https://api.example.test',
+    apiKey: 'k',
+    maxRetries: 0,
+    fetch: server.fetch,
+  });
 });
 afterAll(async () => {
   await client.close();
-  await server.close();
+  vi.useRealTimers();
 });
 
 const text = { sender_phone: '+15550000001', to_phone: '+15550000002', type: 'text', content: 'Hello' } as const;
