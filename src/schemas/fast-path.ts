@@ -3,7 +3,7 @@
  *
  * To add a schema, write plain zod. Opt in to `fastSchema` (and the compiled objects below) only
  * for a hot path, such as a response parsed on every call, and add the schema to the property
- * tests in test/integration/core/schema-fast-paths.test.ts, which check that the fast path and plain Zod agree
+ * tests in test/unit/core/schema-fast-paths.test.ts, which check that the fast path and plain Zod agree
  * on the verdict, the value and the issues.
  *
  * Both tricks lean on zod internals (a schema's `_zod.def`, zod core's `$ZodObjectJIT`), so they

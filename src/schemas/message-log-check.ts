@@ -6,7 +6,7 @@
  * It answers only "valid as is"; everything else (an invalid log, anything unusual) loads the
  * schemas and goes through Zod, which gives the verdict and the issues. Written beside the schema
  * in message-log.ts rather than derived from it (deriving needs Zod loaded), so
- * test/integration/core/schema-fast-paths.test.ts holds it to Zod's verdict: whatever it accepts, the schema
+ * test/unit/core/schema-fast-paths.test.ts holds it to Zod's verdict: whatever it accepts, the schema
  * accepts with a deep-equal value.
  */
 import type { MessageLog } from '../types/message-log.js';

@@ -11,7 +11,7 @@
  *
  * It is derived from the Zod schema, never written beside it, so the two cannot drift apart. It
  * knows a few constructs; for a schema that uses anything else it returns `undefined` (the
- * schema is then parsed by Zod alone), never a guess. test/integration/core/schema-fast-paths.test.ts checks
+ * schema is then parsed by Zod alone), never a guess. test/unit/core/schema-fast-paths.test.ts checks
  * that whatever a predicate accepts, Zod accepts with the same value.
  */
 import type * as z from './zod.js';
