@@ -13,6 +13,7 @@ import { DEMO_HELP, LISTEN_HELP, ROOT_HELP, SEND_MANY_HELP, TAIL_HELP } from './
 import { helpHint, located } from './hints.js';
 import { createOutput, type Format } from './output.js';
 import { quote } from './secrets.js';
+import { VERSION } from './version.js';
 
 /** The options every API command takes. */
 interface GlobalFlags {
@@ -36,6 +37,8 @@ interface GlobalFlags {
 export function program(signal: AbortSignal, sandbox: (args: readonly string[]) => Promise<void>): Command {
   const root = new Command('tenant-messaging')
     .description('Send, follow and check Tenant Messaging messages from a shell.')
+    // What bug reports and MCP clients ask first: the package's version on stdout, exit 0.
+    .version(VERSION, '-V, --version', 'print the version')
     .option('--base-url <url>', 'the tenant URL (default: TENANT_MESSAGING_BASE_URL)')
     .option('--api-key-file <path>', 'a file holding the API key (default: TENANT_MESSAGING_API_KEY)')
     .addOption(new Option('--api-key <key>').hideHelp())
