@@ -36,6 +36,11 @@ export interface StopSignals {
   caught(): StopSignal | undefined;
   /** The exit code the process ends with after it: 128 + its number; undefined if none came. */
   exitCode(): number | undefined;
+  /**
+   * Stops what runs as a stop signal would, for a reason that is no signal (stdout's reader went
+   * away): aborts `signal` with `reason` and announces nothing; `caught()` stays undefined.
+   */
+  stop(reason: unknown): void;
   /** Removes the handlers (before a command that handles the signals itself). */
   release(): void;
   /**
@@ -90,6 +95,9 @@ export function catchStopSignals(options: {
     signal: controller.signal,
     caught: () => caught,
     exitCode: () => (caught ? 128 + STOP_SIGNALS[caught] : undefined),
+    stop: (reason) => {
+      if (!controller.signal.aborted) controller.abort(reason);
+    },
     release,
     finish: () => {
       release();

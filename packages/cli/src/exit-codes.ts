@@ -1,6 +1,6 @@
 import { APIError, DeliveryTimeoutError, MessagingError, OutcomeUnknownError, ValidationError } from 'tenant-messaging';
 import { UsageError } from 'tenant-messaging-bin-kit';
-import { InterruptedError } from './interrupt.js';
+import { InterruptedError, ReaderGoneError } from './interrupt.js';
 import { SentThenError } from './sent-then-error.js';
 
 // The bins' shared usage error (a command line found wrong before any request: exit code 2).
@@ -57,7 +57,7 @@ export function sendingCodeOf(error: unknown): number | undefined {
 /** The exit code for an error a command ended with. */
 export function exitCodeOf(error: unknown): number {
   if (error instanceof SentThenError) return error.exitCode;
-  if (error instanceof InterruptedError) return error.exitCode;
+  if (error instanceof InterruptedError || error instanceof ReaderGoneError) return error.exitCode;
   if (error instanceof OutcomeUnknownError) return EXIT.unknown;
   if (error instanceof DeliveryTimeoutError) return EXIT.deliveryTimeout;
   if (error instanceof ValidationError || error instanceof UsageError) return EXIT.usage;

@@ -30,6 +30,28 @@ export class InterruptedError extends Error {
   }
 }
 
+/**
+ * The reason a command's signal is aborted with when stdout's reader went away (`| head -1`): the
+ * command stops as after a stop signal (what was sent is recorded), says nothing, and the process
+ * exits 0, as a pipe's writer is expected to.
+ *
+ * @example
+ * ```ts
+ * if (signal.reason instanceof ReaderGoneError) return EXIT.ok
+ * ```
+ */
+export class ReaderGoneError extends Error {
+  override readonly name = 'ReaderGoneError';
+  /** The exit code: the reader had what it wanted. */
+  readonly exitCode = 0;
+  /** No stop signal came. */
+  readonly signal = undefined;
+
+  constructor() {
+    super('The reader of stdout went away');
+  }
+}
+
 let announcer: ((text: string) => void) | undefined;
 
 /**
@@ -64,15 +86,18 @@ export function announceStopWith(print: (text: string) => void): () => void {
 
 /**
  * Why a command's `signal` was aborted: its stop signal (main.ts aborts it with an
- * InterruptedError), or Ctrl-C when something else aborted it (a test, a caller of program()).
+ * InterruptedError), stdout's reader gone (a ReaderGoneError), or Ctrl-C when something else
+ * aborted it (a test, a caller of program()).
  *
  * @example
  * ```ts
  * if (signal.aborted) return stopOf(signal).exitCode // 143 after SIGTERM
  * ```
  */
-export const stopOf = (signal: AbortSignal): InterruptedError =>
-  signal.reason instanceof InterruptedError ? signal.reason : new InterruptedError('SIGINT', { cause: signal.reason });
+export const stopOf = (signal: AbortSignal): InterruptedError | ReaderGoneError =>
+  signal.reason instanceof InterruptedError || signal.reason instanceof ReaderGoneError
+    ? signal.reason
+    : new InterruptedError('SIGINT', { cause: signal.reason });
 
 /**
  * The exit code of a command stopped through `signal` ({@link stopOf}).

@@ -8,13 +8,19 @@ import { catchStopSignals, secretsInEnv } from 'tenant-messaging-bin-kit';
  * the process exits 128 + the signal's number (130, 143, 129) once nothing is left running.
  */
 // The only modules loaded before the handlers: they import the bins' kit alone.
-import { announceStop, InterruptedError } from './interrupt.js';
+import { announceStop, InterruptedError, ReaderGoneError } from './interrupt.js';
 import { keepSecrets, redactWrites, secretsInArgv } from './secrets.js';
 
 // Stop signals are handled from the first instant: one that came while the modules below load
 // would otherwise kill the process by its default action (no message, no summary, no exit code).
 // A hangup's stream errors are silenced so the rows not attempted are still written down.
 const stops = catchStopSignals({ announce: announceStop, reasonOf: (signal) => new InterruptedError(signal) });
+// Stdout's reader gone (`| head -1`): the command stops as after a stop signal, recording what it
+// sent, says nothing and exits 0. An EPIPE was an unhandled stream error: a stack trace, exit 1.
+process.stdout.on('error', (error: NodeJS.ErrnoException) => {
+  if (error.code !== 'EPIPE' && error.code !== 'ERR_STREAM_DESTROYED') throw error;
+  stops.stop(new ReaderGoneError());
+});
 
 // No secret in what the bin writes, in any encoding, whoever writes it (ours, commander, the
 // progress bar, the SDK's log): the environment's and the command line's from the start, the
@@ -66,7 +72,8 @@ async function main(): Promise<void> {
     // itself (an unknown send outcome, say) is still reported, not hidden behind "Interrupted".
     // What failed after a send says "sent" (5), an unknown outcome 3, whatever came: the message
     // was (or may have been) sent, and 128 + n would say that nothing was.
-    if (!(stops.caught() && error instanceof InterruptedError)) process.stderr.write(report(error));
+    const quiet = (stops.caught() && error instanceof InterruptedError) || error instanceof ReaderGoneError;
+    if (!quiet) process.stderr.write(report(error));
     process.exitCode = sendingCodeOf(error) ?? stops.exitCode() ?? exitCodeOf(error);
     return;
   } finally {

@@ -4,7 +4,8 @@
  * holds synchronously before it goes.
  */
 
-import { signalLabel, stopOf } from '../interrupt.js';
+import { EXIT } from '../exit-codes.js';
+import { ReaderGoneError, signalLabel, stopOf } from '../interrupt.js';
 import type { QueuedRow, RowOutcomes } from '../row-outcomes.js';
 import { tailAfter } from '../row-tail.js';
 import type { RowFile } from '../rows.js';
@@ -16,6 +17,8 @@ import { printSummary, secondsSince } from './send-many-summary.js';
 /** A stop signal came before the first row was sent: nothing was, and the input itself is what remains. */
 export function stoppedBeforeSending(file: RowFile, signal: AbortSignal, started: number, out: Context['out']): number {
   const stop = stopOf(signal);
+  // Stdout's reader gone before any row was sent: nothing was, and nothing is said.
+  if (stop instanceof ReaderGoneError) return EXIT.ok;
   const text = `Interrupted (${signalLabel(stop.signal)}) before any row was sent: nothing was sent. Send ${file.path} again to go on.`;
   printSummary(
     {

@@ -1,7 +1,7 @@
 import type { SendMessageParams } from 'tenant-messaging';
 import { batchExitCode, EXIT, SentThenError } from '../exit-codes.js';
 import { holdHeap } from '../heap.js';
-import { stopOf } from '../interrupt.js';
+import { ReaderGoneError, type StopSignal, stopOf } from '../interrupt.js';
 import { progressLine } from '../progress.js';
 import { ROW_FIELDS } from '../row-fields.js';
 import { type QueuedRow, RowOutcomes } from '../row-outcomes.js';
@@ -96,6 +96,11 @@ export async function sendMany(flags: SendManyFlags, { client, out, signal }: Co
   /** And not stopped: nothing of this run or an earlier one is left to resume. */
   const done = () => attempted && !signal.aborted;
   /** What the run did so far: its summary at the end, or when the process must end at once. */
+  /** The stop signal that came, as the summary names it: none when stdout's reader went away. */
+  const stopSignal = (): { signal?: StopSignal } => {
+    const stopped = signal.aborted ? stopOf(signal).signal : undefined;
+    return stopped === undefined ? {} : { signal: stopped };
+  };
   const summaryNow = (): SendManySummary => ({
     rows: file.rows,
     sent: counts.sent,
@@ -104,7 +109,7 @@ export async function sendMany(flags: SendManyFlags, { client, out, signal }: Co
     // Ending at once, the file's tail is copied to the remaining file uncounted: every row not otherwise settled.
     remaining: atOnce ? file.rows - counts.sent - counts.failed - counts.unknown : counts.remaining,
     interrupted: signal.aborted,
-    ...(signal.aborted ? { signal: stopOf(signal).signal } : {}),
+    ...stopSignal(),
     ...(tracked ? { tracked } : {}),
     seconds: secondsSince(started),
     log_ids: sentIds,
@@ -215,11 +220,13 @@ export async function sendMany(flags: SendManyFlags, { client, out, signal }: Co
     }
   }
   const summary = summaryNow();
-  printSummary(summary, out);
+  // Stdout's reader gone: the records say what was sent; a summary would go nowhere, or to stderr unasked.
+  const readerGone = signal.reason instanceof ReaderGoneError;
+  if (!readerGone) printSummary(summary, out);
   process.off('exit', atExit);
   if (done()) removeStale(file, journal, sentIds.length);
   else if (attempted) completeChain(file.path, sentIds.length); // stopped with nothing left: its journal stays
-  const stop = signal.aborted ? stopOf(signal) : undefined;
+  const stop = signal.aborted && !readerGone ? stopOf(signal) : undefined;
   // The documented order (2, 128 + n, 3, 1, 5, 0) holds when something also failed: a stop, rows
   // unknown or refused say more than "sent", which is what an error after rows were sent adds.
   const code = batchExitCode({

@@ -1,7 +1,7 @@
 import type { MessageLog } from 'tenant-messaging';
 import { parseDuration } from '../duration.js';
 import { EXIT } from '../exit-codes.js';
-import { stopCodeOf } from '../interrupt.js';
+import { ReaderGoneError, stopCodeOf } from '../interrupt.js';
 import { createOutput } from '../output.js';
 import { type LogChange, watchLogs } from '../watch-logs.js';
 import type { Context } from './messages.js';
@@ -18,7 +18,7 @@ export type TailEvent = LogChange;
  * `tail [--follow]`: the logs of the first page of `GET /messages`; with `--follow`, that page
  * read again every `--interval`, printing each log not seen before and each change of a known
  * log's delivery status, until Ctrl-C (watch-logs.ts reads and compares). Returns the exit code:
- * 0, or 130 after Ctrl-C (with a summary on stderr).
+ * 0 (also once stdout's reader went away), or 130 after Ctrl-C (with a summary on stderr).
  */
 export async function tail(flags: TailFlags, { client, out: given, signal }: Context): Promise<number> {
   // A stream of events: with --json too, one JSON document a line.
@@ -29,7 +29,8 @@ export async function tail(flags: TailFlags, { client, out: given, signal }: Con
     events++;
     out.value(event, () => tailLine(event, new Date()));
   }
-  if (!flags.follow) return EXIT.ok;
+  // Stdout's reader gone (`| head`): it had what it wanted; nothing to say.
+  if (!flags.follow || signal.reason instanceof ReaderGoneError) return EXIT.ok;
   out.note(`Stopped: ${events} changes seen.`);
   return stopCodeOf(signal);
 }
