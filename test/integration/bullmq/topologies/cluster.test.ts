@@ -160,8 +160,8 @@ describe.runIf(available)('the fleet on a 3-master Redis Cluster, prefix {sms}',
       );
       expect(refused).toBe(0);
       expect(storedCounts(sandbox, contents).filter((n) => n !== 1)).toEqual([]);
-      const counts = await queue.counts();
-      expect(counts.waiting + counts.active).toBe(0);
+      // A job publishes its last update, then completes: on a busy machine the second can lag.
+      await untilDrained(queue);
       // The service's busiest sliding second for the key: the fleet gate held the limit.
       const busiest = sandbox.requestLog.maxInWindow(1_000, { tenant: 'acme' });
       expect(busiest).toBeLessThanOrEqual(20);
