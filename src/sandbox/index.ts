@@ -30,5 +30,5 @@ export { SANDBOX_PHONES } from './phones.js';
 export type { RateLimit } from './rate-limit.js';
 export { RequestLog, type RequestLogFilter } from './request-log.js';
 export { createSandbox, type Sandbox, type SandboxTenant } from './sandbox.js';
-export { type RunningSandbox, type StartSandboxOptions, startSandbox } from './server.js';
+export { type RunningSandbox, type SandboxCloseOptions, type StartSandboxOptions, startSandbox } from './server.js';
 export { type SandboxCounters, SandboxDriftError, type UploadRecord } from './state.js';

@@ -1,6 +1,7 @@
 import { createServer, type IncomingMessage, type ServerResponse } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { Readable } from 'node:stream';
+import { ValidationError } from '../errors.js';
 import { dropped } from './fault-responses.js';
 import { errorResponse } from './laravel.js';
 import type { DefaultTenantSlug, SandboxOptions } from './options.js';
@@ -25,8 +26,26 @@ export interface StartSandboxOptions<Slug extends string = string> extends Sandb
 export interface RunningSandbox<Slug extends string = string> extends Sandbox<Slug> {
   /** The server's URL, e.g. `http://127.0.0.1:54321`. */
   readonly url: string;
-  /** Closes the server and destroys every open socket at once: no handle is left open. */
-  close(): Promise<void>;
+  /**
+   * Closes the server: new connections are refused at once, and every open socket is destroyed,
+   * at once or, with `drainMs`, once the requests in flight have been answered (those still open
+   * after `drainMs` are cut then). No handle is left open.
+   *
+   * @example
+   * ```ts
+   * process.once('SIGTERM', () => sandbox.close({ drainMs: 10_000 }))
+   * ```
+   */
+  close(options?: SandboxCloseOptions): Promise<void>;
+}
+
+/** Options of `RunningSandbox.close()`. */
+export interface SandboxCloseOptions {
+  /**
+   * How long the requests in flight may take to be answered before their sockets are cut (ms).
+   * @default 0: every socket at once
+   */
+  readonly drainMs?: number;
 }
 
 /**
@@ -35,6 +54,9 @@ export interface RunningSandbox<Slug extends string = string> extends Sandbox<Sl
  * fake timers do not run: a fake clock would stand still while a request is on its way.
  */
 const realNow = Date.now;
+
+/** The longest drain a timer can wait (a longer delay fires at once). */
+const MAX_DRAIN_MS = 2_147_483_647;
 
 /**
  * Starts the sandbox on 127.0.0.1. It keeps real time (unless given `now`): use `createSandbox()`
@@ -62,22 +84,39 @@ export async function startSandbox<const Slug extends string = DefaultTenantSlug
     });
   });
   const url = `http://127.0.0.1:${(server.address() as AddressInfo).port}`;
+  let closing: Promise<void> | undefined;
   const sandbox = createSandbox({ now: realNow, ...sandboxOptions, origin: url });
   server.on('request', (req: IncomingMessage, res: ServerResponse) => {
+    // Closing with a drain: a socket whose answer is written is idle, and closed at once (not
+    // kept alive for the client's next request, which would be refused).
+    res.once('finish', () => {
+      if (closing) setImmediate(() => server.closeIdleConnections());
+    });
     serve(req, res).catch((error: unknown) => {
       onError(error);
       res.destroy();
     });
   });
 
-  let closing: Promise<void> | undefined;
   return Object.assign(sandbox, {
     url,
-    close(): Promise<void> {
+    close(closeOptions?: SandboxCloseOptions): Promise<void> {
+      const drainMs = closeOptions?.drainMs ?? 0;
+      if (typeof drainMs !== 'number' || !Number.isInteger(drainMs) || drainMs < 0 || drainMs > MAX_DRAIN_MS) {
+        const issue = { path: 'drainMs', message: `must be a whole number of ms from 0 to ${MAX_DRAIN_MS}` };
+        return Promise.reject(new ValidationError('Invalid sandbox.close() options', [issue]));
+      }
       closing ??= new Promise<void>((resolve) => {
-        server.close(() => resolve());
-        // Idle keep-alive sockets and ones still answering (a stalled fault) alike.
-        server.closeAllConnections();
+        let cut: ReturnType<typeof setTimeout> | undefined;
+        server.close(() => {
+          clearTimeout(cut);
+          resolve();
+        });
+        server.closeIdleConnections();
+        // Idle keep-alive sockets and ones still answering (a stalled fault) alike; with a drain,
+        // each socket ends once its answer is written (a closing server keeps none alive).
+        if (drainMs <= 0) server.closeAllConnections();
+        else cut = setTimeout(() => server.closeAllConnections(), drainMs);
       });
       return closing;
     },

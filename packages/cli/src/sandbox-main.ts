@@ -27,6 +27,15 @@ function parseRateLimit(text: string): RateLimit {
 /** `1 send`, `2 sends`. */
 const sends = (n: number) => `${n} send${n === 1 ? '' : 's'}`;
 
+/** How long a stop waits for the requests in flight to be answered before it cuts them. */
+const DRAIN_MS = 10_000;
+
+/** A usage error of the command: one line on stderr, exit code 2. */
+function usageError(message: string): void {
+  console.error(`tenant-messaging sandbox: ${message} See \`tenant-messaging sandbox --help\`.`);
+  process.exitCode = 2;
+}
+
 /**
  * Runs the sandbox command with `args` (the words after the command's name).
  *
@@ -64,24 +73,43 @@ export async function sandboxMain(args: readonly string[]): Promise<void> {
     }
     if (values.port !== undefined) port = parsePort(values.port, '--port');
   } catch (error) {
-    console.error(`${(error as Error).message}\n${USAGE}`);
-    process.exitCode = 2;
-    return;
+    return usageError((error as Error).message);
   }
 
   // Handlers first: a signal that arrives while the server starts must still stop it cleanly.
   let stopSignal: string | undefined;
   let sandbox: Awaited<ReturnType<typeof startSandbox>> | undefined;
+  // The command ends once the sandbox has closed, not once it listens: the bin's own stop handling
+  // (main.ts) would otherwise end the process at the signal, cutting the requests in flight.
+  let closed: () => void = () => undefined;
+  const stopped = new Promise<void>((resolve) => {
+    closed = resolve;
+  });
   const stop = (signal: string) => {
     stopSignal = signal;
     console.log(`\n${signal}: stopping the sandbox.`);
-    // No process.exit(): once closed, nothing is left to keep the process alive.
-    void sandbox?.close();
+    // The requests in flight are answered first (a client mid-send gets its answer, not a reset),
+    // for DRAIN_MS at most.
+    void sandbox?.close({ drainMs: DRAIN_MS }).then(closed);
   };
   process.once('SIGINT', () => stop('SIGINT'));
   process.once('SIGTERM', () => stop('SIGTERM'));
 
-  sandbox = await startSandbox({ port, rateLimit, laneLimits: { perSender, perPair } });
+  try {
+    sandbox = await startSandbox({ port, rateLimit, laneLimits: { perSender, perPair } });
+  } catch (error) {
+    const code = (error as NodeJS.ErrnoException).code;
+    if (code === 'EADDRINUSE') {
+      return usageError(
+        `--port ${port}: the port is in use on 127.0.0.1 (another sandbox or server); choose another, or --port 0 for a free one.`,
+      );
+    }
+    if (code === 'EACCES')
+      return usageError(
+        `--port ${port}: this user may not listen on it; choose a port above 1023, or --port 0 for a free one.`,
+      );
+    throw error;
+  }
   if (stopSignal) {
     await sandbox.close();
     return;
@@ -118,4 +146,5 @@ export async function sandboxMain(args: readonly string[]): Promise<void> {
     'Press Ctrl-C to stop.',
   );
   console.log(lines.join('\n'));
+  await stopped;
 }
