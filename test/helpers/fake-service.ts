@@ -73,21 +73,4 @@ export function hang(request: FakeRequest): Promise<Response> {
   });
 }
 
-/** A stored message log as the API answers it (the test server's `messageLog`). */
-export function messageLog(overrides: Record<string, unknown> = {}): Record<string, unknown> {
-  return {
-    id: 42,
-    sender_number_id: 1,
-    recipient_user_id: 7,
-    conversation_id: 3,
-    message_id: 9001,
-    message_type: 'text',
-    content: 'Hello',
-    status: 'sent',
-    delivery_status: 'sent',
-    request_payload: { to_phone: '+15550000002', type: 'text' },
-    response_payload: { conversation_id: 3, message_id: 9001, media_url: null },
-    sent_at: '2026-11-21T10:00:00.000000Z',
-    ...overrides,
-  };
-}
+export { messageLog } from './message-log.js';

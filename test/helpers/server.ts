@@ -5,6 +5,7 @@ import type { AddressInfo, Socket } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { REFUSED_PORTS, reservedPort } from './components.ts';
+import { messageLog } from './message-log.js';
 
 /** A request as the test server received it. */
 export interface CapturedRequest {
@@ -102,24 +103,7 @@ export function json(res: ServerResponse, status: number, body: unknown, headers
   res.end(JSON.stringify(body));
 }
 
-/** A MessageLog as the service sends it (spec section 2.1), with overrides. */
-export function messageLog(overrides: Record<string, unknown> = {}): Record<string, unknown> {
-  return {
-    id: 42,
-    sender_number_id: 1,
-    recipient_user_id: 7,
-    conversation_id: 3,
-    message_id: 9001,
-    message_type: 'text',
-    content: 'Hello',
-    status: 'sent',
-    delivery_status: 'sent',
-    request_payload: { to_phone: '+15550000002', type: 'text' },
-    response_payload: { conversation_id: 3, message_id: 9001, media_url: null },
-    sent_at: '2026-11-21T10:00:00.000000Z',
-    ...overrides,
-  };
-}
+export { messageLog };
 
 /** A document send's fields, without its media (the upload tests add `media`). */
 export const documentSend = { sender_phone: '+15550000001', to_phone: '+15550000002', type: 'document' } as const;
