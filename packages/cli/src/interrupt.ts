@@ -52,6 +52,17 @@ export class ReaderGoneError extends Error {
   }
 }
 
+/**
+ * True when `signal` was aborted because stdout's reader went away: the command ends without its
+ * summary, and exit code 0.
+ *
+ * @example
+ * ```ts
+ * if (readerGone(signal)) return EXIT.ok
+ * ```
+ */
+export const readerGone = (signal: AbortSignal): boolean => signal.reason instanceof ReaderGoneError;
+
 let announcer: ((text: string) => void) | undefined;
 
 /**

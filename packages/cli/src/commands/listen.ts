@@ -3,7 +3,7 @@ import { DELIVERY_STATUSES, ValidationError } from 'tenant-messaging';
 import { type RelaySummary, relayWebhooks, type WebhookAttempt } from 'tenant-messaging/webhooks';
 import { parseDuration } from '../duration.js';
 import { EXIT, UsageError } from '../exit-codes.js';
-import { ReaderGoneError, stopCodeOf } from '../interrupt.js';
+import { readerGone, stopCodeOf } from '../interrupt.js';
 import { createOutput } from '../output.js';
 import { quote } from '../secrets.js';
 import { watchLogs } from '../watch-logs.js';
@@ -96,7 +96,7 @@ export async function listen(flags: ListenFlags, { client, out: given, signal }:
     throw error;
   }
   // Stdout's reader gone (`| head`): it had what it wanted; nothing to say.
-  if (signal.reason instanceof ReaderGoneError) return EXIT.ok;
+  if (readerGone(signal)) return EXIT.ok;
   const counts = `${summary.events} events forwarded, ${summary.delivered} delivered, ${summary.gaveUp} gave up.`;
   if (summary.disabled.length > 0) {
     out.note(`Stopped: ${shownUrl(url)} answered 410 Gone, so nothing more is sent to it. ${counts}`);

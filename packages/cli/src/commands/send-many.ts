@@ -1,7 +1,7 @@
 import type { SendMessageParams } from 'tenant-messaging';
 import { batchExitCode, EXIT, SentThenError } from '../exit-codes.js';
 import { holdHeap } from '../heap.js';
-import { ReaderGoneError, type StopSignal, stopOf } from '../interrupt.js';
+import { readerGone, type StopSignal, stopOf } from '../interrupt.js';
 import { progressLine } from '../progress.js';
 import { ROW_FIELDS } from '../row-fields.js';
 import { type QueuedRow, RowOutcomes } from '../row-outcomes.js';
@@ -221,12 +221,12 @@ export async function sendMany(flags: SendManyFlags, { client, out, signal }: Co
   }
   const summary = summaryNow();
   // Stdout's reader gone: the records say what was sent; a summary would go nowhere, or to stderr unasked.
-  const readerGone = signal.reason instanceof ReaderGoneError;
-  if (!readerGone) printSummary(summary, out);
+  const quiet = readerGone(signal);
+  if (!quiet) printSummary(summary, out);
   process.off('exit', atExit);
   if (done()) removeStale(file, journal, sentIds.length);
   else if (attempted) completeChain(file.path, sentIds.length); // stopped with nothing left: its journal stays
-  const stop = signal.aborted && !readerGone ? stopOf(signal) : undefined;
+  const stop = signal.aborted && !quiet ? stopOf(signal) : undefined;
   // The documented order (2, 128 + n, 3, 1, 5, 0) holds when something also failed: a stop, rows
   // unknown or refused say more than "sent", which is what an error after rows were sent adds.
   const code = batchExitCode({

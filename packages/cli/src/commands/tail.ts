@@ -1,7 +1,7 @@
 import type { MessageLog } from 'tenant-messaging';
 import { parseDuration } from '../duration.js';
 import { EXIT } from '../exit-codes.js';
-import { ReaderGoneError, stopCodeOf } from '../interrupt.js';
+import { readerGone, stopCodeOf } from '../interrupt.js';
 import { createOutput } from '../output.js';
 import { type LogChange, watchLogs } from '../watch-logs.js';
 import type { Context } from './messages.js';
@@ -30,7 +30,7 @@ export async function tail(flags: TailFlags, { client, out: given, signal }: Con
     out.value(event, () => tailLine(event, new Date()));
   }
   // Stdout's reader gone (`| head`): it had what it wanted; nothing to say.
-  if (!flags.follow || signal.reason instanceof ReaderGoneError) return EXIT.ok;
+  if (!flags.follow || readerGone(signal)) return EXIT.ok;
   out.note(`Stopped: ${events} changes seen.`);
   return stopCodeOf(signal);
 }

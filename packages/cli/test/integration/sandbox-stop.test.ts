@@ -5,10 +5,10 @@
  */
 import { type ChildProcess, spawn } from 'node:child_process';
 import { existsSync } from 'node:fs';
-import { request } from 'node:http';
 import { createServer, type Server } from 'node:net';
 import { join } from 'node:path';
 import { beforeAll, describe, expect, it } from 'vitest';
+import { halfSent } from '../../../../test/helpers/half-sent.js';
 
 const bin = join(import.meta.dirname, '../../dist/main.js');
 
@@ -71,42 +71,11 @@ describe('tenant-messaging sandbox, stopped with a request in flight', () => {
     const run = sandbox(['--port', '0']);
     const printed = await run.printed(/Press Ctrl-C/);
     const base = /TENANT_MESSAGING_BASE_URL=(\S+\/t\/acme)/.exec(printed)?.[1] as string;
-    const body = JSON.stringify({
-      sender_phone: '+15550001001',
-      to_phone: '+15551230001',
-      type: 'text',
-      content: 'In flight',
-    });
-    // Its headers and half its body sent: the sandbox has the request, and waits for the rest.
-    const answered = new Promise<number>((resolve, reject) => {
-      const sending = request(`${base}/api/v1/messages`, {
-        method: 'POST',
-        headers: {
-          accept: 'application/json',
-          'content-type': 'application/json',
-          'content-length': Buffer.byteLength(body),
-          'x-api-key': 'tm_test_acme_full',
-        },
-      });
-      sending.on('response', (response) => {
-        response.resume();
-        resolve(response.statusCode ?? 0);
-      });
-      sending.on('error', reject);
-      // Once its headers and first bytes are on the socket, a second request, answered only after
-      // the first one's headers were read (one process, each socket read as its bytes come): then
-      // the stop signal, then the rest of the body.
-      sending.write(body.slice(0, 20), () => {
-        void fetch(`${base}/api/v1/me`, { headers: { 'x-api-key': 'tm_test_acme_full' } })
-          .then((probe) => probe.text())
-          .then(() => {
-            run.child.kill(signal);
-            return run.printed(new RegExp(`${signal}: stopping the sandbox`));
-          })
-          .then(() => sending.end(body.slice(20)), reject);
-      });
-    });
-    expect(await answered).toBe(201);
+    const { answer, finish } = await halfSent(base);
+    run.child.kill(signal);
+    await run.printed(new RegExp(`${signal}: stopping the sandbox`));
+    finish();
+    expect(await answer).toBe(201);
     expect(await run.exited).toBe(0);
   });
 });

@@ -11,7 +11,6 @@
  * Redis or in any process's output. Runs the built package (`npm run build` first).
  */
 import { type ChildProcess, execSync, fork } from 'node:child_process';
-import { createHash } from 'node:crypto';
 import { existsSync } from 'node:fs';
 import { fileURLToPath } from 'node:url';
 import { MessagingQueue } from 'tenant-messaging/bullmq';
@@ -20,6 +19,7 @@ import { uniqueName } from '../../../helpers/redis.js';
 import { dumpRedis } from '../../../helpers/redis-dump.js';
 import { expectDocumentedEvent } from '../../../helpers/webhook-schema.js';
 import { type Fixture, runs, startFixture, text, until } from '../fixture.js';
+import { endpointKey } from './relay-fixture.js';
 
 const root = fileURLToPath(new URL('../../../../', import.meta.url));
 const here = (file: string) => fileURLToPath(new URL(file, import.meta.url));
@@ -68,9 +68,6 @@ async function start<T>(script: string, env: Record<string, string>): Promise<{ 
   });
   return { child, first };
 }
-
-/** The key a relay stores a delivery's endpoint under (src/bullmq/webhooks/relay.ts). */
-const endpointKey = (url: string) => createHash('sha256').update(url).digest('hex').slice(0, 16);
 
 describe.runIf(runs)('delivery webhooks on the fleet', () => {
   it(`every change of ${MESSAGES} tracked messages reaches the healthy endpoint verified, through 500s, a stall, a 410 and a SIGKILL`, async () => {

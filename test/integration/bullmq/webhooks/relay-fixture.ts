@@ -3,6 +3,7 @@
  * receivers on loopback that verify every request with the reference `standardwebhooks` package,
  * and a queue with a worker that tracks until read and relays of it.
  */
+import { createHash } from 'node:crypto';
 import type { ServerResponse } from 'node:http';
 import { Webhook } from 'standardwebhooks';
 import { MessagingQueue, MessagingWorker, WebhookRelay, type WebhookRelayOptions } from 'tenant-messaging/bullmq';
@@ -11,6 +12,9 @@ import { recordingLogger } from '../../../helpers/recording-logger.js';
 import { type CapturedRequest, startServer, type TestServer } from '../../../helpers/server.js';
 import { expectDocumentedEvent } from '../../../helpers/webhook-schema.js';
 import { type BackendFixture, fastWorker } from '../fixture.js';
+
+/** The relay's key of an endpoint (its deliveries' `endpoint`): the first 16 hex digits of its URL's SHA-256. */
+export const endpointKey = (url: string) => createHash('sha256').update(url).digest('hex').slice(0, 16);
 
 export const secretOf = (fill: number) => `whsec_${Buffer.from(new Uint8Array(32).fill(fill)).toString('base64')}`;
 export const SECRET = secretOf(7);

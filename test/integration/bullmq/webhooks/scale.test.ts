@@ -28,6 +28,7 @@ import { ATTEMPTS_AT_ONCE } from '../../../../src/bullmq/webhooks/deliveries.js'
 import { uniqueName } from '../../../helpers/redis.js';
 import { startServer, type TestServer } from '../../../helpers/server.js';
 import { type Fixture, fastWorker, finishedJob, runs, startFixture, text, until } from '../fixture.js';
+import { endpointKey } from './relay-fixture.js';
 
 const ENDPOINTS = 1_000;
 /**
@@ -54,8 +55,6 @@ const CLOSE_BOUND = 30_000;
 /** How long the burst may take to reach every healthy endpoint: a hang detector, not a measure. */
 const DELIVERY_WAIT = 90_000;
 
-/** The relay's key of an endpoint (its deliveries' `endpoint`): the first 16 hex digits of its URL's SHA-256. */
-const endpointKey = (url: string) => createHash('sha256').update(url).digest('hex').slice(0, 16);
 const secretOf = (i: number) => `whsec_${createHash('sha256').update(`endpoint ${i}`).digest('base64')}`;
 const isStalled = (i: number) => i < STALLED;
 const pathOf = (i: number) => (isStalled(i) ? `/stall/${i}` : `/ok/${i}`);
