@@ -4,66 +4,32 @@
  * (`strict`, `exactOptionalPropertyTypes`, `noUncheckedIndexedAccess`), with the package's names
  * resolved to `src/` as the tests import them. A failure names the Markdown file and line.
  *
- * A block may be exempted only by a comment on the line before it, and only for a reason the test
- * can check:
- * - `<!-- docs-snippets: excerpt of src/... -->` (CONTRIBUTING.md only): a few lines quoted from a
- *   source file, which must exist;
- * - `<!-- docs-snippets: needs <package> -->`: imports a package the repository does not install
- *   (the exemption ends by itself once it is installed).
+ * Each block also runs, as a user who pastes it runs it (test/helpers/docs-run.ts): a script
+ * against a new sandbox on loopback named by the two environment variables, a block that imports
+ * vitest or node:test under that runner, each within a bound (a block that waits longer is fixed
+ * in the docs). A block is exempted only by a marker on the line before it, for a reason the test
+ * checks (test/helpers/docs-blocks.ts): a source excerpt, a package the repository does not
+ * install, a fleet program that needs a datastore, an endpoint the sandbox does not have.
  *
- * The block marked `<!-- docs-snippets: run -->` (the Quickstart) also runs, as pasted, against the
+ * The block marked `<!-- docs-snippets: run -->` (the Quickstart) runs, as pasted, against the
  * sandbox it starts, as the README says a user runs it: in a project made by `npm init -y` (npm 11
  * writes `"type": "commonjs"`) with the packed package installed, as `quickstart.mjs`, then, after
  * `npm pkg set type=module`, as `quickstart.ts` (Node runs TypeScript as is). Needs `npm run build`
  * first (`npm test` does).
  */
 import { execFile } from 'node:child_process';
-import { existsSync, mkdirSync, mkdtempSync, readdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { mkdirSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { promisify } from 'node:util';
+import { createSandbox } from 'tenant-messaging/sandbox';
 import { afterAll, describe, expect, it } from 'vitest';
-import { npm } from '../helpers/npm.js';
+import { type Block, blocks, DOCS, handling, slug, where } from '../helpers/docs-blocks.js';
+import { runBlocks } from '../helpers/docs-run.js';
+import { npm, root } from '../helpers/npm.js';
 import { copyProject, sharedPackages } from '../helpers/pack.js';
 
 const run = promisify(execFile);
-const root = new URL('../..', import.meta.url).pathname;
-const DOCS = [
-  'README.md',
-  'CONTRIBUTING.md',
-  ...readdirSync(join(root, 'docs'))
-    .filter((f) => f.endsWith('.md'))
-    .map((f) => `docs/${f}`),
-];
-
-interface Block {
-  file: string;
-  /** The line of the first line of code (after the fence). */
-  line: number;
-  code: string;
-  marker: string | undefined;
-}
-
-function blocks(file: string): Block[] {
-  const lines = readFileSync(join(root, file), 'utf8').split('\n');
-  const found: Block[] = [];
-  for (let i = 0; i < lines.length; i++) {
-    const text = lines[i] ?? '';
-    // A fence may be indented, inside a list item; its block ends at a fence of the same indent.
-    const indent = /^ */.exec(text)?.[0] ?? '';
-    if (!text.startsWith(`${indent}\`\`\``)) continue;
-    const end = lines.indexOf(`${indent}\`\`\``, i + 1);
-    if (end === -1) throw new Error(`${file}:${i + 1}: a code block that never ends`);
-    if (text === `${indent}\`\`\`ts`) {
-      const before = /^ *<!-- docs-snippets: (.+) -->$/.exec(lines[i - 1] ?? '')?.[1];
-      const code = lines.slice(i + 1, end).map((line) => line.slice(indent.length));
-      found.push({ file, line: i + 2, code: code.join('\n'), marker: before });
-    }
-    i = end;
-  }
-  return found;
-}
-
 const all = DOCS.flatMap(blocks);
 const work = join(root, 'node_modules', '.docs-snippets');
 const user = mkdtempSync(join(tmpdir(), 'tm-quickstart-'));
@@ -73,28 +39,6 @@ afterAll(() => {
   rmSync(user, { recursive: true, force: true });
 });
 
-/** Why a block is not type-checked, or undefined when it is; throws for a marker that does not hold. */
-function exemption(block: Block): string | undefined {
-  const marker = block.marker;
-  if (marker === undefined || marker === 'run') return undefined;
-  const where = `${block.file}:${block.line}`;
-  const excerpt = /^excerpt of (src\/\S+)$/.exec(marker)?.[1];
-  if (excerpt !== undefined) {
-    if (block.file !== 'CONTRIBUTING.md') throw new Error(`${where}: only CONTRIBUTING.md may quote source excerpts`);
-    if (!existsSync(join(root, excerpt))) throw new Error(`${where}: ${excerpt} does not exist`);
-    return marker;
-  }
-  const needs = /^needs (\S+)$/.exec(marker)?.[1];
-  if (needs !== undefined) {
-    if (existsSync(join(root, 'node_modules', needs, 'package.json'))) {
-      throw new Error(`${where}: ${needs} is installed now: drop the marker, the block can be checked`);
-    }
-    if (!block.code.includes(`from '${needs}`)) throw new Error(`${where}: the block does not import ${needs}`);
-    return marker;
-  }
-  throw new Error(`${where}: unknown marker "${marker}"`);
-}
-
 describe('the documentation code blocks', () => {
   it('are found', () => {
     expect(all.length).toBeGreaterThan(20);
@@ -103,10 +47,10 @@ describe('the documentation code blocks', () => {
   it('each type-check as a program of their own', { timeout: 120_000 }, async () => {
     rmSync(work, { recursive: true, force: true });
     mkdirSync(work, { recursive: true });
-    const checked = all.filter((block) => exemption(block) === undefined);
+    const checked = all.filter((block) => handling(block).checked);
     const names = new Map<string, Block>();
     for (const block of checked) {
-      const name = `${block.file.replaceAll(/[/.]/g, '_')}_${block.line}.ts`;
+      const name = `${slug(block)}.ts`;
       names.set(name, block);
       // Each file a module, so top-level await works and names do not clash between blocks.
       writeFileSync(join(work, name), `${block.code}\nexport {};\n`);
@@ -145,7 +89,7 @@ describe('the documentation code blocks', () => {
   it('the Quickstart runs as pasted, as quickstart.mjs and as quickstart.ts, in a project made by `npm init -y`', {
     timeout: 90_000,
   }, async () => {
-    const quickstart = all.filter((block) => block.marker === 'run');
+    const quickstart = all.filter((block) => handling(block).run === 'quickstart');
     expect(quickstart.map((block) => block.file)).toEqual(['README.md']);
     const code = `${quickstart[0]?.code ?? ''}\n`;
     // The package as published, installed as a user installs it in a project made by `npm init -y`
@@ -165,5 +109,32 @@ describe('the documentation code blocks', () => {
     // The README: `npm pkg set type=module` once, then `node quickstart.ts`.
     await npm(['pkg', 'set', 'type=module'], project);
     await story('quickstart.ts');
+  });
+
+  it('run as pasted: each script against the sandbox, each test under its runner, within a bound', {
+    timeout: 180_000,
+  }, async () => {
+    const { problems, ran } = await runBlocks(join(user, 'blocks'), all);
+    expect(problems).toEqual([]);
+    // Every block that runs was run, none dropped on the way.
+    const runs = all.filter((block) => ['script', 'vitest', 'node:test'].includes(handling(block).run));
+    expect(ran.map((entry) => entry.block).sort()).toEqual(runs.map(where).sort());
+  });
+
+  it('an endpoint a block is exempted for is one the sandbox does not have', async () => {
+    const sandbox = createSandbox();
+    const { baseUrl, keys } = sandbox.tenants.acme;
+    const routes = all.flatMap((block) => {
+      const route = handling(block).route;
+      return route ? [{ block, ...route }] : [];
+    });
+    expect(routes.length).toBeGreaterThan(0);
+    for (const { block, method, path } of routes) {
+      const headers = { 'x-api-key': keys.full, accept: 'application/json', 'content-type': 'application/json' };
+      const answer = await sandbox.fetch(`${baseUrl}/api/v1${path}`, { method, headers, body: '{}' });
+      expect([404, 405], `${where(block)}: the sandbox has ${method} ${path} now: drop the marker`).toContain(
+        answer.status,
+      );
+    }
   });
 });
