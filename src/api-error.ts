@@ -1,15 +1,31 @@
 import type { Scope } from './endpoints.js';
-import { MessagingError, type ResponseHeaders } from './errors.js';
+import type { ErrorCode } from './error-codes.js';
+import type { ResponseHeaders } from './errors.js';
 import { isPlainObject, ownValue } from './internal/is-plain-object.js';
+import { MessagingError } from './messaging-error.js';
+
+/** What an `APIError` knows besides its answer: the request, and what the endpoint table says of it. */
+export interface APIErrorDetails {
+  /** @default by class and status: `auth.invalid_key` for an `AuthenticationError`, `http.status` for a plain `APIError` */
+  readonly code?: ErrorCode | undefined;
+  /** The request's URL, without its query string. @default undefined */
+  readonly url?: string | undefined;
+  /** The tenant URL the client was given (`baseUrl`). @default undefined */
+  readonly baseUrl?: string | undefined;
+  /** For a `NotFoundError` of a message log: its id. @default undefined */
+  readonly messageLogId?: number | undefined;
+  /** For a `PermissionDeniedError`: the scope its endpoint needs. @default undefined */
+  readonly requiredScope?: Scope | undefined;
+}
 
 /**
  * Raised when the service answered with a non-2xx status. Subclasses name the common statuses,
- * so `catch` blocks can branch with `instanceof` instead of comparing numbers.
+ * so `catch` blocks can branch with `instanceof` (or on `code`) instead of comparing numbers.
  *
  * @example
  * ```ts
  * catch (err) {
- *   if (err instanceof APIError) console.error(err.status, err.message, err.requestId)
+ *   if (err instanceof APIError) console.error(err.code, err.status, err.message, err.requestId)
  * }
  * ```
  */
@@ -18,10 +34,17 @@ export class APIError extends MessagingError {
   readonly status: number;
   /**
    * The parsed JSON body, or the raw text when the body was not JSON (an HTML page from a proxy).
-   * The error's `message` is the body's `message` when that is a non-blank string; otherwise a
-   * line naming the status and describing the body from its first 4 KiB.
+   * The error's `message` is the SDK's own, written from its code and fields; the service's own
+   * words are on `serverMessage`.
    */
   readonly body: unknown;
+  /**
+   * The body's `message`, as the service wrote it (e.g. Laravel's `Unauthenticated.`), when it is
+   * a string: kept here, never as the error's message.
+   * @default undefined
+   * @example `if (error.serverMessage) log.debug('service said', error.serverMessage)`
+   */
+  readonly serverMessage: string | undefined;
   /** The response headers, lower-case names. */
   readonly headers: ResponseHeaders;
   /** The `x-request-id` response header, when the service or a proxy sent one: quote it to support. */
@@ -31,14 +54,28 @@ export class APIError extends MessagingError {
    * HTTP date, or `X-RateLimit-Reset`), when it said; mostly on 429 and 503.
    */
   readonly retryAfter: number | undefined;
+  /**
+   * The request's URL without its query string, when the SDK made the request.
+   * @default undefined
+   */
+  readonly url: string | undefined;
+  /**
+   * The tenant URL the client was given, when the SDK made the request: what a `not_found.route` names.
+   * @default undefined
+   */
+  readonly baseUrl: string | undefined;
 
-  constructor(status: number, message: string, body: unknown, headers: ResponseHeaders) {
-    super(message);
+  constructor(status: number, message: string, body: unknown, headers: ResponseHeaders, details?: APIErrorDetails) {
+    super(message, { code: details?.code ?? defaultCode(new.target, status) });
     this.status = status;
     this.body = body;
+    const said = ownValue(body, 'message');
+    this.serverMessage = typeof said === 'string' ? said : undefined;
     this.headers = headers;
     this.requestId = headers['x-request-id'] ?? headers['request-id'];
     this.retryAfter = retryAfterMs(headers, Date.now());
+    this.url = details?.url;
+    this.baseUrl = details?.baseUrl;
   }
 }
 
@@ -75,21 +112,44 @@ export class PermissionDeniedError extends APIError {
    */
   readonly requiredScope: Scope | undefined;
 
-  constructor(status: number, message: string, body: unknown, headers: ResponseHeaders, requiredScope?: Scope) {
-    super(status, message, body, headers);
-    this.requiredScope = requiredScope;
+  /** `details` may be the scope alone, as before `APIErrorDetails` existed. */
+  constructor(
+    status: number,
+    message: string,
+    body: unknown,
+    headers: ResponseHeaders,
+    details?: APIErrorDetails | Scope,
+  ) {
+    const given = typeof details === 'string' ? { requiredScope: details } : details;
+    super(status, message, body, headers, given);
+    this.requiredScope = given?.requiredScope;
   }
 }
 
 /**
- * Raised on 404: for `messages.get`, the log does not exist in this tenant's workspace.
+ * Raised on 404. `code` tells a wrong URL from a wrong id: `not_found.message_log` when the log
+ * does not exist in this tenant's workspace (`messageLogId` names it), `not_found.route` when the
+ * endpoint does not (the base URL is not the tenant URL), `not_found.resource` for a path off the
+ * endpoint table.
  *
  * @example
  * ```ts
- * const log = await client.messages.get(id).catch((e) => (e instanceof NotFoundError ? null : Promise.reject(e)))
+ * const log = await client.messages.get(id).catch((e) =>
+ *   e instanceof NotFoundError && e.code === 'not_found.message_log' ? null : Promise.reject(e))
  * ```
  */
-export class NotFoundError extends APIError {}
+export class NotFoundError extends APIError {
+  /**
+   * The id of the message log that does not exist (`not_found.message_log`).
+   * @default undefined
+   */
+  readonly messageLogId: number | undefined;
+
+  constructor(status: number, message: string, body: unknown, headers: ResponseHeaders, details?: APIErrorDetails) {
+    super(status, message, body, headers, details);
+    this.messageLogId = details?.messageLogId;
+  }
+}
 
 /**
  * Raised on 422: the service rejected the request's fields. `errors` maps each field to its messages.
@@ -137,6 +197,16 @@ export class RateLimitError extends APIError {}
  */
 export class InternalServerError extends APIError {}
 
+/** Each subclass's code when none is given (a `NotFoundError` made by hand names no log, so `not_found.resource`). */
+const CLASS_CODES: readonly (readonly [abstract new (...args: never[]) => APIError, ErrorCode])[] = [
+  [AuthenticationError, 'auth.invalid_key'],
+  [PermissionDeniedError, 'scope.missing'],
+  [NotFoundError, 'not_found.resource'],
+  [UnprocessableEntityError, 'validation.rejected'],
+  [RateLimitError, 'rate_limit.exceeded'],
+  [InternalServerError, 'server.error'],
+];
+
 /**
  * The well-formed part of a 422 body's `errors`: each field whose value is a string or an array
  * holding at least one string, mapped to those strings. Anything else (numbers, objects, nested
@@ -156,6 +226,12 @@ function fieldErrors(body: unknown): Record<string, string[]> {
       Object.defineProperty(out, field, { value: messages, enumerable: true, writable: true, configurable: true });
   }
   return out;
+}
+
+/** The code of an error made without one: by its class, and for a plain `APIError` by status. */
+function defaultCode(made: abstract new (...args: never[]) => APIError, status: number): ErrorCode {
+  for (const [Class, code] of CLASS_CODES) if (made === Class || made.prototype instanceof Class) return code;
+  return status >= 300 && status < 400 ? 'http.redirect' : 'http.status';
 }
 
 function isString(value: unknown): value is string {

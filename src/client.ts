@@ -120,7 +120,7 @@ export class MessagingClient {
    * ```
    */
   withOptions(options: ClientOptions): MessagingClient {
-    const given = readFields(options, 'Invalid MessagingClient options', '{ timeout: 120_000 }');
+    const given = readFields(options, 'Invalid MessagingClient options', '{ timeout: 120_000 }', 'validation.options');
     // An option given as undefined (`apiKey: process.env.UNSET`) changes nothing: it must not
     // erase the parent's value and fall back to the environment's key.
     const changed = Object.fromEntries(Object.entries(given).filter(([, value]) => value !== undefined));

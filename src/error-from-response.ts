@@ -1,9 +1,11 @@
 /**
- * The typed error of a non-2xx answer: its class by status, and one readable line of message from
- * whatever body came (the API's JSON `message`, a proxy's HTML page, anything), in linear time.
+ * The typed error of a non-2xx answer: its class by status, its code by status and request, and
+ * a message in the SDK's words whatever body came (the API's JSON `message`, a proxy's HTML
+ * page, anything), in linear time.
  */
 import {
   APIError,
+  type APIErrorDetails,
   AuthenticationError,
   InternalServerError,
   NotFoundError,
@@ -11,10 +13,13 @@ import {
   RateLimitError,
   UnprocessableEntityError,
 } from './api-error.js';
+import { type Answer, apiErrorMessage } from './api-error-message.js';
 import type { Scope } from './endpoints.js';
+import type { ErrorCode } from './error-codes.js';
 import type { ResponseHeaders } from './errors.js';
 import { ownValue } from './internal/is-plain-object.js';
 import { parseJson } from './internal/json.js';
+import { type EndpointAt, endpointAt } from './internal/route.js';
 
 const STATUS_TEXT: Record<number, string> = {
   400: 'Bad Request',
@@ -33,17 +38,31 @@ const STATUS_TEXT: Record<number, string> = {
   504: 'Gateway Timeout',
 };
 
+/** The request an error answered, as the executor knows it: for the error's code, message and fields. */
+export interface AnsweredRequest {
+  readonly method: string;
+  /** The path below `/api/v1`, filled: `/messages/42`. */
+  readonly path: string;
+  /** The request's URL without its query string. */
+  readonly url: string;
+  /** The tenant URL the client was given. */
+  readonly baseUrl: string;
+  /** The scope the endpoint needs, when the endpoint table knows it. */
+  readonly scope: Scope | undefined;
+}
+
 /**
- * Builds the right `APIError` subclass from a non-2xx response. The body may be JSON with a
- * `message` (the API's error shape) or anything else (an HTML page from a proxy); either way the
- * error's message is one readable line. Any body, of any shape or size, gives an `APIError`, in
- * time linear in its length: only the bounded JSON parse (`parseJson`) reads the whole text.
+ * Builds the right `APIError` subclass from a non-2xx response, with its code and a message in
+ * the SDK's words (`apiErrorMessage`); the body's own `message` stays on `serverMessage`. The
+ * body may be JSON with a `message` (the API's error shape) or anything else (an HTML page from
+ * a proxy). Any body, of any shape or size, gives an `APIError`, in time linear in its length:
+ * only the bounded JSON parse (`parseJson`) reads the whole text.
  */
 export function errorFromResponse(
   status: number,
   text: string,
   headers: ResponseHeaders,
-  requiredScope?: Scope,
+  request: AnsweredRequest,
 ): APIError {
   let body: unknown = text;
   try {
@@ -53,22 +72,80 @@ export function errorFromResponse(
   } catch {
     // Not JSON: keep the raw text as the body.
   }
-  const serverMessage = ownValue(body, 'message');
+  const said = ownValue(body, 'message');
+  const serverMessage = typeof said === 'string' && said.trim() !== '' ? capped(oneLine(said)) : undefined;
   const label = `HTTP ${status}${STATUS_TEXT[status] ? ` ${STATUS_TEXT[status]}` : ''}`;
-  const message =
-    typeof serverMessage === 'string' && serverMessage.trim() !== ''
-      ? capped(serverMessage)
-      : `${label}${describeBody(text, headers)}`;
-  return errorOfStatus(status, message, body, headers, requiredScope);
+  const answer: Answer = { status, label, serverMessage, bodyHint: describeBody(text, headers), headers };
+  const at = endpointAt(request.method, request.path);
+  const found = status === 404 ? notFoundKind(at, serverMessage) : undefined;
+  const details: APIErrorDetails = {
+    code: found?.code,
+    url: request.url,
+    baseUrl: request.baseUrl,
+    messageLogId: found?.code === 'not_found.message_log' ? at?.ids['messageLog'] : undefined,
+    requiredScope: status === 403 ? request.scope : undefined,
+  };
+  const error = errorOfStatus(status, '', body, headers, details);
+  error.message = apiErrorMessage(error, answer, request);
+  if (found?.unsure) {
+    const route = { ...details, code: 'not_found.route' as const, messageLogId: undefined };
+    UNSURE.set(error, () => {
+      const wrongUrl = new NotFoundError(status, '', body, headers, route);
+      wrongUrl.message = apiErrorMessage(wrongUrl, answer, request);
+      return wrongUrl;
+    });
+  }
+  return error;
 }
+
+/**
+ * 404s whose code the answer alone does not settle: a missing log or a wrong base URL, when the
+ * body says neither (Laravel 8 answers an unknown route with an empty message). The executor
+ * settles them with one read of `/me` (`settleNotFound`).
+ */
+const UNSURE = new WeakMap<APIError, () => NotFoundError>();
+
+/**
+ * For a 404 that may be a wrong base URL rather than a missing log: the same answer as a
+ * `not_found.route`, made when the executor finds it so. Undefined for any other error.
+ */
+export function asWrongUrl(error: unknown): (() => NotFoundError) | undefined {
+  return error instanceof NotFoundError ? UNSURE.get(error) : undefined;
+}
+
+/**
+ * What a 404 is: off a path with no id, no record can be missing (a wrong URL); on a path with an
+ * id, the body decides when it names a model (Laravel's route-model binding) or a route, and an
+ * answer that names neither is settled by the executor. Off the table it is a resource.
+ */
+function notFoundKind(
+  at: EndpointAt | undefined,
+  serverMessage: string | undefined,
+): { code: ErrorCode; unsure: boolean } {
+  const saysRoute = serverMessage !== undefined && ROUTE_MISSING.test(serverMessage);
+  if (at === undefined) return { code: saysRoute ? 'not_found.route' : 'not_found.resource', unsure: false };
+  if (at.ids['messageLog'] === undefined || saysRoute) return { code: 'not_found.route', unsure: false };
+  const saysModel = serverMessage !== undefined && MODEL_MISSING.test(serverMessage);
+  return { code: 'not_found.message_log', unsure: !saysModel };
+}
+
+/** Laravel's words for an unknown route (`The route t/acme/api/v1/nope could not be found.`). */
+const ROUTE_MISSING = /^The route .* could not be found\.?$/;
+/** Laravel's words for a record its route-model binding did not find. */
+const MODEL_MISSING = /^No query results for model\b/;
 
 /** How much leading whitespace an error body may have and still be read as JSON. */
 const BLANK_PREFIX = 1024;
 
-/** A service's message as the error's message: at most `MAX_MESSAGE` characters (the whole body stays on `body`). */
+/** A service's message kept on `serverMessage`: at most `MAX_MESSAGE` characters (the whole body stays on `body`). */
 const MAX_MESSAGE = 1_000;
 function capped(message: string): string {
   return message.length > MAX_MESSAGE ? `${message.slice(0, MAX_MESSAGE)}… (${message.length} characters)` : message;
+}
+
+/** A server's text as one line: control characters (new lines included) as spaces, so a log line stays one. */
+function oneLine(text: string): string {
+  return text.replace(/\p{Cc}+/gu, ' ');
 }
 
 /** The error class of `status`, made; a 403 carries the scope its endpoint needs. */
@@ -77,17 +154,17 @@ function errorOfStatus(
   message: string,
   body: unknown,
   headers: ResponseHeaders,
-  requiredScope: Scope | undefined,
+  details: APIErrorDetails,
 ): APIError {
-  if (status === 403) return new PermissionDeniedError(status, message, body, headers, requiredScope);
+  if (status === 403) return new PermissionDeniedError(status, message, body, headers, details);
+  if (status === 404) return new NotFoundError(status, message, body, headers, details);
   const Class = CLASSES[status] ?? (status >= 500 ? InternalServerError : APIError);
-  return new Class(status, message, body, headers);
+  return new Class(status, message, body, headers, details);
 }
 
-/** The classes of the statuses the API names (a 403 is made above, with its scope; any 5xx is an InternalServerError). */
+/** The classes of the statuses the API names (403 and 404 are made above, with their fields; any 5xx is an InternalServerError). */
 const CLASSES: Readonly<Record<number, typeof APIError>> = {
   401: AuthenticationError,
-  404: NotFoundError,
   422: UnprocessableEntityError,
   429: RateLimitError,
 };
@@ -101,7 +178,7 @@ const HINT_PREFIX = 4096;
 const HINT_LENGTH = 120;
 
 /** A short hint about a body that carried no usable `message`: its HTML title, or its first characters. */
-function describeBody(text: string, headers: ResponseHeaders): string {
+export function describeBody(text: string, headers: ResponseHeaders): string {
   const head = text.slice(0, HINT_PREFIX);
   const truncated = text.length > head.length;
   const snippet = collapse(head);

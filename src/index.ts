@@ -15,6 +15,7 @@
 
 export {
   APIError,
+  type APIErrorDetails,
   AuthenticationError,
   InternalServerError,
   NotFoundError,
@@ -32,18 +33,24 @@ export {
 } from './core/media/from-path.js';
 export { Page, PagePromise } from './core/pagination.js';
 export type { Scope } from './endpoints.js';
+export { ERROR_CODES, type ErrorCode } from './error-codes.js';
 export {
   APIConnectionError,
   APITimeoutError,
+  type ConnectionErrorCode,
   type ConnectionErrorOptions,
   DeliveryTimeoutError,
   type Issue,
   MessagingError,
+  type MessagingErrorOptions,
+  MissingPeerError,
   OutcomeUnknownError,
   type ResponseHeaders,
   ResponseValidationError,
   SendOutcomeUnknownError,
+  type TimeoutErrorOptions,
   ValidationError,
+  type ValidationErrorOptions,
 } from './errors.js';
 export type { Contacts } from './resources/contacts.js';
 export type { Messages } from './resources/messages.js';

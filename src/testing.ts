@@ -23,7 +23,7 @@
 // scripts/build-types.mjs puts a `@ts-ignore` over this import in the declarations: without msw
 // installed, its types are then `any`, which SandboxHandler turns into MswNotInstalled.
 import type * as Msw from 'msw';
-import { MessagingError } from './errors.js';
+import { MissingPeerError } from './errors.js';
 import { requirePeer } from './internal/peer-require.js';
 import { dropped } from './sandbox/fault-responses.js';
 import type { Sandbox } from './sandbox/sandbox.js';
@@ -94,9 +94,11 @@ function loadMsw(): typeof Msw {
   } catch (error) {
     const code = (error as { code?: unknown } | null)?.code;
     if (code !== 'MODULE_NOT_FOUND' && code !== 'ERR_MODULE_NOT_FOUND') throw error;
-    throw new MessagingError(
+    throw new MissingPeerError(
       'sandboxHandlers() needs msw, an optional peer dependency that is not installed: run `npm install --save-dev msw`, or use the sandbox without msw through `fetch: sandbox.fetch`.',
-      { cause: error },
+      'msw',
+      'npm install --save-dev msw',
+      error,
     );
   }
 }

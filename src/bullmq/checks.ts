@@ -85,18 +85,22 @@ export function checkOptionKeys(options: unknown, known: Readonly<Record<string,
     checkKnownKeys(value, keys, path === '' ? '' : ` of ${path}`, found);
     for (const issue of found) issues.push(path === '' ? issue : { ...issue, path: `${path}.${issue.path}` });
   }
-  if (issues.length > 0) throw new ValidationError(what, issues);
+  if (issues.length > 0) throw new ValidationError(what, issues, { code: 'validation.options' });
 }
 
 /** Checks a queue name: BullMQ keys are `bull:<name>:...`, so a `:` would break them. */
 export function checkName(name: unknown, what: string): string {
   if (typeof name !== 'string' || !/^[\w.-]{1,100}$/.test(name)) {
-    throw new ValidationError(what, [
-      {
-        path: 'name',
-        message: `must be 1 to 100 letters, digits, '-', '_' or '.', e.g. 'sms-outbox', got ${JSON.stringify(name) ?? String(name)}`,
-      },
-    ]);
+    throw new ValidationError(
+      what,
+      [
+        {
+          path: 'name',
+          message: `must be 1 to 100 letters, digits, '-', '_' or '.', e.g. 'sms-outbox', got ${JSON.stringify(name) ?? String(name)}`,
+        },
+      ],
+      { code: 'validation.options' },
+    );
   }
   return name;
 }
@@ -112,20 +116,28 @@ export function isRedisCluster(connection: unknown): boolean {
  */
 export function checkPrefix(prefix: unknown, connection: unknown, what: string): string | undefined {
   if (prefix !== undefined && (typeof prefix !== 'string' || !/^[^\s:]{1,100}$/u.test(prefix))) {
-    throw new ValidationError(what, [
-      {
-        path: 'prefix',
-        message: `must be 1 to 100 characters without spaces or ':', e.g. '{sms}', got ${JSON.stringify(prefix) ?? String(prefix)}`,
-      },
-    ]);
+    throw new ValidationError(
+      what,
+      [
+        {
+          path: 'prefix',
+          message: `must be 1 to 100 characters without spaces or ':', e.g. '{sms}', got ${JSON.stringify(prefix) ?? String(prefix)}`,
+        },
+      ],
+      { code: 'validation.options' },
+    );
   }
   if (isRedisCluster(connection) && !/\{[^{}]+\}/.test(prefix ?? '')) {
-    throw new ValidationError(what, [
-      {
-        path: 'prefix',
-        message: `a Redis Cluster needs every key of a queue in one slot: give a prefix with a hash tag, e.g. prefix: '{sms}', the same on every producer, worker and relay of the queue${prefix === undefined ? '' : ` (got '${prefix}')`}`,
-      },
-    ]);
+    throw new ValidationError(
+      what,
+      [
+        {
+          path: 'prefix',
+          message: `a Redis Cluster needs every key of a queue in one slot: give a prefix with a hash tag, e.g. prefix: '{sms}', the same on every producer, worker and relay of the queue${prefix === undefined ? '' : ` (got '${prefix}')`}`,
+        },
+      ],
+      { code: 'validation.options' },
+    );
   }
   return prefix;
 }
@@ -215,7 +227,7 @@ export function checkRetention(
   what = 'Invalid MessagingQueue options',
 ): Required<RetentionOptions> {
   const issues = retentionIssues(retention);
-  if (issues.length > 0) throw new ValidationError(what, issues);
+  if (issues.length > 0) throw new ValidationError(what, issues, { code: 'validation.options' });
   return { ...RETENTION_DEFAULTS, ...retention };
 }
 
@@ -232,29 +244,40 @@ export function checkConnection(connection: unknown, what: string): void {
       isObject(postgres) ||
       (typeof postgres === 'string' && postgres !== ''));
   if (!fine) {
-    throw new ValidationError(what, [
-      {
-        path: 'postgres' in Object(connection) ? 'connection.postgres' : 'connection',
-        message:
-          "must be ioredis options such as { host: '127.0.0.1', port: 6379 } or an ioredis instance (Redis), or { postgres: 'postgres://…' | pool config | pg.Pool } (PostgreSQL)",
-      },
-    ]);
+    throw new ValidationError(
+      what,
+      [
+        {
+          path: 'postgres' in Object(connection) ? 'connection.postgres' : 'connection',
+          message:
+            "must be ioredis options such as { host: '127.0.0.1', port: 6379 } or an ioredis instance (Redis), or { postgres: 'postgres://…' | pool config | pg.Pool } (PostgreSQL)",
+        },
+      ],
+      { code: 'validation.options' },
+    );
   }
 }
 
 /** Checks the producer's options; answers `waitForReplicas` with its defaults, when given. */
 export function checkQueueOptions(options: MessagingQueueOptions): Required<WaitForReplicasOptions> | undefined {
   if (typeof options !== 'object' || options === null) {
-    throw new ValidationError('Invalid MessagingQueue options', [
-      { path: '', message: "must be an object such as { connection: { host: '127.0.0.1', port: 6379 }, name: 'sms' }" },
-    ]);
+    throw new ValidationError(
+      'Invalid MessagingQueue options',
+      [
+        {
+          path: '',
+          message: "must be an object such as { connection: { host: '127.0.0.1', port: 6379 }, name: 'sms' }",
+        },
+      ],
+      { code: 'validation.options' },
+    );
   }
   checkOptionKeys(options, OPTION_KEYS.queue, 'Invalid MessagingQueue options');
   checkConnection(options.connection, 'Invalid MessagingQueue options');
   checkName(options.name, 'Invalid MessagingQueue options');
   checkPrefix(options.prefix, options.connection, 'Invalid MessagingQueue options');
   const attempts = wholeIssue('attempts', options.attempts, 'attempts');
-  if (attempts) throw new ValidationError('Invalid MessagingQueue options', [attempts]);
+  if (attempts) throw new ValidationError('Invalid MessagingQueue options', [attempts], { code: 'validation.options' });
   return checkWaitForReplicas(options.waitForReplicas);
 }
 
@@ -263,13 +286,13 @@ function checkWaitForReplicas(wait: WaitForReplicasOptions | undefined): Require
   if (wait === undefined) return undefined;
   const what = 'Invalid MessagingQueue options';
   const shape = objectIssue('waitForReplicas', wait, '{ replicas: 1, timeout: 1000 }');
-  if (shape) throw new ValidationError(what, [shape]);
+  if (shape) throw new ValidationError(what, [shape], { code: 'validation.options' });
   const issues: Issue[] = [];
   const replicas = wholeIssue('waitForReplicas.replicas', wait.replicas, 'replicas');
   if (replicas) issues.push({ ...replicas, message: `${replicas.message} (replicas that must acknowledge, e.g. 1)` });
   const timeout = wholeIssue('waitForReplicas.timeout', wait.timeout, 'ms');
   if (timeout) issues.push({ ...timeout, message: `${timeout.message} (ms to wait, e.g. 1000)` });
-  if (issues.length > 0) throw new ValidationError(what, issues);
+  if (issues.length > 0) throw new ValidationError(what, issues, { code: 'validation.options' });
   return {
     replicas: wait.replicas ?? WAIT_FOR_REPLICAS_DEFAULTS.replicas,
     timeout: wait.timeout ?? WAIT_FOR_REPLICAS_DEFAULTS.timeout,

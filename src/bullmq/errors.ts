@@ -16,9 +16,13 @@ import { MessagingError } from '../errors.js';
  */
 export type DatastoreFault = 'not-durable' | 'evicts' | 'forgot' | 'full' | 'rolled-back' | 'not-replicated';
 
+/** A `DatastoreError`'s code: its reason, as the codes write it (`datastore.rolled_back`). */
+type DatastoreCode = `datastore.${'not_durable' | 'evicts' | 'forgot' | 'full' | 'rolled_back' | 'not_replicated'}`;
+
 /**
  * Raised when the datastore of a queue cannot keep the sends it is given, or has lost some: the
- * message names the setting or the event, and what to do. A send that throws it was not stored,
+ * message names the setting or the event, and what to do; `code` is the reason, e.g.
+ * `datastore.rolled_back` for `rolled-back`. A send that throws it was not stored,
  * except with reason `not-replicated` (stored on the primary, not yet confirmed on a replica).
  *
  * @example
@@ -51,7 +55,7 @@ export class DatastoreError extends MessagingError {
     message: string,
     options?: ErrorOptions & { readonly since?: Date; readonly ids?: readonly string[] },
   ) {
-    super(message, options);
+    super(message, { cause: options?.cause, code: `datastore.${reason.replace('-', '_')}` as DatastoreCode });
     this.reason = reason;
     this.since = options?.since;
     this.ids = Object.freeze([...(options?.ids ?? [])]);

@@ -1,5 +1,5 @@
 import type * as BullMQ from 'bullmq';
-import { MessagingError } from '../errors.js';
+import { MissingPeerError } from '../errors.js';
 import { requirePeer } from '../internal/peer-require.js';
 
 /** The `bullmq` module. */
@@ -27,6 +27,6 @@ export function loadBullmq(load: (name: string) => unknown = requirePeer): BullM
   } catch (error) {
     const code = (error as { code?: unknown } | null)?.code;
     if (code !== 'MODULE_NOT_FOUND' && code !== 'ERR_MODULE_NOT_FOUND') throw error;
-    throw new MessagingError(INSTALL_HINT, { cause: error });
+    throw new MissingPeerError(INSTALL_HINT, 'bullmq', 'npm install bullmq ioredis', error);
   }
 }

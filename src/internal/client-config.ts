@@ -76,14 +76,18 @@ const WHAT = 'Invalid MessagingClient options';
 export function resolveClientConfig(given: unknown, env: NodeJS.ProcessEnv): ClientConfig {
   const options = readFields(given, WHAT, "{ baseUrl: 'https://acme.example.com', apiKey }") as ClientOptions;
   if (inBrowser() && options.dangerouslyAllowBrowser !== true) {
-    throw new ValidationError('MessagingClient refuses to run in a browser', [
-      {
-        path: 'dangerouslyAllowBrowser',
-        message:
-          'API keys must stay on your server (spec section 5): anyone who opens this page could read the key. ' +
-          'Call the API from your backend instead, or pass dangerouslyAllowBrowser: true if you accept the risk.',
-      },
-    ]);
+    throw new ValidationError(
+      'MessagingClient refuses to run in a browser',
+      [
+        {
+          path: 'dangerouslyAllowBrowser',
+          message:
+            'API keys must stay on your server (spec section 5): anyone who opens this page could read the key. ' +
+            'Call the API from your backend instead, or pass dangerouslyAllowBrowser: true if you accept the risk.',
+        },
+      ],
+      { code: 'validation.options' },
+    );
   }
   const issues: Issue[] = [];
   checkKnownKeys(options, CLIENT_OPTIONS, '', issues);
@@ -139,7 +143,7 @@ export function resolveClientConfig(given: unknown, env: NodeJS.ProcessEnv): Cli
 
   const rateLimit = checkRateLimit(options.rateLimit, issues);
 
-  if (issues.length > 0) throw new ValidationError(WHAT, issues);
+  if (issues.length > 0) throw new ValidationError(WHAT, issues, { code: 'validation.options' });
   return {
     options,
     rateLimit,
@@ -209,14 +213,15 @@ function checkBaseUrl(
   }
   const resolved = resolveApiBase(raw);
   if ('problem' in resolved) {
-    issues.push({ path: 'baseUrl', message: resolved.problem });
+    issues.push({ path: 'baseUrl', message: resolved.problem, hint: resolved.hint });
     return { apiBase: '', origin: '' };
   }
   const { protocol, hostname } = new URL(resolved.origin);
   if (protocol === 'http:' && !isLoopback(hostname) && options.allowInsecureHttp !== true) {
     issues.push({
       path: 'baseUrl',
-      message: `uses plain http:// to ${hostname}: the API key would cross the network unencrypted. Use https://, or pass allowInsecureHttp: true for a network you trust`,
+      message: `uses plain http:// to ${hostname}: the API key would cross the network unencrypted. Use https://`,
+      hint: 'or pass allowInsecureHttp: true for a network you trust',
     });
   }
   return { apiBase: resolved.url, origin: resolved.origin };

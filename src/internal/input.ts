@@ -1,4 +1,7 @@
-import { ValidationError } from '../errors.js';
+import { ValidationError, type ValidationErrorOptions } from '../errors.js';
+
+type ValidationCode = NonNullable<ValidationErrorOptions['code']>;
+
 import { describeValue } from './describe-value.js';
 
 /**
@@ -11,13 +14,21 @@ import { describeValue } from './describe-value.js';
  *   thrown error, instead of an untyped error from deep inside the SDK;
  * - an own `__proto__` key stays a plain data field and never changes the copy's prototype.
  *
- * `what` starts the error message (`Invalid send parameters`); `example` shows the expected shape.
+ * `what` starts the error message (`Invalid send parameters`); `example` shows the expected shape;
+ * `code` says whether they are a constructor's options or a call's arguments.
  */
-export function readFields(value: unknown, what: string, example: string): Record<string, unknown> {
+export function readFields(
+  value: unknown,
+  what: string,
+  example: string,
+  code: ValidationCode = 'validation.params',
+): Record<string, unknown> {
   if (typeof value !== 'object' || value === null || Array.isArray(value)) {
-    throw new ValidationError(what, [
-      { path: '', message: `must be an object such as ${example}, got ${describeValue(value)}` },
-    ]);
+    throw new ValidationError(
+      what,
+      [{ path: '', message: `must be an object such as ${example}, got ${describeValue(value)}` }],
+      { code },
+    );
   }
   try {
     // Spread reads each own enumerable field once (getters included) and defines an own
@@ -27,14 +38,19 @@ export function readFields(value: unknown, what: string, example: string): Recor
     throw new ValidationError(
       what,
       [{ path: '', message: `could not be read: reading it threw ${describeThrown(error)} (see cause)` }],
-      { cause: error },
+      { cause: error, code },
     );
   }
 }
 
 /** `readFields`, for an optional argument: `undefined` stays `undefined`. */
-export function readOptionalFields(value: unknown, what: string, example: string): Record<string, unknown> | undefined {
-  return value === undefined ? undefined : readFields(value, what, example);
+export function readOptionalFields(
+  value: unknown,
+  what: string,
+  example: string,
+  code: ValidationCode = 'validation.params',
+): Record<string, unknown> | undefined {
+  return value === undefined ? undefined : readFields(value, what, example, code);
 }
 
 /**

@@ -1,3 +1,4 @@
+import type { ConnectionErrorCode } from '../connection-errors.js';
 import { describeValue } from './describe-value.js';
 
 /**
@@ -65,4 +66,25 @@ export function describeNetworkError(error: unknown): string {
   const codes = errorCodes(error);
   const message = error instanceof Error ? error.message : describeValue(error);
   return codes.length > 0 ? `${codes[codes.length - 1]}: ${message}` : message;
+}
+
+/** The codes of the network's errors by what they mean (undici's, Node's, and the TLS layer's). */
+const CODE_OF: readonly (readonly [ConnectionErrorCode, RegExp])[] = [
+  ['network.refused', /^(ECONNREFUSED|TM_PROXY_TUNNEL_REFUSED)$/],
+  ['network.dns', /^(ENOTFOUND|EAI_AGAIN|EAI_NONAME|EAI_FAIL)$/],
+  ['network.unreachable', /^(EHOSTUNREACH|ENETUNREACH|EHOSTDOWN|ENETDOWN|UND_ERR_CONNECT_TIMEOUT|ETIMEDOUT)$/],
+  ['network.tls', /^(ERR_TLS_|ERR_SSL_|CERT_|UNABLE_TO_|DEPTH_ZERO_|SELF_SIGNED_)|_CERT|^EPROTO$/],
+  ['network.reset', /^(ECONNRESET|EPIPE|ECONNABORTED|UND_ERR_SOCKET|UND_ERR_CLOSED|UND_ERR_ABORTED)$/],
+];
+
+/**
+ * What a network failure was, in a word: the innermost code of the cause chain that names one
+ * (`ECONNREFUSED` is `network.refused`), else `network.failed`.
+ *
+ * @example connectionCode(Object.assign(new Error('x'), { code: 'ENOTFOUND' })) // 'network.dns'
+ */
+export function connectionCode(error: unknown): ConnectionErrorCode {
+  const codes = errorCodes(error).reverse();
+  for (const code of codes) for (const [name, pattern] of CODE_OF) if (pattern.test(code)) return name;
+  return 'network.failed';
 }

@@ -5,7 +5,7 @@
  * load it, and a bundle of the main entry holds it only where it is installed (a Worker's bundler
  * leaves an import it cannot resolve inside a `try` to fail at run time, where we explain it).
  */
-import { MessagingError } from '../errors.js';
+import { MessagingError, MissingPeerError } from '../errors.js';
 
 let loading: Promise<PhoneTools> | undefined;
 let loaded: PhoneTools | undefined;
@@ -38,10 +38,12 @@ export interface PhoneTools {
  *
  * @example throw phonePeerMissing('rateLimit.perRecipient', error)
  */
-export function phonePeerMissing(feature: string, cause?: unknown): MessagingError {
-  return new MessagingError(
+export function phonePeerMissing(feature: string, cause?: unknown): MissingPeerError {
+  return new MissingPeerError(
     `${feature} needs ${PHONE_PEER} (^1.13), an optional peer dependency that is not installed: run \`npm install ${PHONE_PEER}\` (it tells the country of a number, and one number written two ways).`,
-    { cause },
+    PHONE_PEER,
+    `npm install ${PHONE_PEER}`,
+    cause,
   );
 }
 

@@ -85,7 +85,8 @@ export function checkProxy(
     if (insecure.baseProtocol === 'http:' && httpProxyHost && !isLoopback(httpProxyHost) && !insecure.allowed) {
       issues.push({
         path: 'proxy',
-        message: `is 'env', HTTP_PROXY names another host (${httpProxyHost}) and the base URL is plain http://: the proxy would read the API key. Use an https:// base URL, or pass allowInsecureHttp: true for a network you trust`,
+        message: `is 'env', HTTP_PROXY names another host (${httpProxyHost}) and the base URL is plain http://: the proxy would read the API key. Use an https:// base URL`,
+        hint: 'or pass allowInsecureHttp: true for a network you trust',
       });
     }
     return {
@@ -111,7 +112,8 @@ export function checkProxy(
   if (insecure.baseProtocol === 'http:' && !isLoopback(hostname) && !insecure.allowed) {
     issues.push({
       path: 'proxy',
-      message: `is on another host (${hostname}) and the base URL is plain http://: the proxy would read the API key. Use an https:// base URL (the key then travels inside TLS through the proxy), or pass allowInsecureHttp: true for a network you trust`,
+      message: `is on another host (${hostname}) and the base URL is plain http://: the proxy would read the API key. Use an https:// base URL (the key then travels inside TLS through the proxy)`,
+      hint: 'or pass allowInsecureHttp: true for a network you trust',
     });
   }
   return { kind: 'url', uri: proxy };

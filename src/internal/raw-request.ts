@@ -25,20 +25,25 @@ export interface CheckedRawRequest<T> {
  * it: an absolute or protocol-relative URL, backslashes, `.`/`..` segments (encoded or not),
  * control characters, or a query or fragment (pass `query` instead).
  */
-function pathProblem(path: unknown, apiBase: string): string | undefined {
+function pathProblem(path: unknown, apiBase: string): { message: string; hint?: string } | undefined {
   if (typeof path !== 'string' || !path.startsWith('/')) {
-    return `must be a path below /api/v1 starting with '/', e.g. '/sender-numbers/1', got ${describeValue(path)}`;
+    return {
+      message: `must be a path below /api/v1 starting with '/', e.g. '/sender-numbers/1', got ${describeValue(path)}`,
+    };
   }
   if (path.startsWith('//') || /[\\?#\p{Cc}\s]/u.test(path)) {
-    return 'must not contain //, backslashes, white space, control characters, ? or # (pass query parameters as query)';
+    return {
+      message: 'must not contain //, backslashes, white space, control characters, ? or #',
+      hint: 'pass query parameters as query',
+    };
   }
   if (path.split('/').some((segment) => /^(\.|%2e){1,2}$/i.test(segment))) {
-    return "must not contain '.' or '..' segments: it could leave /api/v1";
+    return { message: "must not contain '.' or '..' segments: it could leave /api/v1" };
   }
   const base = new URL(apiBase);
   const url = new URL(apiBase + path);
   if (url.origin !== base.origin || !url.pathname.startsWith(`${base.pathname}/`)) {
-    return `resolves outside ${base.pathname} of the base URL's origin`;
+    return { message: `resolves outside ${base.pathname} of the base URL's origin` };
   }
   return undefined;
 }
@@ -54,7 +59,7 @@ export function checkRawRequest<T>(given: unknown, apiBase: string): CheckedRawR
     issues.push({ path: 'method', message: `must be one of ${METHODS.join(', ')}, got ${describeValue(method)}` });
   }
   const badPath = pathProblem(path, apiBase);
-  if (badPath) issues.push({ path: 'path', message: badPath });
+  if (badPath) issues.push({ path: 'path', ...badPath });
   if (schema !== undefined && typeof (schema as { safeParse?: unknown } | null)?.safeParse !== 'function') {
     issues.push({ path: 'schema', message: 'must have a safeParse method (a Zod schema fits)' });
   }

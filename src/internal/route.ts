@@ -104,3 +104,30 @@ export function scopeOfPath(method: string, path: string): Scope | null | undefi
   const row = Object.values(ENDPOINTS).find((row) => row.method === asked && shapeOf(row.path) === wanted);
   return row?.scope;
 }
+
+/** The table's endpoint a request reached, and the ids its path holds: `{ name: 'getMessage', ids: { messageLog: 42 } }`. */
+export interface EndpointAt {
+  readonly name: EndpointName;
+  readonly ids: Readonly<Record<string, number>>;
+}
+
+/**
+ * The endpoint of the table that `method` and `path` (below `/api/v1`) reach, with its ids;
+ * undefined off the table. A 404's code depends on it: a path with no id cannot name a missing
+ * record, so its 404 is a wrong URL.
+ */
+export function endpointAt(method: string, path: string): EndpointAt | undefined {
+  const wanted = shapeOf(path);
+  const asked = method === 'HEAD' ? 'GET' : method;
+  const name = (Object.keys(ENDPOINTS) as EndpointName[]).find(
+    (key) => ENDPOINTS[key].method === asked && shapeOf(ENDPOINTS[key].path) === wanted,
+  );
+  if (name === undefined) return undefined;
+  const given = path.split('/');
+  const ids: Record<string, number> = {};
+  ENDPOINTS[name].path.split('/').forEach((segment, index) => {
+    const param = /^\{(\w+)\}$/.exec(segment)?.[1];
+    if (param !== undefined) ids[param] = Number(given[index]);
+  });
+  return { name, ids };
+}

@@ -143,7 +143,7 @@ function checkOptions(given: unknown): InstrumentOptions {
       message: `must be an OpenTelemetry MeterProvider (with getMeter()), got ${describeValue(meterProvider)}`,
     });
   }
-  if (issues.length > 0) throw new ValidationError(what, issues);
+  if (issues.length > 0) throw new ValidationError(what, issues, { code: 'validation.options' });
   return options as InstrumentOptions;
 }
 

@@ -1,6 +1,6 @@
 import { createRequire } from 'node:module';
 import type * as OtelApi from '@opentelemetry/api';
-import { MessagingError } from '../errors.js';
+import { MissingPeerError } from '../errors.js';
 
 /** The `@opentelemetry/api` module. */
 export type OtelApiModule = typeof OtelApi;
@@ -28,9 +28,11 @@ export function loadOtelApi(): OtelApiModule {
   } catch (error) {
     const code = (error as { code?: unknown } | null)?.code;
     if (code !== 'MODULE_NOT_FOUND' && code !== 'ERR_MODULE_NOT_FOUND') throw error;
-    throw new MessagingError(
+    throw new MissingPeerError(
       'instrument() needs @opentelemetry/api, an optional peer dependency that is not installed: run `npm install @opentelemetry/api` (next to the OpenTelemetry SDK that exports your traces and metrics, e.g. @opentelemetry/sdk-node).',
-      { cause: error },
+      '@opentelemetry/api',
+      'npm install @opentelemetry/api',
+      error,
     );
   }
 }

@@ -74,7 +74,8 @@ function laneWindows(limits: LaneLimits | null): { sender: WindowLimit | null; p
     const minInterval = laneValue(limits.perPair, 'perPair', 'minInterval', issues);
     if (minInterval !== undefined) pair = { max: 1, ms: minInterval, aligned: false };
   }
-  if (issues.length > 0) throw new ValidationError(`Invalid sandbox lane limits (${ACCEPTED})`, issues);
+  if (issues.length > 0)
+    throw new ValidationError(`Invalid sandbox lane limits (${ACCEPTED})`, issues, { code: 'validation.options' });
   return { sender, pair };
 }
 

@@ -47,12 +47,16 @@ export function rateWindow(limit: RateLimit | number | null): WindowLimit | null
           ? [limit.perMinute, 60_000, 'perMinute']
           : [Number.NaN, 0, 'rateLimit'];
   if (!(Number.isInteger(max) && max >= 1)) {
-    throw new ValidationError('Invalid sandbox rate limit', [
-      {
-        path: unit,
-        message: `must be an integer >= 1 (got ${String(max)}): pass a number (per minute), { perSecond: n }, { perMinute: n }, or null to turn the limit off`,
-      },
-    ]);
+    throw new ValidationError(
+      'Invalid sandbox rate limit',
+      [
+        {
+          path: unit,
+          message: `must be an integer >= 1 (got ${String(max)}): pass a number (per minute), { perSecond: n }, { perMinute: n }, or null to turn the limit off`,
+        },
+      ],
+      { code: 'validation.options' },
+    );
   }
   return { max, ms, aligned: true };
 }

@@ -100,9 +100,11 @@ export class SandboxState {
     this.maxMediaBytes = options.maxMediaBytes ?? SANDBOX_DEFAULTS.maxMediaBytes;
     this.pageSize = options.pageSize ?? SANDBOX_DEFAULTS.perPage;
     if (!(Number.isInteger(this.pageSize) && this.pageSize >= 1)) {
-      throw new ValidationError('Invalid sandbox options', [
-        { path: 'pageSize', message: `must be an integer >= 1 (got ${String(this.pageSize)})` },
-      ]);
+      throw new ValidationError(
+        'Invalid sandbox options',
+        [{ path: 'pageSize', message: `must be an integer >= 1 (got ${String(this.pageSize)})` }],
+        { code: 'validation.options' },
+      );
     }
   }
 

@@ -15,8 +15,12 @@ export type WebhookRefusal =
   /** The signature matches, but the body is not a JSON event. */
   | 'bad-body';
 
+/** A `WebhookVerificationError`'s code: its reason, as the codes write it (`webhook.bad_signature`). */
+type WebhookCode =
+  `webhook.${'missing_header' | 'malformed_header' | 'stale_timestamp' | 'future_timestamp' | 'bad_signature' | 'bad_body'}`;
+
 /**
- * A webhook that failed verification: `reason` says why. Its message never contains the secret.
+ * A webhook that failed verification: `reason` says why, and `code` too (`webhook.bad_signature`). Its message never contains the secret.
  *
  * @example
  * ```ts
@@ -29,7 +33,7 @@ export class WebhookVerificationError extends MessagingError {
   readonly reason: WebhookRefusal;
 
   constructor(reason: WebhookRefusal, message: string) {
-    super(message);
+    super(message, { code: `webhook.${reason.replace('-', '_')}` as WebhookCode });
     this.reason = reason;
   }
 }

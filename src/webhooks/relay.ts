@@ -229,13 +229,14 @@ function checkRelayWebhooksOptions(given: unknown): { options: RelayWebhooksOpti
     given,
     WHAT,
     "{ endpoints: [{ url: 'https://…/hooks', secret }] }",
+    'validation.options',
   ) as unknown as RelayWebhooksOptions;
   const issues: Issue[] = [];
   checkKnownKeys(options, OPTIONS, ' of relayWebhooks', issues);
   const endpoints = checkDeliverySettings(options, issues);
   check.signal(options.signal, 'signal', issues);
   check.callback(options.onAttempt, 'onAttempt', issues);
-  if (issues.length > 0) throw new ValidationError(WHAT, issues);
+  if (issues.length > 0) throw new ValidationError(WHAT, issues, { code: 'validation.options' });
   return { options, endpoints };
 }
 

@@ -26,7 +26,9 @@ export function expectSandboxStory(stdout: string): void {
   for (const [i, heading] of HEADINGS.entries()) expect(stdout).toContain(`${i + 1}. ${heading}`);
   expect(stdout).toMatch(/uploading (\d+) \/ \1 bytes/);
   expect(stdout).toContain('delivery_status read after');
-  expect(stdout).toContain('PermissionDeniedError: The API key does not include the required scope.');
+  expect(stdout).toContain(
+    'PermissionDeniedError: The API key lacks the `usage.read` scope that GET /usage needs (HTTP 403 Forbidden): use a key that has it.',
+  );
   // The pacing step: four sent, none refused by the sandbox's pair limit (retries are off, so a
   // send that came too soon would print its 429), the other person before the busy one's second.
   // Counts and order only: the printed times are when the demo saw each answer, which a busy

@@ -41,21 +41,26 @@ async function failure(run: () => Promise<unknown>): Promise<MessagingError> {
 
 describe('HTTP statuses map to typed errors', () => {
   it.each([
-    [401, { message: 'Unauthenticated.' }, AuthenticationError],
-    [403, { message: 'The API key does not include the required scope.' }, PermissionDeniedError],
-    [404, { message: 'Not found.' }, NotFoundError],
-    [422, { message: 'The to phone field is required.' }, UnprocessableEntityError],
-    [429, { message: 'Too Many Attempts.' }, RateLimitError],
-    [500, { message: 'Server Error' }, InternalServerError],
-    [503, { message: 'Service Unavailable' }, InternalServerError],
-    [409, { message: 'Conflict here' }, APIError],
-  ])('%i -> %o', async (status, body, Class) => {
+    [401, { message: 'Unauthenticated.' }, AuthenticationError, 'auth.invalid_key'],
+    [403, { message: 'The API key does not include the required scope.' }, PermissionDeniedError, 'scope.missing'],
+    // Every path answers this 404, /me too: a wrong base URL, not a missing log.
+    [404, { message: 'Not found.' }, NotFoundError, 'not_found.route'],
+    [422, { message: 'The to phone field is required.' }, UnprocessableEntityError, 'validation.rejected'],
+    [429, { message: 'Too Many Attempts.' }, RateLimitError, 'rate_limit.exceeded'],
+    [500, { message: 'Server Error' }, InternalServerError, 'server.error'],
+    [503, { message: 'Service Unavailable' }, InternalServerError, 'server.error'],
+    [409, { message: 'Conflict here' }, APIError, 'http.status'],
+  ])('%i -> %o', async (status, body, Class, code) => {
     reply = (res) => json(res, status, body, { 'x-request-id': `req-${status}` });
     const error = (await failure(() => client.messages.get(1))) as APIError;
     expect(error).toBeInstanceOf(Class);
     expect(error).toBeInstanceOf(APIError);
     expect(error.status).toBe(status);
-    expect(error.message).toBe(body.message);
+    expect(error.code).toBe(code);
+    // The service's words on serverMessage; the message is the SDK's, naming the status.
+    expect(error.serverMessage).toBe(body.message);
+    expect(error.message).toContain(`HTTP ${status}`);
+    expect(error.message.startsWith(body.message)).toBe(false);
     expect(error.body).toEqual(body);
     expect(error.requestId).toBe(`req-${status}`);
     expect(error.headers['content-type']).toBe('application/json');
@@ -95,16 +100,21 @@ describe('HTTP statuses map to typed errors', () => {
     const error = (await failure(() => client.me())) as InternalServerError;
     expect(error).toBeInstanceOf(InternalServerError);
     expect(error.message).toBe(
-      'HTTP 502 Bad Gateway (an HTML page titled "502 Bad Gateway", probably from a proxy in front of the API)',
+      'The service, or a proxy in front of it, failed: HTTP 502 Bad Gateway (an HTML page titled "502 Bad Gateway", probably from a proxy in front of the API).',
     );
+    expect(error.serverMessage).toBeUndefined();
     expect(error.body).toContain('<center>nginx</center>');
   });
 
   it('an empty or plain-text error body still gives a readable message', async () => {
     reply = (res) => res.writeHead(500).end();
-    expect((await failure(() => client.me())).message).toBe('HTTP 500 Internal Server Error (empty body)');
+    expect((await failure(() => client.me())).message).toBe(
+      'The service, or a proxy in front of it, failed: HTTP 500 Internal Server Error (empty body).',
+    );
     reply = (res) => res.writeHead(418, { 'content-type': 'text/plain' }).end('short and stout');
-    expect((await failure(() => client.me())).message).toBe('HTTP 418 (text/plain body: "short and stout")');
+    expect((await failure(() => client.me())).message).toBe(
+      `The service answered GET ${server.url}/api/v1/me with HTTP 418 (text/plain body: "short and stout").`,
+    );
   });
 
   it('a redirect is not followed, and says why', async () => {

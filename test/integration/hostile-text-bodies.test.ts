@@ -2,6 +2,7 @@ import fc from 'fast-check';
 import { InternalServerError, MessagingClient } from 'tenant-messaging';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { errorFromResponse } from '../../src/error-from-response.js';
+import { ME } from '../helpers/answered.js';
 import { cpuMs, watchLoopStalls } from '../helpers/loop-stall.js';
 import { startServer, type TestServer } from '../helpers/server.js';
 
@@ -40,7 +41,7 @@ beforeAll(async () => {
 afterAll(() => server.close());
 
 describe('a large hostile error body never stalls the event loop', () => {
-  const plain = /^HTTP 502 Bad Gateway \(text\/html body/;
+  const plain = /^The service, or a proxy in front of it, failed: HTTP 502 Bad Gateway \(text\/html body/;
   // Smallest first, and one test that stops at the first failure: the old quadratic title regex
   // already took about a second on the first body, and would take hours on the 4 MiB ones.
   const bodies: [string, () => string, boolean, RegExp | string][] = [
@@ -55,7 +56,7 @@ describe('a large hostile error body never stalls the event loop', () => {
       'a titled page and 4 MiB after it, chunked',
       () => repeatTo('<title', 4 * MiB, '<html><title>\n 502  Bad Gateway\n</title>'),
       true,
-      'HTTP 502 Bad Gateway (an HTML page titled "502 Bad Gateway", probably from a proxy in front of the API)',
+      'The service, or a proxy in front of it, failed: HTTP 502 Bad Gateway (an HTML page titled "502 Bad Gateway", probably from a proxy in front of the API).',
     ],
   ];
 
@@ -132,7 +133,7 @@ describe('errorFromResponse runs in linear time on any text up to the 32 MiB cap
     let best = Number.POSITIVE_INFINITY;
     for (let run = 0; run < 3 && best >= budget; run++) {
       const started = cpuMs();
-      const error = errorFromResponse(status, text, { 'content-type': 'text/html; charset=utf-8' });
+      const error = errorFromResponse(status, text, { 'content-type': 'text/html; charset=utf-8' }, ME);
       best = Math.min(best, cpuMs() - started);
       expect(error.status).toBe(status);
       expect(error.message.length).toBeLessThan(400);

@@ -107,7 +107,7 @@ describe('tenant-messaging:request', () => {
   });
 
   it('a failed call carries the typed error the caller gets', async () => {
-    const { client } = serve(() => json(404, { message: 'No query results.' }));
+    const { client } = serve(() => json(404, { message: 'No query results for model [App\\Models\\MessageLog] 3' }));
     const error = await settled(client.messages.get(3).catch((e: unknown) => e));
     const failed = events.find(([, event]) => event === 'error') as Event;
     expect(failed[2]['error']).toBe(error);

@@ -124,11 +124,20 @@ describe('stalls', () => {
   it('a server that stalls before the headers: APITimeoutError for a read after its retries', async () => {
     sandbox.faults.add({ kind: 'latency', latencyMs: 5_000, route: 'subscription', times: 3 });
     const started = fakeNow();
-    const error = await outcome(client.subscription({ timeout: 150 }));
+    const error = (await outcome(client.subscription({ timeout: 150 }))) as APITimeoutError;
     expect(error).toBeInstanceOf(APITimeoutError);
     // Three attempts of 150 ms and the backoff between them, in fake time.
     expect(sandbox.counters.requests['GET /subscription']).toBe(3);
-    expect(fakeNow() - started).toBeLessThan(4_000);
+    const took = fakeNow() - started;
+    expect(took).toBeLessThan(4_000);
+    // The message says what was measured: the attempts and the whole time, not one deadline.
+    expect(error.code).toBe('network.timeout');
+    expect([error.attempts, error.timeoutMs]).toEqual([3, 150]);
+    expect(error.elapsedMs).toBeGreaterThan(3 * 150);
+    expect(error.elapsedMs).toBeLessThanOrEqual(took);
+    expect(error.message).toContain(
+      `3 attempts over ${error.elapsedMs.toLocaleString('en-US')} ms (waits between them included), the last cut off after its 150 ms timeout.`,
+    );
   });
 
   // A stall mid-body (the deadline covers the body too) needs a real fetch, whose body fails when

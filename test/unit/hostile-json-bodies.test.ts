@@ -2,6 +2,7 @@ import fc from 'fast-check';
 import {
   APIError,
   AuthenticationError,
+  ERROR_CODES,
   InternalServerError,
   MessagingClient,
   NotFoundError,
@@ -158,8 +159,11 @@ function checkError(error: unknown, code: number, text: string): void {
   expect(apiError.message.length).toBeGreaterThan(0);
   const body: unknown = JSON.parse(text);
   const message = own(body, 'message');
-  if (typeof message === 'string' && message.trim()) expect(apiError.message).toBe(message);
-  else expect(apiError.message).toMatch(new RegExp(`^HTTP ${code}\\b`));
+  // The service's words stay on serverMessage; the message is the SDK's, one line, naming the status.
+  expect(apiError.serverMessage).toBe(typeof message === 'string' ? message : undefined);
+  expect(apiError.message).toMatch(new RegExp(`\\bHTTP ${code}\\b`));
+  expect(apiError.message).not.toMatch(/\p{Cc}/u);
+  expect(ERROR_CODES).toContain(apiError.code);
   if (error instanceof UnprocessableEntityError) {
     expect(Object.getPrototypeOf(error.errors)).toBe(Object.prototype);
     expect(Object.keys(error.errors)).toEqual(Object.keys(expectedErrors(body)));
@@ -210,7 +214,10 @@ describe('UnprocessableEntityError.errors keeps only field -> string[]', () => {
     };
     const error = await failureOf(client.messages.send(SEND));
     expect(error).toBeInstanceOf(UnprocessableEntityError);
-    expect((error as UnprocessableEntityError).message).toBe('Bad.');
+    expect((error as UnprocessableEntityError).serverMessage).toBe('Bad.');
+    expect((error as UnprocessableEntityError).message).toBe(
+      "The service rejected the request's fields (HTTP 422 Unprocessable Content): b (ok), d (one). Each field's reasons are on error.errors.",
+    );
     expect((error as UnprocessableEntityError).errors).toStrictEqual({ b: ['ok', 'fine'], d: ['one'] });
   });
 
@@ -229,9 +236,8 @@ describe('UnprocessableEntityError.errors keeps only field -> string[]', () => {
       JSON.parse('{"__proto__":["polluted"],"to_phone":["Required."]}'),
     );
     // The body's own __proto__ is data, not a prototype to inherit a message from.
-    expect(error.message).toBe(
-      'HTTP 422 Unprocessable Content (application/json body: ' + `${JSON.stringify(reply.text)})`,
-    );
+    expect(error.serverMessage).toBeUndefined();
+    expect(error.code).toBe('validation.rejected');
     expect(Object.getOwnPropertyNames(Object.prototype).sort()).toEqual(prototypeNames);
   });
 });

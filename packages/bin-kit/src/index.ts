@@ -6,8 +6,9 @@
  * import { catchStopSignals, credentialsFrom, quoteInput, redactSecrets, UsageError } from 'tenant-messaging-bin-kit'
  * ```
  */
-export { sharedAdvice } from './advice.js';
+export { type Advice, adviceByCode, type BinTerms } from './advice.js';
 export { type CredentialFlags, type Credentials, credentialsFrom, ENV } from './credentials.js';
+export { plainIssues, plainMessage } from './error-words.js';
 export { QUOTE_MAX, quoteInput, shortInput } from './quote-input.js';
 export { REDACTED, redactDeep, redactSecrets, secretsInEnv } from './redact.js';
 export { redactingLogger } from './redacting-logger.js';

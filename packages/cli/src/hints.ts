@@ -1,19 +1,12 @@
 /**
- * What the bin tells the person at the shell, in the command line's words. The SDK's errors speak
- * to code (`raise \`timeout\``, `apiKey`, `client.messages.reconcile(...)`): at the CLI's boundary
- * those become the flags and environment variables a person can set, and each hint names what the
- * bin knows (the command that ran, the log id, the scope the key lacks), never a placeholder. The
- * SDK's own messages, for library users, stay as they are.
+ * What the bin tells the person at the shell, in the command line's words, from each error's
+ * `code` and fields and never from the English of its message (the SDK may reword it): the
+ * message in plain words (bin-kit's plainMessage, a ValidationError's fields named by the flags
+ * that set them), and advice that names what the bin knows (the command that ran, the log id, the
+ * scope the key lacks), never a placeholder.
  */
-import {
-  DeliveryTimeoutError,
-  NotFoundError,
-  RateLimitError,
-  ResponseValidationError,
-  SendOutcomeUnknownError,
-  ValidationError,
-} from 'tenant-messaging';
-import { ENV, sharedAdvice } from 'tenant-messaging-bin-kit';
+import { type DeliveryTimeoutError, type ErrorCode, MessagingError, ValidationError } from 'tenant-messaging';
+import { adviceByCode, type BinTerms, ENV, plainIssues, plainMessage } from 'tenant-messaging-bin-kit';
 import { UsageError } from './exit-codes.js';
 import { SentThenError } from './sent-then-error.js';
 
@@ -77,7 +70,11 @@ export function explain(error: unknown): Explained {
   const message =
     error instanceof ValidationError
       ? issuesText(error, where)
-      : inShellWords(error instanceof Error ? error.message : String(error), where);
+      : error instanceof MessagingError
+        ? plainMessage(error)
+        : error instanceof Error
+          ? error.message
+          : String(error);
   return { message, advice: adviceFor(error, where) };
 }
 
@@ -119,98 +116,63 @@ const FIELDS: Readonly<Record<string, Readonly<Record<string, Name>>>> = {
   request: { method: 'the method', path: 'the path', body: '--data' },
 };
 
-/**
- * Sentences of the SDK's messages that speak to code, as the command line says them. Matched
- * exactly: test/integration/messages-shell-hints.test.ts builds each of these errors from the SDK and fails
- * when a code word gets through (the SDK reworded a sentence).
- */
-const PHRASES: readonly (readonly [sdk: string, cli: (where: Where) => string])[] = [
-  // DeliveryTimeoutError
-  [
-    'poll again later or raise `timeout`.',
-    (where) => {
-      const flag = TIMEOUT_FLAGS[where.command ?? ''];
-      return flag === undefined ? 'look again later.' : `look again later or raise ${flag}.`;
-    },
-  ],
-  // APITimeoutError, also quoted as the cause of an unknown outcome: the bin has no flag for it
-  [
-    'Raise the `timeout` option if the service is slow, or check connectivity to the base URL.',
-    () => 'The service may be slow, or the network to the base URL down.',
-  ],
-  // SendOutcomeUnknownError: the advice says how the command line reconciles
-  [
-    ' Before sending again, reconcile: await client.messages.reconcile(error.params, { since: error.startedAt }).',
-    () => '',
-  ],
-  // ResponseValidationError
-  ['The raw body is on error.body. ', () => ''],
-  // A media file that failed while it was sent
-  ['; the original error is error.cause', () => ''],
-  // The client's options, from the credentials
-  ['Invalid MessagingClient options', () => 'Invalid tenant URL or API key'],
-  [
-    'Use https://, or pass allowInsecureHttp: true for a network you trust',
-    () => 'Use https:// (the command line sends the key over plain http:// only to this machine)',
-  ],
-  ['pass the API key as apiKey', () => `give the key in ${ENV.apiKey} or through --api-key-file`],
-  // mediaFromPath, behind --image, --voice and --document
-  ['Invalid mediaFromPath arguments', () => 'Invalid media file'],
-  // client.request(), behind the request command
-  ['(pass query parameters as query)', () => '(the request command sends no query string)'],
-];
-
-/** `text` with each code sentence of the SDK in the command line's words. */
-function inShellWords(text: string, where: Where): string {
-  let words = text;
-  for (const [sdk, cli] of PHRASES) {
-    // A function, not a string: a `$&` or `$'` in what is put in is text, not a replacement pattern.
-    const said = cli(where);
-    if (words.includes(sdk)) words = words.replaceAll(sdk, () => said);
-  }
-  return words;
-}
-
-/** A ValidationError's message as its constructor writes it, each field named as the command line sets it. */
+/** A ValidationError in the command line's words: each field named as the command line sets it. */
 function issuesText(error: ValidationError, where: Where): string {
-  const end = error.message.indexOf(':\n');
-  const what = inShellWords(end === -1 ? error.message : error.message.slice(0, end), where);
   const names = { ...FIELDS[''], ...FIELDS[where.command ?? ''] };
-  const lines = error.issues.map((issue) => {
-    const name = names[issue.path.split('.')[0] ?? ''];
-    const field = name === undefined ? issue.path || '(value)' : typeof name === 'string' ? name : name(where);
-    return `  - ${field}: ${inShellWords(issue.message, where)}`;
+  return plainIssues(error, (path) => {
+    const name = names[path.split('.')[0] ?? ''];
+    return typeof name === 'function' ? name(where) : name;
   });
-  return `${what}:\n${lines.join('\n')}`;
 }
 
-function adviceFor(error: unknown, where: Where): string | undefined {
-  const { command } = where;
-  if (error instanceof SendOutcomeUnknownError) {
+/** What the command line calls its ways of doing things, for the advice both bins word alike. */
+const TERMS: BinTerms = {
+  listLogs: '`tenant-messaging list`',
+  lookAgain: (id) => `\`tenant-messaging wait ${id}\` or \`tenant-messaging get ${id}\``,
+  logIdSource: 'the id that send printed',
+  verbose: 'what the same command prints with --verbose',
+};
+const SHARED = adviceByCode(TERMS);
+
+/** The advice of each code, where the command that ran changes it; every other code's is SHARED's. */
+const OWN: Partial<Record<ErrorCode, (error: MessagingError, where: Where) => string>> = {
+  'send.outcome_unknown': (_error, where) => {
     // Only `send` has --reconcile; with it, the search has just been made.
-    if (command !== 'send') return 'Do not send it again blindly: look for it with `tenant-messaging list` first.';
+    if (where.command !== 'send') return SHARED['send.outcome_unknown'](_error);
     return where.flags?.['reconcile'] === true
       ? 'It was not found in the message logs yet: look again in a minute with `tenant-messaging list` before sending it again.'
       : // Running the same command again, --reconcile or not, would send it a second time if it was stored.
         'Do not send it again blindly: look for it with `tenant-messaging list` first. Next time, --reconcile makes send search the message logs itself when an answer is lost.';
-  }
-  if (error instanceof DeliveryTimeoutError) {
-    const id = error.messageLogId;
-    return `The message was sent; its delivery was not confirmed in time. Look again later with \`tenant-messaging wait ${id}\` or \`tenant-messaging get ${id}\`.`;
-  }
-  if (error instanceof UsageError || error instanceof ValidationError) return helpHint(command);
-  if (error instanceof NotFoundError) {
-    return command === 'request'
+  },
+  'delivery.timeout': (error, where) => {
+    const flag = TIMEOUT_FLAGS[where.command ?? ''];
+    const id = (error as DeliveryTimeoutError).messageLogId;
+    return `The message was sent; its delivery was not confirmed in time. Look again later with ${TERMS.lookAgain(id)}${flag ? `, or raise ${flag}` : ''}.`;
+  },
+  'validation.params': (_error, where) => helpHint(where.command),
+  'validation.options': (error, where) => `${SHARED['validation.options'](error)} ${helpHint(where.command)}`,
+  // The request command's path is the person's own: it is the first suspect, the tenant URL the next.
+  'not_found.route': (error, where) =>
+    where.command === 'request'
+      ? `Check the path: the API has no such endpoint. If the path is right, ${lowerFirst(SHARED['not_found.route'](error))}`
+      : SHARED['not_found.route'](error),
+  'not_found.resource': (error, where) =>
+    where.command === 'request'
       ? 'Check the path: the API has no such endpoint, or the id in it is not one of this tenant’s.'
-      : 'Check the id: it is not one of this tenant’s.';
-  }
-  if (error instanceof RateLimitError) {
-    return command === 'send-many'
+      : SHARED['not_found.resource'](error),
+  'rate_limit.exceeded': (error, where) =>
+    where.command === 'send-many'
       ? 'The tenant’s rate limit was reached: wait, or lower --rate / --concurrency.'
-      : 'The tenant’s rate limit was reached: wait a moment, then run it again.';
-  }
-  if (error instanceof ResponseValidationError) {
-    return 'The service answered in a shape the API specification does not give: report it, with what the same command prints with --verbose.';
-  }
-  return sharedAdvice(error);
+      : SHARED['rate_limit.exceeded'](error),
+};
+
+function adviceFor(error: unknown, where: Where): string | undefined {
+  if (error instanceof MessagingError) return (OWN[error.code] ?? SHARED[error.code])(error, where);
+  if (error instanceof UsageError) return helpHint(where.command);
+  return undefined;
+}
+
+/** `check the tenant URL …`: advice run on after another sentence. */
+function lowerFirst(text: string): string {
+  return text.charAt(0).toLowerCase() + text.slice(1);
 }

@@ -69,9 +69,23 @@ export async function listMessages(args: { page?: number | undefined }, ctx: Rea
   const head = `${page.data.length} message log${page.data.length === 1 ? '' : 's'} on page ${at}${page.meta?.last_page ? ` of ${page.meta.last_page}` : ''}${next ? ` (next: page ${next})` : ''}.`;
   return success([head, ...page.data.map(logLine)].join('\n'), {
     messages: page.data,
-    page: page.meta,
+    page: countersOf(page.meta),
     next_page: next,
   });
+}
+
+/** The paging counters a model can use. */
+const COUNTERS = ['current_page', 'last_page', 'per_page', 'total', 'from', 'to'] as const;
+
+/**
+ * The numeric paging counters of `meta`, or null: never its `links`, whose labels are the
+ * framework's HTML (`&laquo; Previous`), words for a web page and not for a model.
+ */
+function countersOf(meta: Readonly<Record<string, unknown>> | null): Record<string, number> | null {
+  if (meta === null) return null;
+  const counters: Record<string, number> = {};
+  for (const name of COUNTERS) if (typeof meta[name] === 'number') counters[name] = meta[name];
+  return counters;
 }
 
 /** `wait_for_delivery`: polls one log until it is delivered (or read), or the timeout. */

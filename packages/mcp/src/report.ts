@@ -9,7 +9,8 @@ import type { CredentialFlags } from 'tenant-messaging-bin-kit';
 import { ENV, UsageError } from 'tenant-messaging-bin-kit';
 import { HELP_HINT } from './command.js';
 import { EXIT } from './exit.js';
-import { explain, inPlainWords } from './hints.js';
+import { explain } from './hints.js';
+import { issuesText } from './results.js';
 
 /**
  * The report of `error` for stderr; `flags` say whether the credentials came from a flag (the
@@ -23,7 +24,7 @@ import { explain, inPlainWords } from './hints.js';
 export function report(error: unknown, flags: CredentialFlags = {}, stream = process.stderr): string {
   const name = error instanceof Error ? error.name : 'Error';
   const explained = explain(error);
-  const message = error instanceof ValidationError ? issuesText(error, flags) : explained.message;
+  const message = error instanceof ValidationError ? credentialIssues(error, flags) : explained.message;
   const advice = error instanceof UsageError || error instanceof ValidationError ? HELP_HINT : explained.advice;
   const head = styleText(['bold', 'red'], `${name}:`, { stream });
   return `${head} ${message}${advice ? `\n${styleText('yellow', `→ ${advice}`, { stream })}` : ''}\n`;
@@ -42,16 +43,10 @@ export function exitCodeOf(error: unknown): number {
 }
 
 /** A ValidationError of the client's options, each field named by the flag or variable that set it. */
-function issuesText(error: ValidationError, flags: CredentialFlags): string {
-  const end = error.message.indexOf(':\n');
-  const what = inPlainWords(end === -1 ? error.message : error.message.slice(0, end));
-  const names: Record<string, string> = {
+function credentialIssues(error: ValidationError, flags: CredentialFlags): string {
+  const names = {
     baseUrl: flags.baseUrl === undefined ? ENV.baseUrl : '--base-url',
     apiKey: flags.apiKeyFile === undefined ? ENV.apiKey : '--api-key-file',
   };
-  const lines = error.issues.map((issue) => {
-    const field = issue.path.split('.')[0] ?? '';
-    return `  - ${names[field] ?? (issue.path || '(value)')}: ${inPlainWords(issue.message)}`;
-  });
-  return `${what}:\n${lines.join('\n')}`;
+  return issuesText(error, names);
 }

@@ -13,6 +13,7 @@ import {
   RateLimitError,
   ValidationError,
 } from 'tenant-messaging';
+import { plainIssues } from 'tenant-messaging-bin-kit';
 import { explain } from './hints.js';
 
 /** A `tools/call` result: text content, and `structuredContent` on success. */
@@ -72,21 +73,22 @@ export function errorResult(error: unknown): ToolResult {
   if (error instanceof Refusal) return failure(error.message);
   if (error instanceof ValidationError) {
     return failure(
-      `${error.message}\nRefused before any request to the API: fix these arguments and call the tool again.`,
+      `${issuesText(error)}\nRefused before any request to the API: fix these arguments and call the tool again.`,
     );
   }
   if (error instanceof NotFoundError) {
-    return failure(`Not found (404): ${error.message}. Check the id: it must be one of this tenant’s.`);
+    const { message, advice } = explain(error);
+    return failure(`Not found (404): ${message} ${advice ?? ''}`.trim());
   }
   if (error instanceof RateLimitError) {
     const wait = error.retryAfter === undefined ? 'a moment' : `${Math.ceil(error.retryAfter / 1000)} s`;
-    return failure(`Rate limited (429): ${error.message}. Wait ${wait}, then call the tool again.`);
+    return failure(`Rate limited (429): ${explain(error).message} Wait ${wait}, then call the tool again.`);
   }
   if (error instanceof AuthenticationError || error instanceof PermissionDeniedError) {
     // The model cannot fix a key: it can tell the person who runs the server.
-    const { advice } = explain(error);
+    const { message, advice } = explain(error);
     return failure(
-      `The API refused this server’s key (${error.status}): ${error.message}. ${advice ?? ''} Tell the person running this server; calling again will not help.`.trim(),
+      `The API refused this server’s key (${error.status}): ${message} ${advice ?? ''} Tell the person running this server; calling again will not help.`.trim(),
     );
   }
   if (error instanceof APIError || error instanceof MessagingError) {
@@ -95,4 +97,17 @@ export function errorResult(error: unknown): ToolResult {
   }
   const what = error instanceof Error ? `${error.name}: ${error.message}` : String(error);
   return failure(`The tenant-messaging server failed on this call: ${what}`);
+}
+
+/**
+ * A ValidationError's heading and issues, without the issues' hints (they name the SDK's options,
+ * which a model cannot set), each field named by `names` when it has it.
+ *
+ * @example
+ * ```ts
+ * issuesText(error) // 'Invalid arguments for get_message:\n  - id: must be …'
+ * ```
+ */
+export function issuesText(error: ValidationError, names: Readonly<Record<string, string>> = {}): string {
+  return plainIssues(error, (path) => names[path.split('.')[0] ?? '']);
 }

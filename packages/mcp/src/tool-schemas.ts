@@ -68,7 +68,11 @@ export function toolSchemas(document: unknown): Readonly<Record<string, ToolSche
       output: object(
         {
           messages: { type: 'array', items: log },
-          page: { anyOf: [anyObject, { type: 'null' }], description: 'The paging counters the API sent, if any.' },
+          page: {
+            anyOf: [anyObject, { type: 'null' }],
+            description:
+              'The paging counters the API sent (current_page, last_page, per_page, total, from, to), if any.',
+          },
           next_page: { anyOf: [{ type: 'integer' }, { type: 'null' }], description: 'The next page, or null.' },
         },
         ['messages', 'page', 'next_page'],

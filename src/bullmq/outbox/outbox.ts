@@ -70,9 +70,11 @@ export class MessagingOutbox {
     checkOptionKeys(options, OUTBOX_KEYS, 'Invalid MessagingOutbox options');
     const adder = storedSendAdder(options?.queue);
     if (!adder) {
-      throw new ValidationError('Invalid MessagingOutbox options', [
-        { path: 'queue', message: "must be a MessagingQueue (new MessagingQueue({ connection, name: 'sms' }))" },
-      ]);
+      throw new ValidationError(
+        'Invalid MessagingOutbox options',
+        [{ path: 'queue', message: "must be a MessagingQueue (new MessagingQueue({ connection, name: 'sms' }))" }],
+        { code: 'validation.options' },
+      );
     }
     this.#queue = options.queue;
     this.#adder = adder;
@@ -182,7 +184,8 @@ export function checkRelayOptions(options: OutboxRelayOptions): void {
     const issue = wholeIssue(path, options?.[path], unit);
     if (issue) issues.push(issue);
   }
-  if (issues.length > 0) throw new ValidationError('Invalid outbox.relay options', issues);
+  if (issues.length > 0)
+    throw new ValidationError('Invalid outbox.relay options', issues, { code: 'validation.options' });
 }
 
 const SAVEPOINT = 'tenant_messaging_outbox_add';

@@ -22,12 +22,16 @@ export function outboxTable(schema: string, table: string): OutboxTable {
     ['table', table],
   ] as const) {
     if (typeof name !== 'string' || !IDENTIFIER.test(name)) {
-      throw new ValidationError('Invalid MessagingOutbox options', [
-        {
-          path,
-          message: `must be 1 to 63 letters, digits or '_', not starting with a digit, e.g. 'tenant_messaging_outbox', got ${JSON.stringify(name) ?? String(name)}`,
-        },
-      ]);
+      throw new ValidationError(
+        'Invalid MessagingOutbox options',
+        [
+          {
+            path,
+            message: `must be 1 to 63 letters, digits or '_', not starting with a digit, e.g. 'tenant_messaging_outbox', got ${JSON.stringify(name) ?? String(name)}`,
+          },
+        ],
+        { code: 'validation.options' },
+      );
     }
   }
   const name = `"${schema}"."${table}"`;

@@ -42,7 +42,8 @@ export interface Plan {
 export function checkQueueQuietHours(value: unknown): QuietHoursOptions | undefined {
   if (value === undefined) return undefined;
   const issues = checkQuietHours(value, 'quietHours');
-  if (issues.length > 0) throw new ValidationError('Invalid MessagingQueue options', issues);
+  if (issues.length > 0)
+    throw new ValidationError('Invalid MessagingQueue options', issues, { code: 'validation.options' });
   const checked = value as QuietHoursOptions;
   if (checked.timeZone === 'recipient') requirePhonePeer(RECIPIENT_ZONES);
   return checked;

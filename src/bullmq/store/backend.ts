@@ -10,7 +10,7 @@ import type {
   Worker,
   WorkerOptions,
 } from 'bullmq';
-import { MessagingError } from '../../errors.js';
+import { MessagingError, MissingPeerError } from '../../errors.js';
 import { requirePeer } from '../../internal/peer-require.js';
 import { DatastoreError } from '../errors.js';
 import type { BullMQModule } from '../load.js';
@@ -125,9 +125,11 @@ function requireInstalled(name: string, install: string): void {
   } catch (error) {
     const code = (error as { code?: unknown } | null)?.code;
     if (code !== 'MODULE_NOT_FOUND' && code !== 'ERR_MODULE_NOT_FOUND') throw error;
-    throw new MessagingError(
+    throw new MissingPeerError(
       `tenant-messaging/bullmq needs ${name} for this connection, an optional peer dependency that is not installed: run \`${install}\`.`,
-      { cause: error },
+      name,
+      install,
+      error,
     );
   }
 }
@@ -151,7 +153,7 @@ export function explained(error: unknown): unknown {
   if (code !== '42883' && code !== '42P01' && code !== '3F000') return error;
   return new MessagingError(
     "BullMQ's PostgreSQL tables were not found: create them once with BullMQ's runMigrations (or pass a pool config with migrate: true), and give a pg.Pool whose search_path starts with BullMQ's schema, e.g. new Pool({ connectionString, options: '-c search_path=bullmq' }) (BullMQ cannot set it on a pool it did not make).",
-    { cause: error },
+    { cause: error, code: 'datastore.schema_missing' },
   );
 }
 

@@ -33,6 +33,7 @@ export function checkRelayOptions(given: unknown): { options: WebhookRelayOption
     given,
     WHAT,
     "{ connection, name: 'sms', endpoints: [{ url, secret }] }",
+    'validation.options',
   ) as unknown as WebhookRelayOptions;
   const issues: Issue[] = [];
   checkKnownKeys(options, OPTIONS, ' of WebhookRelay', issues);
@@ -72,7 +73,7 @@ export function checkRelayOptions(given: unknown): { options: WebhookRelayOption
   ) {
     issues.push({ path: 'logger', message: 'must have debug, info, warn and error methods (console fits)' });
   }
-  if (issues.length > 0) throw new ValidationError(WHAT, issues);
+  if (issues.length > 0) throw new ValidationError(WHAT, issues, { code: 'validation.options' });
   return { options, endpoints };
 }
 

@@ -20,9 +20,11 @@ const WHAT = WORKER_OPTIONS;
 /** Checks `new MessagingWorker()`'s options, every issue at once, before any connection opens. */
 export function checkWorkerOptions(options: MessagingWorkerOptions): void {
   if (typeof options !== 'object' || options === null) {
-    throw new ValidationError(WHAT, [
-      { path: '', message: "must be an object such as { connection, name: 'sms', client }" },
-    ]);
+    throw new ValidationError(
+      WHAT,
+      [{ path: '', message: "must be an object such as { connection, name: 'sms', client }" }],
+      { code: 'validation.options' },
+    );
   }
   checkOptionKeys(options, OPTION_KEYS.worker, WHAT);
   checkConnection(options.connection, WHAT);
@@ -84,7 +86,7 @@ export function checkWorkerOptions(options: MessagingWorkerOptions): void {
     whole('trackDelivery.interval', track.interval, 'ms');
   }
   issues.push(...retentionIssues(options.retention));
-  if (issues.length > 0) throw new ValidationError(WHAT, issues);
+  if (issues.length > 0) throw new ValidationError(WHAT, issues, { code: 'validation.options' });
 }
 
 /** A `MessagingClient` as the worker uses it: `withOptions` and `messages.send`/`reconcile`. */

@@ -80,6 +80,7 @@ export async function* sendMany(
     laneStop?.abort(
       new MessagingError(
         'Not sent: the batch stopped (its signal, stopOnError, or a break) while this send waited for its sender or recipient lane.',
+        { code: 'send.stopped' },
       ),
     );
   const send = deps.paced

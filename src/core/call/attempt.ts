@@ -69,7 +69,7 @@ export async function attempt(config: ExecutorConfig, x: Exchange, attempt: numb
     durationMs: Math.round(monotonicNow() - started),
     requestId: response.headers['x-request-id'],
   });
-  return toResult(route, path, response);
+  return toResult(route, x, response, config.apiBase);
 }
 
 /** Waits for the send's lanes (sender and recipient), telling its hooks when it waits and when it is through. */

@@ -8,7 +8,12 @@ import {
 } from '../../errors.js';
 import { causeSentence } from '../../internal/cause-sentence.js';
 import { describeValue } from '../../internal/describe-value.js';
-import { describeNetworkError, failedBeforeConnecting, refusedByHttpClient } from '../../internal/network-error.js';
+import {
+  connectionCode,
+  describeNetworkError,
+  failedBeforeConnecting,
+  refusedByHttpClient,
+} from '../../internal/network-error.js';
 import type { HttpMethod } from '../../types/request.js';
 import { BodyTooLargeError, DeadlineExceededError, NeverSentError } from '../transport/transport.js';
 
@@ -62,7 +67,7 @@ export function classifyFailure(error: unknown, call: FailureContext): unknown {
   }
   return new APIConnectionError(
     `Could not complete ${call.method} ${call.path}: ${causeSentence(describeNetworkError(thrown))} Check that the base URL is reachable from this server.`,
-    { cause: thrown, neverSent: neverSent || failedBeforeConnecting(thrown) },
+    { cause: thrown, neverSent: neverSent || failedBeforeConnecting(thrown), code: connectionCode(thrown) },
   );
 }
 

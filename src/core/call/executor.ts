@@ -1,4 +1,6 @@
+import { NotFoundError } from '../../api-error.js';
 import type { EndpointName } from '../../endpoints.js';
+import { asWrongUrl } from '../../error-from-response.js';
 import { OutcomeUnknownError } from '../../errors.js';
 import { monotonicNow } from '../../internal/clock.js';
 import { type Route, routeOf } from '../../internal/route.js';
@@ -70,7 +72,9 @@ export class Executor {
         const value = spec.parse(result);
         // A parse that needs nothing loaded answers synchronously: no extra turn of the loop.
         return value instanceof Promise ? await value : value;
-      } catch (error) {
+      } catch (thrown) {
+        const wrongUrl = asWrongUrl(thrown);
+        const error = wrongUrl && (await this.#answers404(options)) ? wrongUrl() : thrown;
         const failure = spec.mapError ? spec.mapError(error) : error;
         if (failure instanceof OutcomeUnknownError && channels.outcomeUnknown.hasSubscribers) {
           const { name: endpoint, method, template: urlTemplate } = route;
@@ -83,5 +87,22 @@ export class Executor {
     };
     if (!requestTraced()) return apiPromise(work(), record);
     return apiPromise(tracedCall(route, config.serverAddress, record, work), record);
+  }
+
+  /**
+   * Whether the base URL answers 404 for its own `/me`: then a 404 that named neither a model nor
+   * a route came from a wrong base URL, not a missing log. One attempt, under the call's own
+   * signal and timeout; any other answer or failure leaves the 404 as it was.
+   */
+  async #answers404(options: RequestOptions | SendOptions | undefined): Promise<boolean> {
+    const probe: { maxRetries: number; signal?: AbortSignal; timeout?: number } = { maxRetries: 0 };
+    if (options?.signal) probe.signal = options.signal;
+    if (typeof options?.timeout === 'number') probe.timeout = options.timeout;
+    try {
+      await this.runRoute(routeOf('me'), { request: {}, parse: () => undefined }, probe);
+      return false;
+    } catch (error) {
+      return error instanceof NotFoundError && error.code === 'not_found.route';
+    }
   }
 }

@@ -1,4 +1,6 @@
 import pRetry from 'p-retry';
+import { APITimeoutError } from '../../errors.js';
+import { monotonicNow } from '../../internal/clock.js';
 import { sleep } from '../../internal/sleep.js';
 import { publishRetry } from '../channels.js';
 import { attempt } from './attempt.js';
@@ -20,7 +22,7 @@ import { DEFAULT_RETRY_POLICY, decideRetry } from './retry.js';
 export async function retryAfterFirst(config: ExecutorConfig, exchange: Exchange, first: unknown): Promise<ApiResult> {
   const { route, path, body, signal, maxRetries } = exchange;
   const replayable = body?.kind !== 'stream' || body.replayable;
-  return pRetry((n) => (n === 1 ? Promise.reject(first) : attempt(config, exchange, n)), {
+  const attempts = pRetry((n) => (n === 1 ? Promise.reject(first) : attempt(config, exchange, n)), {
     retries: maxRetries,
     // The delay comes from the policy (it honours Retry-After) and is slept in shouldRetry.
     minTimeout: 0,
@@ -39,5 +41,21 @@ export async function retryAfterFirst(config: ExecutorConfig, exchange: Exchange
       if (!heldByGate) await sleep(decision.delayMs, signal);
       return true;
     },
+  });
+  return attempts.catch((error: unknown) => Promise.reject(measured(error, exchange)));
+}
+
+/**
+ * A timeout after retries, as it was: how many attempts and how long in all (measured), not the
+ * last attempt's deadline alone, which would name 500 ms after three attempts took nearly 3 s.
+ */
+function measured(error: unknown, exchange: Exchange): unknown {
+  const { attempts, startedAt } = exchange.record;
+  if (!(error instanceof APITimeoutError) || attempts <= 1) return error;
+  return new APITimeoutError(error.timeoutMs, {
+    cause: error.cause,
+    neverSent: error.neverSent,
+    attempts,
+    elapsedMs: monotonicNow() - startedAt,
   });
 }

@@ -36,7 +36,8 @@ export function mediaSourceFailed(cause: unknown): ValidationError {
     [
       {
         path: 'media',
-        message: `the media source failed before it was sent whole (${reason}); the message was not sent. Fix the source (file, stream) and send again with a new one; the original error is error.cause`,
+        message: `the media source failed before it was sent whole (${reason}); the message was not sent. Fix the source (file, stream) and send again with a new one`,
+        hint: 'the original error is error.cause',
       },
     ],
     { cause },

@@ -12,13 +12,17 @@ import type { Transport } from './transport.js';
 export function createDefaultTransport(dispatcher: Dispatcher | undefined, proxy: ProxyConfig | undefined): Transport {
   const option = dispatcher ? 'dispatcher' : proxy ? 'proxy' : undefined;
   if (option) {
-    throw new ValidationError(`The ${option} option cannot be used on Cloudflare Workers`, [
-      {
-        path: option,
-        message:
-          "it needs undici, which cannot open sockets in a Worker: leave it out (the Worker's fetch is used), or pass your own `fetch`",
-      },
-    ]);
+    throw new ValidationError(
+      `The ${option} option cannot be used on Cloudflare Workers`,
+      [
+        {
+          path: option,
+          message:
+            "it needs undici, which cannot open sockets in a Worker: leave it out (the Worker's fetch is used), or pass your own `fetch`",
+        },
+      ],
+      { code: 'validation.options' },
+    );
   }
   return new FetchTransport((url, init) => fetch(url, init));
 }

@@ -82,7 +82,7 @@ export class FetchTransport implements Transport {
             message: `it followed a redirect from ${new URL(req.url).origin} although the SDK asked for none (redirect: 'manual'). Pass a fetch that honours redirect: 'manual', so your API key only goes to the base URL's origin.`,
           },
         ],
-        { mayHaveBeenSent: true },
+        { code: 'validation.options', mayHaveBeenSent: true },
       );
     }
     const headers: Record<string, string> = {};

@@ -210,6 +210,6 @@ function redirectRefused(from: unknown): ValidationError {
         message: `it followed a redirect from ${from instanceof URL ? from.origin : String(from)} although the SDK asked for none (maxRedirections: 0). The SDK stopped it before anything was sent to the new address, so your API key only goes to the base URL's origin. Pass a dispatcher that does not follow redirects.`,
       },
     ],
-    { mayHaveBeenSent: true },
+    { code: 'validation.options', mayHaveBeenSent: true },
   );
 }

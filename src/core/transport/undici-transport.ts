@@ -136,13 +136,17 @@ export class UndiciTransport implements Transport {
   /** The transport over the runtime's `fetch`, for a runtime whose undici cannot dispatch. */
   #fetchTransport(): FetchTransport {
     if (this.#proxy) {
-      throw new ValidationError('The proxy option cannot be used on this runtime', [
-        {
-          path: 'proxy',
-          message:
-            "this runtime's undici has no dispatcher (Bun's built-in undici), and the proxy runs through one: pass a `fetch` that goes through your proxy instead, e.g. (url, init) => fetch(url, { ...init, proxy: 'http://proxy:3128' }) on Bun",
-        },
-      ]);
+      throw new ValidationError(
+        'The proxy option cannot be used on this runtime',
+        [
+          {
+            path: 'proxy',
+            message:
+              "this runtime's undici has no dispatcher (Bun's built-in undici), and the proxy runs through one: pass a `fetch` that goes through your proxy instead, e.g. (url, init) => fetch(url, { ...init, proxy: 'http://proxy:3128' }) on Bun",
+          },
+        ],
+        { code: 'validation.options' },
+      );
     }
     this.#runtimeFetch ??= new FetchTransport(globalThis.fetch);
     return this.#runtimeFetch;

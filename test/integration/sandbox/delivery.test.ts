@@ -89,7 +89,7 @@ describe('delivery simulation', () => {
     await send(SANDBOX_PHONES.reads);
     await expect(send(SANDBOX_PHONES.reads)).rejects.toMatchObject({
       status: 422,
-      message: expect.stringMatching(/message limit of your plan \(2 per period\)/),
+      serverMessage: expect.stringMatching(/message limit of your plan \(2 per period\)/),
     });
     expect(sandbox.messages('acme')).toHaveLength(2);
     expect(await client.usage()).toMatchObject({ messages: { sent: 2, limit: 2, remaining: 0 } });

@@ -127,14 +127,14 @@ for (const name of Object.keys(TRANSPORTS) as (keyof typeof TRANSPORTS)[])
       for (const role of ['expired', 'revoked'] as const) {
         const error = await failure(h.client('acme', role).me());
         expect(error).toBeInstanceOf(AuthenticationError);
-        expect((error as AuthenticationError).message).toBe('Unauthenticated.');
+        expect((error as AuthenticationError).serverMessage).toBe('Unauthenticated.');
       }
       const wrongTenant = new MessagingClient({
         baseUrl: h.sandbox.tenants['globex']?.baseUrl,
         apiKey: h.sandbox.tenants['acme']?.keys.full,
         ...(name === 'server' ? {} : { fetch: name === 'msw' ? globalThis.fetch : h.sandbox.fetch }),
       });
-      expect(await failure(wrongTenant.me())).toMatchObject({ status: 401, message: 'Unauthenticated.' });
+      expect(await failure(wrongTenant.me())).toMatchObject({ status: 401, serverMessage: 'Unauthenticated.' });
       const scoped = [
         ['noSend', () => h.client('acme', 'noSend').messages.send(text())],
         ['noRead', () => h.client('acme', 'noRead').messages.list()],
@@ -148,7 +148,7 @@ for (const name of Object.keys(TRANSPORTS) as (keyof typeof TRANSPORTS)[])
       for (const [, call] of scoped) {
         const error = await failure(Promise.resolve(call()));
         expect(error).toBeInstanceOf(PermissionDeniedError);
-        expect((error as PermissionDeniedError).message).toBe('The API key does not include the required scope.');
+        expect((error as PermissionDeniedError).serverMessage).toBe('The API key does not include the required scope.');
       }
     });
 
@@ -157,7 +157,7 @@ for (const name of Object.keys(TRANSPORTS) as (keyof typeof TRANSPORTS)[])
       const globex = h.client('globex');
       const error = await failure(globex.messages.get(log.id));
       expect(error).toBeInstanceOf(NotFoundError);
-      expect((error as NotFoundError).message).toMatch(/No query results/);
+      expect((error as NotFoundError).serverMessage).toMatch(/No query results/);
       await expect(client.messages.get(log.message_id ?? 0)).rejects.toBeInstanceOf(NotFoundError);
       const path = await h.sandbox.handle(
         new Request(`${h.sandbox.tenants['acme']?.baseUrl}/api/v1/nope`, {

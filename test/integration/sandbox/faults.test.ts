@@ -48,7 +48,7 @@ describe.each(Object.keys(TRANSPORTS) as (keyof typeof TRANSPORTS)[])('faults ov
     const client = h.client();
     await expect(client.me()).resolves.toBeTruthy();
     expect(await failedSend(h)).toBeInstanceOf(InternalServerError);
-    expect(await failedSend(h)).toMatchObject({ status: 500, message: 'Server Error' });
+    expect(await failedSend(h)).toMatchObject({ status: 500, serverMessage: 'Server Error' });
     await expect(send(h)).resolves.toBeTruthy();
     expect(fault.injected).toBe(2);
     expect(h.sandbox.faults.injected).toBe(2);

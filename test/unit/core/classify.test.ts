@@ -9,6 +9,7 @@ import { describe, expect, it } from 'vitest';
 import { classifyFailure, type FailureContext, mayHaveBeenProcessed } from '../../../src/core/call/classify.js';
 import { BodyTooLargeError, DeadlineExceededError, NeverSentError } from '../../../src/core/transport/transport.js';
 import { errorFromResponse } from '../../../src/error-from-response.js';
+import { ME } from '../../helpers/answered.js';
 
 const call: FailureContext = {
   label: 'GET /messages/{messageLog}',
@@ -46,7 +47,7 @@ describe('classifyFailure', () => {
   it("the SDK's own errors pass through as they are", () => {
     const own = new ValidationError('Invalid send parameters', [{ path: 'media', message: 'failed' }]);
     expect(classifyFailure(own, call)).toBe(own);
-    const status = errorFromResponse(503, '', {});
+    const status = errorFromResponse(503, '', {}, ME);
     expect(classifyFailure(status, call)).toBe(status);
   });
 
@@ -131,7 +132,7 @@ describe('mayHaveBeenProcessed', () => {
     [500, true],
     [599, true],
   ])('HTTP %i: %s', (status, expected) => {
-    expect(mayHaveBeenProcessed(errorFromResponse(status, '', {}))).toBe(expected);
+    expect(mayHaveBeenProcessed(errorFromResponse(status, '', {}, ME))).toBe(expected);
   });
 
   it('is false for anything that is not a network or HTTP failure', () => {

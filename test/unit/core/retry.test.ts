@@ -8,10 +8,11 @@ import {
 import { describe, expect, it } from 'vitest';
 import { DEFAULT_RETRY_POLICY, decideRetry, type FailedAttempt } from '../../../src/core/call/retry.js';
 import { errorFromResponse } from '../../../src/error-from-response.js';
+import { ME } from '../../helpers/answered.js';
 
 const policy = DEFAULT_RETRY_POLICY;
 const status = (code: number, headers: Record<string, string> = {}) =>
-  errorFromResponse(code, '{"message":"x"}', headers);
+  errorFromResponse(code, '{"message":"x"}', headers, ME);
 const read = (error: unknown, attempt = 1): FailedAttempt => ({
   error,
   attempt,

@@ -1,5 +1,6 @@
 import type { MessageLog, MessagingClient, SendMessageParams } from 'tenant-messaging';
-import { DeliveryTimeoutError, mediaFromPath, SendOutcomeUnknownError } from 'tenant-messaging';
+import { DeliveryTimeoutError, MessagingError, mediaFromPath, SendOutcomeUnknownError } from 'tenant-messaging';
+import { plainMessage } from 'tenant-messaging-bin-kit';
 import { parseCount, parseDuration } from '../duration.js';
 import { EXIT, SentThenError, UsageError } from '../exit-codes.js';
 import { stopOf } from '../interrupt.js';
@@ -127,13 +128,13 @@ export async function send(flags: SendFlags, context: Context): Promise<number> 
     log = await client.messages.send(params);
   } catch (error) {
     if (!(error instanceof SendOutcomeUnknownError) || !flags.reconcile || !error.params) throw error;
-    out.note(`The outcome is unknown (${error.message.split('\n')[0]}). Searching the message logs for it...`);
+    out.note(`The outcome is unknown (${plainMessage(error).split('\n')[0]}). Searching the message logs for it...`);
     // A search that fails (a 403, the network, a stop signal) leaves the outcome unknown (exit 3).
     const result = await client.messages
       .reconcile(error.params, { since: error.startedAt, signal })
       .catch((searchError: unknown) => {
         out.note(
-          `The search did not end (${searchError instanceof Error ? searchError.message : String(searchError)}).`,
+          `The search did not end (${searchError instanceof MessagingError ? plainMessage(searchError) : searchError instanceof Error ? searchError.message : String(searchError)}).`,
         );
         throw error;
       });

@@ -263,9 +263,9 @@ describe('exit codes', () => {
     const id = /sent: message log (\d+)/.exec(run.stderr)?.[1];
     // stdout says it too: what was sent, and that its delivery was not confirmed.
     expect(run.stdout).toBe(`sent: message log ${id}: text, sent (delivered not confirmed: timeout)\n`);
-    expect(run.stderr).toMatch(/DeliveryTimeoutError: .* look again later or raise --timeout\.\n/);
+    expect(run.stderr).toMatch(/DeliveryTimeoutError: Message log \d+ did not reach 'delivered' within 300 ms\. /);
     expect(run.stderr).toContain(
-      `→ The message was sent; its delivery was not confirmed in time. Look again later with \`tenant-messaging wait ${id}\``,
+      `→ The message was sent; its delivery was not confirmed in time. Look again later with \`tenant-messaging wait ${id}\` or \`tenant-messaging get ${id}\`, or raise --timeout.`,
     );
   });
 

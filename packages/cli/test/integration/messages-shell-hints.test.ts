@@ -10,6 +10,7 @@ import {
   APIConnectionError,
   APITimeoutError,
   DeliveryTimeoutError,
+  ERROR_CODES,
   MessagingClient,
   ResponseValidationError,
   SendOutcomeUnknownError,
@@ -17,6 +18,7 @@ import {
 import { SANDBOX_PHONES } from 'tenant-messaging/sandbox';
 import { ENV } from 'tenant-messaging-bin-kit';
 import { beforeAll, describe, expect, it } from 'vitest';
+import { errorOfEveryCode } from '../../../../test/helpers/error-samples.js';
 import { located } from '../../src/hints.js';
 import { report } from '../../src/report.js';
 import { type SdkErrorKey, sdkErrors } from './sdk-errors.js';
@@ -73,6 +75,38 @@ describe('the SDK’s errors, for every command that can meet them', () => {
   });
 });
 
+describe('every error code, in every command', () => {
+  it('reads in the command line’s words, with advice (from the code, never the English)', async () => {
+    const codes = ERROR_CODES;
+    let checked = 0;
+    for (const command of COMMANDS.map((c) => c.name())) {
+      for (const globals of [{}, { baseUrl: 'https://example.com', apiKeyFile: '/run/key' }]) {
+        const samples = await errorOfEveryCode();
+        for (const code of codes) {
+          const error = located(samples[code], { command, flags: {}, globals });
+          const text = stripVTControlCharacters(report(error));
+          expect(codeWords(text, commandNamed(command)), `${code}, in ${command}: ${text}`).toEqual([]);
+          expect(text, `${code}, in ${command}`).toMatch(/\n→ \S/);
+          checked++;
+        }
+      }
+    }
+    expect(checked).toBe(codes.length * COMMANDS.length * 2);
+  });
+
+  it('a base URL without its tenant path: `get` names the URL, not the id', async () => {
+    const origin = new URL(shell.tenant.baseUrl).origin;
+    const result = await run(['get', '1'], { env: { [ENV.baseUrl]: origin } });
+    expect(result.code).toBe(1);
+    expect(result.stderr).toMatch(/^NotFoundError: No such endpoint: .*\/api\/v1\/messages\/1 answered HTTP 404\.$/m);
+    expect(result.stderr).toContain(
+      `→ Check the tenant URL (--base-url or ${ENV.baseUrl}): it should be the tenant URL`,
+    );
+    expect(result.stderr).toContain(`(given: ${origin})`);
+    expect(result.stderr).not.toContain('Check the id');
+  });
+});
+
 /** The ValidationError `new MessagingClient(options)` throws. */
 function clientError(options: { baseUrl: string; apiKey: string }): unknown {
   try {
@@ -125,7 +159,7 @@ describe('hints that name what the bin knows', () => {
     );
     const id = /sent: message log (\d+)/.exec(sent.stderr)?.[1];
     expect(sent.code).toBe(5);
-    expect(sent.stderr).toContain('look again later or raise --timeout.');
+    expect(sent.stderr).toContain(', or raise --timeout.');
     expect(sent.stderr).toContain(`\`tenant-messaging wait ${id}\` or \`tenant-messaging get ${id}\``);
     const waited = await run(['wait', id as string, '--timeout', '200ms', '--interval', '50ms']);
     expect(waited.code).toBe(4);
@@ -155,7 +189,9 @@ describe('hints that name what the bin knows', () => {
 
   it('a 404 points at the id, or for request at the path', async () => {
     const got = await run(['get', '424242']);
-    expect(got.stderr).toMatch(/\n→ Check the id: it is not one of this tenant’s\.\n$/);
+    expect(got.stderr).toMatch(
+      /\n→ Check the id: message log 424242 is not one of this tenant’s \(a log id is the id that send printed\)\.\n$/,
+    );
     const requested = await run(['request', 'GET', '/no-such-endpoint']);
     expect(requested.stderr).toMatch(/\n→ Check the path: the API has no such endpoint/);
   });

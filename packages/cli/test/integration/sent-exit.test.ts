@@ -116,7 +116,9 @@ describe('an outcome unknown stays unknown (3) until found', () => {
     const run = await cli([...args, '--reconcile', '--json'], { TENANT_MESSAGING_API_KEY: keys.noRead });
     expect(run.code, run.stderr).toBe(3);
     storedOnce('Lost, search refused');
-    expect(run.stderr).toContain('The search did not end (The API key does not include the required scope.).');
+    expect(run.stderr).toContain(
+      'The search did not end (The API key lacks the `messages.read` scope that GET /messages needs (HTTP 403 Forbidden): use a key that has it.).',
+    );
     expect(run.stderr).toMatch(/^SendOutcomeUnknownError: /m);
     expect(run.stdout).toBe('');
   });

@@ -134,6 +134,8 @@ describe('the read tools', () => {
     const messages = listed.structuredContent?.['messages'] as { id: number }[];
     expect(messages.map((log) => log.id)).toContain(logId);
     expect(listed.structuredContent).toMatchObject({ page: { current_page: 1 }, next_page: null });
+    // The counters only: the paginator's link labels are HTML for a web page (`&laquo; Previous`).
+    expect(Object.values((listed.structuredContent as { page: object }).page).every(Number.isInteger)).toBe(true);
 
     const waited = await call('wait_for_delivery', { id: logId, until: 'read', timeout: 5_000 });
     expect(waited.structuredContent).toMatchObject({ id: logId, delivery_status: 'read' });

@@ -68,7 +68,7 @@ export function schemaReady(pool: PgPoolLike): SchemaReady {
       if ((error as { code?: unknown } | null)?.code !== '42501') throw error;
       throw new MessagingError(
         "tenant-messaging/bullmq's tables are missing from the queue's schema, and this role may not create them: run migrate(connection) once with a role that may (a deployment step), or apply MIGRATION_SQL with your migration tool. The application's role then needs no DDL.",
-        { cause: error },
+        { cause: error, code: 'datastore.schema_missing' },
       );
     } finally {
       client.release();
