@@ -21,6 +21,7 @@ const workerdBuild: Options = {
   // No source maps: they would double the package's size for one target, and the build is plain,
   // readable JavaScript (a Worker's bundler makes the maps of its own bundle).
   sourcemap: false,
+  silent: true,
   target: 'es2023',
   platform: 'node',
   splitting: true,
@@ -61,6 +62,8 @@ export default defineConfig([
     dts: false,
     sourcemap: true,
     clean: true,
+    // Quiet, as the bins' builds are (packages/bin-kit/tsup-bin.ts): errors still print.
+    silent: true,
     target: 'node22',
     platform: 'node',
     // Chunks shared by the entry points (and by the lazily loaded schemas, multipart stack and

@@ -19,6 +19,9 @@ export function binBuild(extra: Pick<Options, 'external'> = {}): Options {
     // Maps of the bin's own code: a stack trace from a user's report then names our files and lines.
     sourcemap: true,
     clean: true,
+    // Quiet: `npm run demo` builds first, and its story should be the first thing a user reads.
+    // Errors still print; the sizes are checked by test/integration/package.test.ts.
+    silent: true,
     target: 'node22',
     platform: 'node',
     splitting: true,

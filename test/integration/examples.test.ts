@@ -5,6 +5,8 @@
  * sandbox of its own: what one stores is never what another counts.
  */
 import { type ChildProcess, execFile, spawn } from 'node:child_process';
+import { readFileSync } from 'node:fs';
+import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { promisify } from 'node:util';
 import { MessagingClient } from 'tenant-messaging';
@@ -131,6 +133,18 @@ describe.concurrent('examples, side by side', () => {
         TENANT_MESSAGING_API_KEY: '',
       });
       expectSandboxStory(stdout);
+    });
+
+    // `npm run demo` rebuilds first: the whole package (a bare `tsup` wiped the declarations and
+    // dist/openapi.json), and quietly, so its story is the first thing printed after npm's header.
+    it('builds the whole package, quietly, before the story', async () => {
+      const manifest = JSON.parse(readFileSync(join(root, 'package.json'), 'utf8')) as {
+        scripts: Record<string, string>;
+      };
+      expect(manifest.scripts['demo']).toBe('npm run build --silent && node examples/demo.ts');
+      const { default: configs } = await import('../../tsup.config.js');
+      const { binBuild } = await import('tenant-messaging-bin-kit/tsup');
+      for (const config of [...[configs].flat(), binBuild()]) expect(config).toMatchObject({ silent: true });
     });
 
     // A real tenant without --to is refused (packages/cli/test/integration/demo.test.ts): a sandbox's test key on

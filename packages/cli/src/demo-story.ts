@@ -1,6 +1,6 @@
 import type { JsonObject, MessagingClient } from 'tenant-messaging';
 import { MessagingError, mediaFromPath } from 'tenant-messaging';
-import { paint as paintOn, type StyleFormat } from './colour.js';
+import { paint as paintOn, type StyleFormat } from 'tenant-messaging-bin-kit';
 import { DEMO_MIN_INTERVAL, pacingStep } from './demo-pacing.js';
 import { SentThenError } from './sent-then-error.js';
 

@@ -21,6 +21,7 @@ export function parseDuration(text: string, option: string): number {
   const match = /^(\d+(?:\.\d+)?)(ms|s|m|h)?$/.exec(text.trim());
   // Whole milliseconds, at least one: '0.1ms' would be a timer of 0.
   const ms = match ? Math.round(Number(match[1]) * (UNITS[match[2] ?? 's'] ?? 1000)) : Number.NaN;
+  if (match && !(ms >= 1)) throw new UsageError(`${option} must be at least 1ms, got ${quote(text)}`);
   if (!(ms >= 1)) throw new UsageError(`${option} must look like 1500ms, 60s, 5m or 1h, got ${quote(text)}`);
   if (ms > MAX_TIMER_MS) {
     throw new UsageError(`${option} must be at most ${Math.floor(MAX_TIMER_MS / HOUR)}h, got ${quote(text)}`);

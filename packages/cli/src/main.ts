@@ -1,5 +1,5 @@
 #!/usr/bin/env node
-import { catchStopSignals, secretsInEnv } from 'tenant-messaging-bin-kit';
+import { catchStopSignals, oldNodeWarning, secretsInEnv } from 'tenant-messaging-bin-kit';
 /**
  * The `tenant-messaging` bin. Parses the command line (program.ts), runs the command, and exits
  * with the code of its outcome (exit-codes.ts). Ctrl-C, SIGTERM and SIGHUP (a terminal closed, a
@@ -29,17 +29,10 @@ keepSecrets([...secretsInEnv(process.env), ...secretsInArgv(process.argv)]);
 redactWrites(process.stderr);
 const releaseStdout = redactWrites(process.stdout);
 
-/** The oldest Node.js the bin supports (package.json `engines`). */
-const REQUIRED_NODE = [22, 19] as const;
-
 async function main(): Promise<void> {
   // Below `engines` the bin still runs (colour and output behave), but says so once, on stderr.
-  const [major = 0, minor = 0] = process.versions.node.split('.').map(Number);
-  if (major < REQUIRED_NODE[0] || (major === REQUIRED_NODE[0] && minor < REQUIRED_NODE[1])) {
-    process.stderr.write(
-      `tenant-messaging: Node.js ${process.versions.node} is older than the ${REQUIRED_NODE.join('.')} this command requires; some commands may fail. Install Node.js ${REQUIRED_NODE.join('.')} or later.\n`,
-    );
-  }
+  const warning = oldNodeWarning('tenant-messaging');
+  if (warning) process.stderr.write(warning);
   const [{ CommanderError }, { EXIT, exitCodeOf, sendingCodeOf }, { program }, { report }] = await Promise.all([
     import('commander'),
     import('./exit-codes.js'),

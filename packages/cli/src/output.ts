@@ -1,4 +1,4 @@
-import { paint } from './colour.js';
+import { paint } from 'tenant-messaging-bin-kit';
 
 /** How data is printed: tables for people, one JSON document, or one JSON line per item. */
 export type Format = 'human' | 'json' | 'ndjson';

@@ -13,6 +13,7 @@ import { DEMO_HELP, LISTEN_HELP, ROOT_HELP, SEND_MANY_HELP, TAIL_HELP } from './
 import { helpHint, located } from './hints.js';
 import { createOutput, type Format } from './output.js';
 import { quote } from './secrets.js';
+import { refuseUnknownFirst } from './unknown-first.js';
 import { VERSION } from './version.js';
 
 /** The options every API command takes. */
@@ -55,7 +56,7 @@ export function program(signal: AbortSignal, sandbox: (args: readonly string[]) 
     .configureHelp({ showGlobalOptions: true })
     .configureOutput({
       writeErr: (text) => process.stderr.write(text),
-      outputError: (text, write) => write(shortenQuoted(withoutValueSyntax(text))),
+      outputError: (text, write) => write(oneLine(shortenQuoted(withoutValueSyntax(text)))),
     });
 
   /**
@@ -186,9 +187,16 @@ export function program(signal: AbortSignal, sandbox: (args: readonly string[]) 
   root
     .command('list')
     .description('list the newest message logs')
-    .option('--status <status>', 'only logs of this delivery status (e.g. failed)')
+    .addOption(
+      new Option('--status <status>', 'only logs of this delivery status').choices([
+        'sent',
+        'delivered',
+        'read',
+        'unknown',
+      ]),
+    )
     .option('--limit <n>', 'how many logs at most', '20')
-    .addHelpText('after', '\nExample:\n  $ tenant-messaging list --status failed --limit 50 --ndjson')
+    .addHelpText('after', '\nExample:\n  $ tenant-messaging list --status unknown --limit 50 --ndjson')
     .action(withContext((flags: { status?: string; limit: string }, _cmd: Command, ctx: Context) => list(flags, ctx)));
 
   for (const what of ['me', 'usage', 'subscription'] as const) {
@@ -256,6 +264,7 @@ export function program(signal: AbortSignal, sandbox: (args: readonly string[]) 
     .argument('[args...]')
     .action((args: string[]) => sandbox(args));
 
+  root.hook('preSubcommand', (self, command) => refuseUnknownFirst(self, command, self.args.slice(1)));
   // After a usage error, the help of the command that was run, by its name.
   for (const command of root.commands) command.showHelpAfterError(`→ ${helpHint(command.name())}`);
   return root;
@@ -275,4 +284,9 @@ function shortenQuoted(text: string): string {
  */
 function withoutValueSyntax(text: string): string {
   return text.replace(/'((?:-\w, )?--[\w-]+) (?:<[^>']*>|\[[^\]']*\])'/g, "'$1'");
+}
+
+/** Commander's "Did you mean" on the error's own line: a usage error is one line, then the help hint. */
+function oneLine(text: string): string {
+  return text.replace(/\n\(Did you mean (.+)\?\)/, ' (did you mean $1?)');
 }

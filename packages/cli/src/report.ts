@@ -1,4 +1,4 @@
-import { paint } from './colour.js';
+import { paint } from 'tenant-messaging-bin-kit';
 import { explain } from './hints.js';
 import { InterruptedError } from './interrupt.js';
 import { RowFileError } from './row-file-error.js';

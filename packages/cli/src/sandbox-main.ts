@@ -30,6 +30,17 @@ const sends = (n: number) => `${n} send${n === 1 ? '' : 's'}`;
 /** How long a stop waits for the requests in flight to be answered before it cuts them. */
 const DRAIN_MS = 10_000;
 
+/**
+ * One line of a refused argument, naming the flag first: node's parseArgs writes three lines for
+ * a value that starts with a dash (`--port -1`).
+ */
+function argsErrorLine(error: Error & { code?: string }): string {
+  const flag = /'(--[\w-]+)'/.exec(error.message)?.[1];
+  if (error.code === 'ERR_PARSE_ARGS_INVALID_OPTION_VALUE' && flag !== undefined)
+    return `${flag} needs a value, and one that starts with a dash goes after an =, as in ${flag}=-1.`;
+  return error.message.replace(/\s*\n\s*/g, ' ');
+}
+
 /** A usage error of the command: one line on stderr, exit code 2. */
 function usageError(message: string): void {
   console.error(`tenant-messaging sandbox: ${message} See \`tenant-messaging sandbox --help\`.`);
@@ -73,7 +84,7 @@ export async function sandboxMain(args: readonly string[]): Promise<void> {
     }
     if (values.port !== undefined) port = parsePort(values.port, '--port');
   } catch (error) {
-    return usageError((error as Error).message);
+    return usageError(argsErrorLine(error as Error & { code?: string }));
   }
 
   // Handlers first: a signal that arrives while the server starts must still stop it cleanly.

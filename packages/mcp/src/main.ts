@@ -8,7 +8,7 @@
  */
 // Loaded before anything else: the stop signals are caught from the first instant, and
 // command.ts needs nothing but node:util to answer --help, --version or a bad flag.
-import { catchStopSignals, redactSecrets, secretsInEnv, signalLabel } from 'tenant-messaging-bin-kit';
+import { catchStopSignals, oldNodeWarning, redactSecrets, secretsInEnv, signalLabel } from 'tenant-messaging-bin-kit';
 import { help, parseCommandLine } from './command.js';
 import { EXIT_BOUND_MS, STOP_EXIT_MS } from './exit.js';
 
@@ -23,6 +23,9 @@ stops.signal.addEventListener('abort', () => {
 });
 
 async function main(argv: readonly string[]): Promise<void> {
+  // Below `engines` the server still starts, but says so once, on stderr (stdout is the protocol).
+  const warning = oldNodeWarning('tenant-messaging-mcp');
+  if (warning) process.stderr.write(warning);
   let command: ReturnType<typeof parseCommandLine> | undefined;
   try {
     command = parseCommandLine(argv, secretsInEnv(process.env));

@@ -3,10 +3,9 @@
  * its message, what to do next), and the exit code it ends with. The SDK's messages never carry
  * the API key, and nothing here adds it.
  */
-import { styleText } from 'node:util';
 import { ValidationError } from 'tenant-messaging';
 import type { CredentialFlags } from 'tenant-messaging-bin-kit';
-import { ENV, UsageError } from 'tenant-messaging-bin-kit';
+import { ENV, paint, UsageError } from 'tenant-messaging-bin-kit';
 import { HELP_HINT } from './command.js';
 import { EXIT } from './exit.js';
 import { explain } from './hints.js';
@@ -26,8 +25,9 @@ export function report(error: unknown, flags: CredentialFlags = {}, stream = pro
   const explained = explain(error);
   const message = error instanceof ValidationError ? credentialIssues(error, flags) : explained.message;
   const advice = error instanceof UsageError || error instanceof ValidationError ? HELP_HINT : explained.advice;
-  const head = styleText(['bold', 'red'], `${name}:`, { stream });
-  return `${head} ${message}${advice ? `\n${styleText('yellow', `→ ${advice}`, { stream })}` : ''}\n`;
+  // paint, not styleText: Node 20's styleText ignores its stream and NO_COLOR (redirected stderr got colour).
+  const head = paint(['bold', 'red'], `${name}:`, stream);
+  return `${head} ${message}${advice ? `\n${paint('yellow', `→ ${advice}`, stream)}` : ''}\n`;
 }
 
 /**

@@ -44,6 +44,16 @@ export const logIdOf = (text: string): number => parseCount(text, 'the log id');
 /** A log as one line for people. */
 export const logLine = (log: MessageLog) => `message log ${log.id}: ${log.message_type}, ${log.delivery_status}`;
 
+/**
+ * The line of a wait that ended: the status reached, first. A wait for `delivered` also ends on
+ * `read` (a read message was delivered), and then says so rather than calling the log delivered.
+ *
+ * @example
+ * reachedLine('delivered', log) // "read (past delivered): message log 7: text, read"
+ */
+export const reachedLine = (until: 'delivered' | 'read', log: MessageLog) =>
+  `${log.delivery_status === until ? until : `${log.delivery_status} (past ${until})`}: ${logLine(log)}`;
+
 /** `--from`: a sender number's id (digits) or its phone. */
 function senderOf(from: string): Pick<SendMessageParams, 'sender_phone' | 'sender_number_id'> {
   return /^\d+$/.test(from) ? { sender_number_id: Number(from) } : { sender_phone: from };
@@ -156,9 +166,8 @@ export async function send(flags: SendFlags, context: Context): Promise<number> 
   out.note(`sent: ${logLine(log)}`);
   try {
     const reached = await pollUntil(log, until, timing, context);
-    out.value(
-      { ...reached, wait: { until, outcome: 'reached' } satisfies WaitOutcome },
-      () => `${until}: ${logLine(reached)}`,
+    out.value({ ...reached, wait: { until, outcome: 'reached' } satisfies WaitOutcome }, () =>
+      reachedLine(until, reached),
     );
     return EXIT.ok;
   } catch (error) {
@@ -216,7 +225,7 @@ export async function follow(
   context: Context,
 ): Promise<void> {
   const log = await pollUntil({ id }, until, timing, context);
-  context.out.value(log, () => `${until}: ${logLine(log)}`);
+  context.out.value(log, () => reachedLine(until, log));
 }
 
 /** `get`: one log. */

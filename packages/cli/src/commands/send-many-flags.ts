@@ -41,8 +41,9 @@ export function sendManySettings(flags: SendManyFlags): SendManySettings {
   const until = trackedStatus(flags.track);
   const concurrency = parseCount(flags.concurrency, '--concurrency');
   const rate = flags.rate === undefined ? undefined : parseRate(flags.rate);
-  const trackTimeout = until === undefined ? 0 : parseDuration(flags.trackTimeout, '--track-timeout');
-  return { until, concurrency, rate, trackTimeout };
+  // Checked with or without --track: a mistyped value is refused, not silently unused.
+  const trackTimeout = parseDuration(flags.trackTimeout, '--track-timeout');
+  return { until, concurrency, rate, trackTimeout: until === undefined ? 0 : trackTimeout };
 }
 
 /** `--track` and `--track delivered` follow to delivered, `--track read` to read; anything else is refused. */

@@ -6,7 +6,10 @@
  * `head -1` does. The built bin against the sandbox on loopback.
  */
 import { spawn } from 'node:child_process';
+import { randomBytes } from 'node:crypto';
 import { existsSync } from 'node:fs';
+import { createServer, type Server } from 'node:http';
+import type { AddressInfo } from 'node:net';
 import { join } from 'node:path';
 import { MessagingClient } from 'tenant-messaging';
 import { type RunningSandbox, SANDBOX_PHONES, startSandbox } from 'tenant-messaging/sandbox';
@@ -42,8 +45,8 @@ afterAll(async () => {
 });
 
 /** The bin with `args`, its stdout closed at once or once its first line came; how it ended. */
-async function closedPipe(args: string[], when: 'at once' | 'after a line') {
-  const child = spawn(process.execPath, [bin, ...args], { env: { ...process.env, ...env } });
+async function closedPipe(args: string[], when: 'at once' | 'after a line', extra: Record<string, string> = {}) {
+  const child = spawn(process.execPath, [bin, ...args], { env: { ...process.env, ...env, ...extra } });
   let stderr = '';
   child.stderr.on('data', (chunk: Buffer) => (stderr += chunk));
   if (when === 'at once') child.stdout.destroy();
@@ -93,6 +96,36 @@ describe('a stream whose reader goes away', () => {
       clearInterval(more);
     }
   });
+
+  it.each(WHEN)(
+    'listen --ndjson, closed %s: it stops at its next attempt line, exit 0, only its ready line',
+    async (when) => {
+      // The endpoint that takes the events: every one answered 204.
+      const receiver: Server = createServer((request, response) => {
+        request.resume();
+        request.on('end', () => response.writeHead(204).end());
+      });
+      await new Promise<void>((resolve) => receiver.listen(0, '127.0.0.1', resolve));
+      const url = `http://127.0.0.1:${(receiver.address() as AddressInfo).port}/hooks`;
+      const secret = { TENANT_MESSAGING_WEBHOOK_SECRET: `whsec_${randomBytes(24).toString('base64')}` };
+      const ended = closedPipe(['listen', '--forward-to', url, '--interval', '100ms', '--ndjson'], when, secret);
+      const more = setInterval(() => {
+        void client.messages
+          .send({ sender_phone: '+15550001001', to_phone: SANDBOX_PHONES.reads, type: 'text', content: 'Heard' })
+          .catch(() => undefined);
+      }, 200);
+      try {
+        const ran = await ended;
+        expect({
+          ...ran,
+          stderr: ran.stderr.replace(/^Ready\. Forwarding to \S+, signed with the secret from \S+\.\n/, ''),
+        }).toEqual({ code: 0, signal: null, stderr: '' });
+      } finally {
+        clearInterval(more);
+        await new Promise((resolve) => receiver.close(resolve));
+      }
+    },
+  );
 
   it.each(WHEN)('send-many --ndjson, closed %s: it stops, exit 0, quiet, every send recorded', async (when) => {
     const { path } = await campaign(folder(), `pipe-${when.replace(' ', '-')}.csv`, 200);

@@ -7,8 +7,8 @@ import { spawnSync } from 'node:child_process';
 import { existsSync } from 'node:fs';
 import { join } from 'node:path';
 import { PassThrough } from 'node:stream';
+import { wantsColour } from 'tenant-messaging-bin-kit';
 import { describe, expect, it } from 'vitest';
-import { wantsColour } from '../../src/colour.js';
 
 const pipe = new PassThrough() as unknown as NodeJS.WriteStream;
 const bin = join(import.meta.dirname, '../../dist/main.js');
