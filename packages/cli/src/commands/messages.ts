@@ -209,7 +209,9 @@ function pollUntil(
       interval,
       signal,
       onUpdate: (seen) => {
-        if (seen.delivery_status === shown || seen.delivery_status === until) return;
+        // A status that ends the wait is the result line's (`read` ends a wait for `delivered` too).
+        const ends = seen.delivery_status === until || seen.delivery_status === 'read';
+        if (seen.delivery_status === shown || ends) return;
         shown = seen.delivery_status;
         out.status(`message log ${log.id}: ${shown}`);
       },

@@ -29,6 +29,8 @@ describe('wait: the result line is the status reached', () => {
     const run = await shell.run(['wait', String(log.id), '--until', until]);
     expect(run.code).toBe(0);
     expect(run.stdout).toBe(`${line}: message log ${log.id}: text, ${status}\n`);
+    // Nothing moved on the way: no status line repeats what the result says.
+    expect(run.stderr).toBe('');
   });
 
   it('a delivered log waited for read times out, and no line calls it read', async () => {
