@@ -79,7 +79,7 @@ export function makeQueue<D, R>(
   backend: Backend,
   options: Options<QueueOptions> = {},
 ) {
-  return guarded(backend, new bull.Queue<D, R>(name, ...args(backend, options)) as Queue<D, R>);
+  return heard(guarded(backend, new bull.Queue<D, R>(name, ...args(backend, options)) as Queue<D, R>));
 }
 
 export function makeWorker<D, R>(
@@ -92,7 +92,7 @@ export function makeWorker<D, R>(
   // BullMQ waits 15 s after a connection error before its worker asks for a job again: every
   // restart or failover of the datastore would stop sends that long after it is back.
   const withRetry = { runRetryDelay: RUN_RETRY_DELAY_MS, ...options };
-  return guarded(backend, new bull.Worker<D, R>(name, processor, ...args(backend, withRetry)) as Worker<D, R>);
+  return heard(guarded(backend, new bull.Worker<D, R>(name, processor, ...args(backend, withRetry)) as Worker<D, R>));
 }
 
 export function makeQueueEvents(
@@ -101,11 +101,21 @@ export function makeQueueEvents(
   backend: Backend,
   options: Options<QueueEventsOptions>,
 ) {
-  return new bull.QueueEvents(name, ...args(backend, options)) as QueueEvents;
+  return heard(new bull.QueueEvents(name, ...args(backend, options)) as QueueEvents);
 }
 
 export function makeProducer(bull: BullMQModule, name: string, backend: Backend) {
-  return new bull.QueueEventsProducer(name, ...args(backend, {})) as QueueEventsProducer;
+  return heard(new bull.QueueEventsProducer(name, ...args(backend, {})) as QueueEventsProducer);
+}
+
+/**
+ * A BullMQ object with an 'error' listener from birth to close: one that no one hears is printed
+ * by BullMQ (console.error, into the user's logs) or thrown. Whoever uses the object hears the
+ * errors that concern it, on its calls or with a listener of its own (the worker's logger).
+ */
+function heard<T extends { on(event: 'error', listener: (error: Error) => void): unknown }>(made: T): T {
+  made.on('error', () => undefined);
+  return made;
 }
 
 /** A BullMQ object on PostgreSQL, its connections guarded from birth (postgres/connection-guard.ts). */

@@ -53,6 +53,25 @@ export interface Fixture extends BackendFixture {
 
 type SandboxOptions = Parameters<typeof startSandbox>[0];
 
+/**
+ * BullMQ's own queues a test opens to look at jobs, each closed with the datastore (`closeAll`),
+ * whether the test closed it or not: one left open reconnected forever once its Redis stopped,
+ * and BullMQ, unheard, printed each failure into whichever test file ran next in the worker.
+ */
+export function rawQueues(open: (name: string) => Queue) {
+  const opened = new Set<Queue>();
+  return {
+    raw(name: string): Queue {
+      const queue = open(name);
+      // Its failures reach the test's own calls; the event would only repeat them.
+      queue.on('error', () => undefined);
+      opened.add(queue);
+      return queue;
+    },
+    closeAll: () => Promise.all([...opened].map((queue) => queue.close().catch(() => undefined))),
+  };
+}
+
 async function startSandboxAndClient(options: SandboxOptions) {
   const sandbox = await startSandbox({ delivery: { deliveredAfterMs: 100, readAfterMs: 200 }, ...options });
   const { baseUrl, keys } = sandbox.tenants['acme'] as (typeof sandbox.tenants)[string];
@@ -63,13 +82,14 @@ async function startSandboxAndClient(options: SandboxOptions) {
 export async function startFixture(options: SandboxOptions = {}): Promise<Fixture> {
   const redis = await startRedis();
   const { sandbox, client } = await startSandboxAndClient(options);
+  const queues = rawQueues((name) => new Queue(name, { connection: redis.connection }));
   return {
     backend: 'redis',
     connection: redis.connection,
     redis,
     sandbox,
     client,
-    raw: (name) => new Queue(name, { connection: redis.connection }),
+    raw: queues.raw,
     dump: () => dumpRedis(redis.port),
     run: async (command) => {
       const client = new Redis({ host: '127.0.0.1', port: redis.port });
@@ -81,6 +101,7 @@ export async function startFixture(options: SandboxOptions = {}): Promise<Fixtur
       }
     },
     close: async () => {
+      await queues.closeAll();
       await sandbox.close();
       await redis.stop();
     },
@@ -93,6 +114,9 @@ export async function startBackendFixture(backend: BackendName, options: Sandbox
   const db = await startPostgresWithBullmq();
   const { sandbox, client } = await startSandboxAndClient(options);
   const postgres = { connectionString: db.url, max: 4 };
+  const queues = rawQueues(
+    (name) => new Queue(name, { connection: postgres }, createPostgresBackend) as unknown as Queue,
+  );
   const sql = async (text: string, values?: unknown[]) => {
     const client = new pg.Client({ connectionString: db.url });
     await client.connect();
@@ -121,13 +145,9 @@ export async function startBackendFixture(backend: BackendName, options: Sandbox
     },
     sandbox,
     client,
-    raw: (name) => {
-      const queue = new Queue(name, { connection: postgres }, createPostgresBackend) as unknown as Queue;
-      // A pool's connections end when the cluster stops: not this test's concern, and unheard BullMQ prints them.
-      queue.on('error', () => undefined);
-      return queue;
-    },
+    raw: queues.raw,
     close: async () => {
+      await queues.closeAll();
       await sandbox.close();
       await db.stop();
     },

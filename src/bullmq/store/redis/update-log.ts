@@ -40,11 +40,8 @@ export function redisUpdateLog(bull: BullMQModule, backend: Backend, queue: Queu
   };
   return {
     publish: async (update) => {
-      if (!producer) {
-        producer = makeProducer(bull, queue.name, backend);
-        // Its connection's errors reach the publish that fails; without a listener they would be printed, or thrown as an unhandled 'error' event.
-        producer.on('error', () => undefined);
-      }
+      // Its connection's errors reach the publish that fails.
+      producer ??= makeProducer(bull, queue.name, backend);
       await producer.publishEvent({ eventName: UPDATE_EVENT, update: stamped(update) }, EVENTS_KEPT);
     },
     position: (from) => startId(from, newest),

@@ -9,7 +9,7 @@ import { createPostgresBackend, Queue } from 'bullmq';
 import type { QueueConnection } from 'tenant-messaging/bullmq';
 import type { TestPostgres } from '../../../helpers/postgres.js';
 import { startRedis, type TestRedis } from '../../../helpers/redis.js';
-import { type BACKENDS, startPostgresWithBullmq } from '../fixture.js';
+import { type BACKENDS, rawQueues, startPostgresWithBullmq } from '../fixture.js';
 
 const workerScript = fileURLToPath(new URL('../crash-worker.mjs', import.meta.url));
 const sandboxScript = fileURLToPath(new URL('../fleet-sandbox.mjs', import.meta.url));
@@ -44,20 +44,30 @@ export interface Store {
 export async function startStore(backend: (typeof BACKENDS)[number][0]): Promise<Store> {
   if (backend === 'redis') {
     const redis: TestRedis = await startRedis();
+    const queues = rawQueues((name) => new Queue(name, { connection: redis.connection }));
     return {
       env: { REDIS_PORT: String(redis.port) },
       connection: redis.connection,
-      raw: (name) => new Queue(name, { connection: redis.connection }),
-      stop: () => redis.stop(),
+      raw: queues.raw,
+      stop: async () => {
+        await queues.closeAll();
+        await redis.stop();
+      },
     };
   }
   const db: TestPostgres = await startPostgresWithBullmq();
   const postgres = { connectionString: db.url, max: 4 };
+  const queues = rawQueues(
+    (name) => new Queue(name, { connection: postgres }, createPostgresBackend) as unknown as Queue,
+  );
   return {
     env: { PG_URL: db.url },
     connection: { postgres },
-    raw: (name) => new Queue(name, { connection: postgres }, createPostgresBackend) as unknown as Queue,
-    stop: () => db.stop(),
+    raw: queues.raw,
+    stop: async () => {
+      await queues.closeAll();
+      await db.stop();
+    },
   };
 }
 

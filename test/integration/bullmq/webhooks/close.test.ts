@@ -11,7 +11,7 @@ import { closeSync, openSync, readFileSync } from 'node:fs';
 import { Redis } from 'ioredis';
 import pg from 'pg';
 import { type QueueConnection, WebhookRelay } from 'tenant-messaging/bullmq';
-import { describe, expect, it } from 'vitest';
+import { describe, expect, it, vi } from 'vitest';
 import { postgresAvailable } from '../../../helpers/postgres.js';
 import { startRedis, uniqueName } from '../../../helpers/redis.js';
 import { runs, startPostgresWithBullmq, until } from '../fixture.js';
@@ -35,6 +35,22 @@ async function closeSettles(relay: WebhookRelay): Promise<void> {
   expect(outcome, `close() did not settle within ${CLOSE_BOUND_MS} ms`).toBe('closed');
 }
 
+/**
+ * Runs `body`, then fails if anything was printed to console.error meanwhile: BullMQ prints an
+ * 'error' event that no one listens to, and a relay must hear every one of its objects' events.
+ */
+async function printsNothing(body: () => Promise<void>): Promise<void> {
+  const printed = vi.spyOn(console, 'error').mockImplementation(() => {});
+  let calls: unknown[][] = [];
+  try {
+    await body();
+  } finally {
+    calls = [...printed.mock.calls];
+    printed.mockRestore();
+  }
+  expect(calls.map((call) => call.map(String).join(' '))).toEqual([]);
+}
+
 /** Waits until this process holds no more sockets than `before`: the relay's connections saw the end. */
 const connectionsDropped = (before: Handles) =>
   until(
@@ -55,17 +71,18 @@ const relayOn = (connection: QueueConnection, endpoints = ENDPOINTS) =>
 describe.runIf(runs)('WebhookRelay with 1,000 endpoints on Redis', () => {
   it(
     'close() settles when the datastore was killed before it, and leaves nothing open',
-    async () => {
-      const redis = await startRedis();
-      const before = handles();
-      const relay = relayOn(redis.connection);
-      await relay.ready();
-      await redis.stop();
-      // The connections see it and try again: close() then meets them between two attempts.
-      await connectionsDropped(before);
-      await closeSettles(relay);
-      await expectNoneLeft(before);
-    },
+    () =>
+      printsNothing(async () => {
+        const redis = await startRedis();
+        const before = handles();
+        const relay = relayOn(redis.connection);
+        await relay.ready();
+        await redis.stop();
+        // The connections see it and try again: close() then meets them between two attempts.
+        await connectionsDropped(before);
+        await closeSettles(relay);
+        await expectNoneLeft(before);
+      }),
     TEST_MS,
   );
 
@@ -109,60 +126,61 @@ describe.runIf(runs)('WebhookRelay with 1,000 endpoints on Redis', () => {
 describe.runIf(postgresAvailable())('WebhookRelay with 1,000 endpoints on PostgreSQL', () => {
   it(
     'holds the same few connections for 10 endpoints and for 1,000, and close() settles when the server was killed, leaving nothing open',
-    async () => {
-      const db = await startPostgresWithBullmq();
-      const sql = async (text: string) => {
-        const client = new pg.Client({ connectionString: db.url });
-        await client.connect();
-        try {
-          const { rows } = await client.query(text);
-          return Number(rows[0]?.n);
-        } finally {
-          await client.end();
-        }
-      };
-      const count = () => sql(`SELECT count(*)::int AS n FROM pg_stat_activity WHERE backend_type = 'client backend'`);
-      const listening = () =>
-        sql(
-          `SELECT count(*)::int AS n FROM pg_stat_activity WHERE query ILIKE '%LISTEN bullmq%' AND pid <> pg_backend_pid()`,
-        );
-      const relayOf = (count: number) => relayOn({ postgres: { connectionString: db.url, max: 4 } }, count);
-      try {
-        const baseline = await count();
-        const connectionsOf = async (relay: WebhookRelay) => {
-          await relay.ready();
-          // The worker's LISTEN connection too: counted once it has listened.
-          await until(
-            async () => (await listening()) >= 1,
-            10_000,
-            () => 'a LISTEN connection of the relay',
-          );
-          return (await count()) - baseline;
+    () =>
+      printsNothing(async () => {
+        const db = await startPostgresWithBullmq();
+        const sql = async (text: string) => {
+          const client = new pg.Client({ connectionString: db.url });
+          await client.connect();
+          try {
+            const { rows } = await client.query(text);
+            return Number(rows[0]?.n);
+          } finally {
+            await client.end();
+          }
         };
-        const small = relayOf(10);
-        const withTen = await connectionsOf(small);
-        await small.close();
-        // Its LISTEN connection gone, so that the next relay's is the one waited for.
-        // Its LISTEN connection gone, so that the next relay's is the one waited for.
-        await until(
-          async () => (await listening()) === 0,
-          10_000,
-          () => 'the first relay to stop listening',
-        );
-        const before = handles();
-        const relay = relayOf(ENDPOINTS);
-        const withMany = await connectionsOf(relay);
-        await db.stop();
-        await closeSettles(relay);
-        // A pool opens its connections as its work comes, so one moment's count may differ by one
-        // between two runs of the same relay; a queue per endpoint would hold thousands.
-        expect(Math.abs(withMany - withTen)).toBeLessThanOrEqual(1);
-        expect(withMany).toBeLessThan(20);
-        await expectNoneLeft(before);
-      } finally {
-        await db.stop();
-      }
-    },
+        const count = () =>
+          sql(`SELECT count(*)::int AS n FROM pg_stat_activity WHERE backend_type = 'client backend'`);
+        const listening = () =>
+          sql(
+            `SELECT count(*)::int AS n FROM pg_stat_activity WHERE query ILIKE '%LISTEN bullmq%' AND pid <> pg_backend_pid()`,
+          );
+        const relayOf = (count: number) => relayOn({ postgres: { connectionString: db.url, max: 4 } }, count);
+        try {
+          const baseline = await count();
+          const connectionsOf = async (relay: WebhookRelay) => {
+            await relay.ready();
+            // The worker's LISTEN connection too: counted once it has listened.
+            await until(
+              async () => (await listening()) >= 1,
+              10_000,
+              () => 'a LISTEN connection of the relay',
+            );
+            return (await count()) - baseline;
+          };
+          const small = relayOf(10);
+          const withTen = await connectionsOf(small);
+          await small.close();
+          // Its LISTEN connection gone, so that the next relay's is the one waited for.
+          await until(
+            async () => (await listening()) === 0,
+            10_000,
+            () => 'the first relay to stop listening',
+          );
+          const before = handles();
+          const relay = relayOf(ENDPOINTS);
+          const withMany = await connectionsOf(relay);
+          await db.stop();
+          await closeSettles(relay);
+          // A pool opens its connections as its work comes, so one moment's count may differ by one
+          // between two runs of the same relay; a queue per endpoint would hold thousands.
+          expect(Math.abs(withMany - withTen)).toBeLessThanOrEqual(1);
+          expect(withMany).toBeLessThan(20);
+          await expectNoneLeft(before);
+        } finally {
+          await db.stop();
+        }
+      }),
     TEST_MS,
   );
 });
