@@ -16,8 +16,12 @@ export function binBuild(extra: Pick<Options, 'external'> = {}): Options {
     entry: { main: 'src/main.ts' },
     format: ['esm'],
     dts: false,
-    // Maps of the bin's own code: a stack trace from a user's report then names our files and lines.
+    // Maps of the bin's own code: a stack trace from a user's report then names our files and
+    // lines. Lines only, not a copy of the sources.
     sourcemap: true,
+    esbuildOptions(options) {
+      options.sourcesContent = false;
+    },
     clean: true,
     // Quiet: `npm run demo` builds first, and its story should be the first thing a user reads.
     // Errors still print; the sizes are checked by test/integration/package.test.ts.

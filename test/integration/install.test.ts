@@ -47,10 +47,11 @@ async function footprint(project: string): Promise<{ packages: number; bytes: nu
 }
 
 describe('tenant-messaging installed alone', () => {
-  it('installs light: at most 6 packages and 12 MB, and no bin', async () => {
+  it('installs light: at most 6 packages and 9 MB, and no bin', async () => {
     const { packages, bytes } = await footprint(alone);
     expect(packages).toBeLessThanOrEqual(6);
-    expect(bytes).toBeLessThanOrEqual(12e6);
+    // On disk (du): 8.1 MB once the source maps stopped copying the sources (docs/performance.md).
+    expect(bytes).toBeLessThanOrEqual(9e6);
     expect(await readdir(join(alone, 'node_modules', '.bin')).catch(() => [])).toEqual([]);
   });
 });
