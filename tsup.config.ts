@@ -37,6 +37,20 @@ const workerdBuild: Options = {
   },
   esbuildPlugins: [
     {
+      // No `node:` module is imported statically: a Worker without `nodejs_compat` (at any
+      // compatibility date) cannot load one. The four the SDK uses resolve to stand-ins that take
+      // the runtime's own module where `process.getBuiltinModule` gives it (src/internal/workerd);
+      // any other is a build error, not a Worker that fails to start.
+      name: 'workerd-builtins',
+      setup(build) {
+        build.onResolve({ filter: /^node:/ }, (args) => {
+          const name = /^node:(stream|fs|path|diagnostics_channel)$/.exec(args.path)?.[1];
+          if (name) return { path: resolve(`src/internal/workerd/node-${name.replace('_', '-')}.ts`) };
+          return { errors: [{ text: `the Workers build may not import ${args.path} (from ${args.importer})` }] };
+        });
+      },
+    },
+    {
       name: 'workerd-twins',
       setup(build) {
         build.onResolve({ filter: /\/(default-transport|from-path)\.js$/ }, (args) => ({

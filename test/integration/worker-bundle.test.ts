@@ -12,7 +12,7 @@
  */
 import { execFile } from 'node:child_process';
 import { existsSync, readFileSync } from 'node:fs';
-import { cp, mkdir, mkdtemp, readFile, rm, symlink, writeFile } from 'node:fs/promises';
+import { cp, mkdir, mkdtemp, readdir, readFile, rm, symlink, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { promisify } from 'node:util';
@@ -92,6 +92,23 @@ function largest(metafile: Metafile): string[] {
     .slice(0, 8)
     .map(([path, { bytesInOutput }]) => `${bytesInOutput} ${path}`);
 }
+
+describe('the Workers build', () => {
+  // A Worker with no compatibility flag at an older date has no `node:` module at all: one static
+  // import of one, and the Worker does not start (ecosystem/runtimes.test.ts runs it at each date).
+  it('imports no node: module statically, in any of its files', async () => {
+    const folder = join(root, 'dist', 'workerd');
+    const files = (await readdir(folder)).filter((name) => name.endsWith('.js'));
+    expect(files.length).toBeGreaterThan(0);
+    const found: string[] = [];
+    for (const name of files) {
+      const text = await readFile(join(folder, name), 'utf8');
+      for (const [line] of text.matchAll(/^.*(?:\bfrom\s*|\bimport\s*)["']node:[^"']+["'].*$/gm))
+        found.push(`${name}: ${line}`);
+    }
+    expect(found).toEqual([]);
+  });
+});
 
 describe('a minimal Worker that sends one message', () => {
   it('bundles within 150 KB minified where no optional peer is installed, libphonenumber-js left out', async () => {

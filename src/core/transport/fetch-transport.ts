@@ -1,4 +1,3 @@
-import { Readable } from 'node:stream';
 import { MessagingError, ValidationError } from '../../errors.js';
 import type { FetchLike } from '../../types/options.js';
 import {
@@ -43,7 +42,7 @@ export class FetchTransport implements Transport {
     };
     if (typeof req.body === 'string') init.body = req.body;
     else if (req.body) {
-      let body = Readable.toWeb(req.body) as ReadableStream<Uint8Array>;
+      let body = webStreamOf(req.body);
       // fetch has no "bytes sent" hook: count as fetch pulls the body, the closest it offers.
       const onBytes = req.onBodyBytes;
       if (onBytes) {
@@ -97,4 +96,27 @@ export class FetchTransport implements Transport {
   }
 
   async close(): Promise<void> {}
+}
+
+/**
+ * A request body (a Node `Readable`, or the async iterable the Workers build makes instead) as
+ * the web stream fetch takes, read as fetch pulls it; a cancelled request ends the source.
+ * Neither `Readable.toWeb` nor `ReadableStream.from`: a Worker without `nodejs_compat` has the
+ * first in no form, and older runtimes lack the second.
+ */
+function webStreamOf(source: AsyncIterable<Uint8Array>): ReadableStream<Uint8Array> {
+  const chunks = source[Symbol.asyncIterator]();
+  return new ReadableStream<Uint8Array>(
+    {
+      async pull(controller) {
+        const { value, done } = await chunks.next();
+        if (done) controller.close();
+        else controller.enqueue(value);
+      },
+      async cancel(reason) {
+        await chunks.return?.(reason);
+      },
+    },
+    { highWaterMark: 0 },
+  );
 }

@@ -14,21 +14,36 @@ export interface StepResult {
   error?: string;
 }
 
-/** The Worker's settings, with the `nodejs_compat` flag and without. */
-const WRANGLER_TOML = `name = "ecosystem"
-main = "worker.mjs"
-compatibility_date = "2026-11-01"
-`;
-export const WRANGLER_CONFIGS = {
-  'wrangler.toml': `${WRANGLER_TOML}compatibility_flags = ["nodejs_compat"]\n`,
-  'wrangler.plain.toml': WRANGLER_TOML,
-};
+/**
+ * The compatibility dates a Worker is tested at: today's, and two older ones a Worker may still
+ * run at (a Worker keeps its date until its owner moves it). The oldest is the one docs/runtimes.md
+ * names.
+ */
+export const COMPATIBILITY_DATES = ['2026-11-01', '2025-06-01', '2024-09-23'] as const;
+/** With the `nodejs_compat` flag, and with no flag at all. */
+export const COMPATIBILITY_FLAGS = ['nodejs_compat', 'no compatibility flags'] as const;
+
+/** The file name of the Worker's settings at `date` with `flags`. */
+export const wranglerConfig = (date: string, flags: (typeof COMPATIBILITY_FLAGS)[number]) =>
+  `wrangler.${date}${flags === 'nodejs_compat' ? '.nodejs_compat' : ''}.toml`;
+
+/** The Worker's settings, at each date, with the `nodejs_compat` flag and without. */
+export const WRANGLER_CONFIGS: Record<string, string> = Object.fromEntries(
+  COMPATIBILITY_DATES.flatMap((date) =>
+    COMPATIBILITY_FLAGS.map((flags) => [
+      wranglerConfig(date, flags),
+      `name = "ecosystem"\nmain = "worker.mjs"\ncompatibility_date = "${date}"\n${
+        flags === 'nodejs_compat' ? 'compatibility_flags = ["nodejs_compat"]\n' : ''
+      }`,
+    ]),
+  ),
+);
 
 /** Serves worker.mjs with `wrangler dev` on loopback, asks it once, and returns the program's steps. */
 export async function runWorker(
   cwd: string,
   env: Record<string, string>,
-  config: keyof typeof WRANGLER_CONFIGS,
+  config: string,
 ): Promise<Record<string, StepResult>> {
   const vars = Object.entries({ ...env, NO_FILE_SYSTEM: '1' }).flatMap(([key, value]) => ['--var', `${key}:${value}`]);
   const wrangler = join(root, 'node_modules', 'wrangler', 'bin', 'wrangler.js');

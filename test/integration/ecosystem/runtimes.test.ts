@@ -23,7 +23,15 @@ import { root } from '../../helpers/npm.js';
 import { copyProject, sharedPackages } from '../../helpers/pack.js';
 import { redisAvailable, startRedis, type TestRedis } from '../../helpers/redis.js';
 import { json, refusedUrl, startServer, type TestServer } from '../../helpers/server.js';
-import { runFor, runWorker, type StepResult, WRANGLER_CONFIGS } from './run-in-project.js';
+import {
+  COMPATIBILITY_DATES,
+  COMPATIBILITY_FLAGS,
+  runFor,
+  runWorker,
+  type StepResult,
+  WRANGLER_CONFIGS,
+  wranglerConfig,
+} from './run-in-project.js';
 
 const bin = (name: string) => join(root, 'node_modules', '.bin', name);
 
@@ -70,14 +78,16 @@ const RUNTIMES: readonly Runtime[] = [
   local('node', [process.execPath], true),
   local('bun', [bin('bun')], false),
   local('deno', [bin('deno'), 'run', '-A', '--node-modules-dir=manual'], false),
-  ...(['nodejs_compat', 'no compatibility flags'] as const).map((flags) => ({
-    name: `Cloudflare Workers (${flags})`,
-    agent: /^tenant-messaging\/\S+ workerd$/,
-    binary: bin('wrangler'),
-    run: () => runWorker(project, env, flags === 'nodejs_compat' ? 'wrangler.toml' : 'wrangler.plain.toml'),
-    fileSystem: false,
-    tellsRefused: false,
-  })),
+  ...COMPATIBILITY_DATES.flatMap((date) =>
+    COMPATIBILITY_FLAGS.map((flags) => ({
+      name: `Cloudflare Workers (${date}, ${flags})`,
+      agent: /^tenant-messaging\/\S+ workerd$/,
+      binary: bin('wrangler'),
+      run: () => runWorker(project, env, wranglerConfig(date, flags)),
+      fileSystem: false,
+      tellsRefused: false,
+    })),
+  ),
 ];
 
 /** Whether a runtime's binary is installed; without it the case skips locally and fails under CI=true. */
