@@ -44,6 +44,26 @@ const WARM_MS = 1_500;
 /** From the cut to the kill, as the issue had it: the sends acknowledged meanwhile are the ones at stake. */
 const CUT_TO_KILL_MS = 1_500;
 
+/** A phase that did not end within its bound. */
+class StuckError extends Error {}
+
+/**
+ * `work`, or a failure naming `phase` once `ms` have passed: a hang detector, far past what the
+ * phase takes (a run is about 9 s), so that a stuck run says where it stuck, not only that the
+ * test timed out.
+ */
+async function phase<T>(name: string, ms: number, work: Promise<T>): Promise<T> {
+  let timer: NodeJS.Timeout | undefined;
+  const stuck = new Promise<never>((_, reject) => {
+    timer = setTimeout(() => reject(new StuckError(`stuck ${ms} ms in: ${name}`)), ms);
+  });
+  try {
+    return await Promise.race([work, stuck]);
+  } finally {
+    clearTimeout(timer);
+  }
+}
+
 export async function sendsAcrossCutFailover(queue: MessagingQueue, topology: CutTopology): Promise<CutRun> {
   const acknowledged: string[] = [];
   const reported = new Set<string>();
@@ -99,25 +119,31 @@ export async function sendsAcrossCutFailover(queue: MessagingQueue, topology: Cu
   await new Promise((resolve) => setTimeout(resolve, WARM_MS));
   // Sends acknowledged from here on may have been written after the link died.
   const cutBefore = acknowledged.length;
-  const resume = await topology.cut();
+  const resume = await phase('the replica stopped, its link cut', 10_000, topology.cut());
   // The time is the behaviour: sends go on this long with the link cut, as in the issue.
   await new Promise((resolve) => setTimeout(resolve, CUT_TO_KILL_MS));
-  const failoverMs = await topology.failover(resume);
+  const failoverMs = await phase('the kill and the promotion', 20_000, topology.failover(resume));
   stopped = true;
-  await sending;
-  const dropped = await topology.lacking(acknowledged);
+  await phase('the send in flight at the promotion', 15_000, sending);
+  const dropped = await phase('the new primary asked what it holds', 10_000, topology.lacking(acknowledged));
   // The watch looks about once a second: each call asks whether a rollback was found.
   await until(
     async () => {
-      await queue.counts().catch(hear);
+      // A call that never settles is a failure of its own (below), not a failed call made again.
+      await phase('queue.counts() after the failover', 10_000, queue.counts()).catch((error: unknown) =>
+        error instanceof StuckError ? unexpected.push(error) : hear(error),
+      );
       return dropped.every((id) => reported.has(id));
     },
     30_000,
     () => 'every dropped send reported',
   ).catch(() => undefined); // what stayed silent is counted, and the test fails on it
   reader.abort();
-  await reading;
-  if (unexpected.length > 0) throw new AggregateError(unexpected, 'a call failed other than by a reported rollback');
+  await phase('the updates() reader ending on abort', 10_000, reading);
+  if (unexpected.length > 0) {
+    const what = unexpected.map((error) => (error instanceof Error ? error.message : String(error))).join('; ');
+    throw new AggregateError(unexpected, `a call failed other than by a reported rollback, or stuck: ${what}`);
+  }
   const afterCut = acknowledged.slice(cutBefore);
   return {
     acknowledged: acknowledged.length,
