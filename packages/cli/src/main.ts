@@ -8,8 +8,8 @@ import { catchStopSignals, oldNodeWarning, secretsInEnv } from 'tenant-messaging
  * the process exits 128 + the signal's number (130, 143, 129) once nothing is left running.
  */
 // The only modules loaded before the handlers: they import the bins' kit alone.
-import { announceStop, InterruptedError, ReaderGoneError } from './interrupt.js';
-import { keepSecrets, redactWrites, secretsInArgv } from './secrets.js';
+import { announceStop, InterruptedError, ReaderGoneError } from './shell/interrupt.js';
+import { keepSecrets, redactWrites, secretsInArgv } from './shell/secrets.js';
 
 // Stop signals are handled from the first instant: one that came while the modules below load
 // would otherwise kill the process by its default action (no message, no summary, no exit code).
@@ -35,13 +35,13 @@ async function main(): Promise<void> {
   if (warning) process.stderr.write(warning);
   const [{ CommanderError }, { EXIT, exitCodeOf, sendingCodeOf }, { program }, { report }] = await Promise.all([
     import('commander'),
-    import('./exit-codes.js'),
-    import('./program.js'),
-    import('./report.js'),
+    import('./shell/exit-codes.js'),
+    import('./program/program.js'),
+    import('./output/report.js'),
   ]);
   const cli = program(stops.signal, async (args) => {
     // Loaded by the one command that runs it: every other command starts faster and 13 MB smaller.
-    const { sandboxMain } = await import('./sandbox-main.js');
+    const { sandboxMain } = await import('./program/sandbox-main.js');
     // A stop signal that came while the modules loaded: start nothing (its exit code below).
     if (stops.caught()) return;
     // The sandbox prints its own test keys, to be exported: the environment may hold one already.

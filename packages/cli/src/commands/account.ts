@@ -1,6 +1,6 @@
 import type { HttpMethod, JsonValue } from 'tenant-messaging';
-import { UsageError } from '../exit-codes.js';
-import { quote } from '../secrets.js';
+import { UsageError } from '../shell/exit-codes.js';
+import { quote } from '../shell/secrets.js';
 import type { Context } from './messages.js';
 
 /** `me`, `usage`, `subscription`: one read each, printed as JSON for people too (their shapes are not shown in the spec). */

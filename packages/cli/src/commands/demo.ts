@@ -3,10 +3,10 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { MessagingClient } from 'tenant-messaging';
 import { type Credentials, ENV } from 'tenant-messaging-bin-kit';
-import { type CredentialOptions, clientFrom, credentialsOf, loggingOf } from '../credentials.js';
-import { tellStory } from '../demo-story.js';
-import { EXIT, UsageError } from '../exit-codes.js';
-import { receiptPng } from '../receipt-png.js';
+import { tellStory } from '../demo/demo-story.js';
+import { receiptPng } from '../demo/receipt-png.js';
+import { type CredentialOptions, clientFrom, credentialsOf, loggingOf } from '../shell/credentials.js';
+import { EXIT, UsageError } from '../shell/exit-codes.js';
 
 export interface DemoFlags {
   /** The recipient: required against a real tenant, a sandbox phone that reads its messages otherwise. */

@@ -1,14 +1,14 @@
 import type { DeliveryUpdate } from 'tenant-messaging';
 import { DELIVERY_STATUSES, ValidationError } from 'tenant-messaging';
 import { type RelaySummary, relayWebhooks, type WebhookAttempt } from 'tenant-messaging/webhooks';
-import { parseDuration } from '../duration.js';
-import { EXIT, UsageError } from '../exit-codes.js';
-import { readerGone, stopCodeOf } from '../interrupt.js';
-import { createOutput } from '../output.js';
-import { quote } from '../secrets.js';
-import { watchLogs } from '../watch-logs.js';
-import { SECRET_ENV, type WebhookSecret, webhookSecret } from '../webhook-secret.js';
+import { createOutput } from '../output/output.js';
+import { parseDuration } from '../shell/duration.js';
+import { EXIT, UsageError } from '../shell/exit-codes.js';
+import { readerGone, stopCodeOf } from '../shell/interrupt.js';
+import { quote } from '../shell/secrets.js';
+import { SECRET_ENV, type WebhookSecret, webhookSecret } from '../shell/webhook-secret.js';
 import type { Context } from './messages.js';
+import { watchLogs } from './watch-logs.js';
 
 export interface ListenFlags {
   readonly forwardTo: string;

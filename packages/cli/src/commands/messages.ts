@@ -1,11 +1,11 @@
 import type { MessageLog, MessagingClient, SendMessageParams } from 'tenant-messaging';
 import { DeliveryTimeoutError, MessagingError, mediaFromPath, SendOutcomeUnknownError } from 'tenant-messaging';
 import { plainMessage } from 'tenant-messaging-bin-kit';
-import { parseCount, parseDuration } from '../duration.js';
-import { EXIT, SentThenError, UsageError } from '../exit-codes.js';
-import { stopOf } from '../interrupt.js';
-import type { Output } from '../output.js';
-import { quote } from '../secrets.js';
+import type { Output } from '../output/output.js';
+import { parseCount, parseDuration } from '../shell/duration.js';
+import { EXIT, SentThenError, UsageError } from '../shell/exit-codes.js';
+import { stopOf } from '../shell/interrupt.js';
+import { quote } from '../shell/secrets.js';
 
 /** What every command is handed: its client, its output, and the signal Ctrl-C aborts. */
 export interface Context {

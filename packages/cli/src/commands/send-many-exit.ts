@@ -4,12 +4,12 @@
  * holds synchronously before it goes.
  */
 
-import { EXIT } from '../exit-codes.js';
-import { ReaderGoneError, signalLabel, stopOf } from '../interrupt.js';
-import type { QueuedRow, RowOutcomes } from '../row-outcomes.js';
-import { tailAfter } from '../row-tail.js';
-import type { RowFile } from '../rows.js';
-import type { SentJournal } from '../sent-journal.js';
+import type { RowFile } from '../rows/rows.js';
+import type { QueuedRow, RowOutcomes } from '../run-files/row-outcomes.js';
+import { tailAfter } from '../run-files/row-tail.js';
+import type { SentJournal } from '../run-files/sent-journal.js';
+import { EXIT } from '../shell/exit-codes.js';
+import { ReaderGoneError, signalLabel, stopOf } from '../shell/interrupt.js';
 import type { Context } from './messages.js';
 import type { rowSinks } from './send-many-files.js';
 import { printSummary, secondsSince } from './send-many-summary.js';

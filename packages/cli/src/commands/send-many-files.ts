@@ -5,12 +5,12 @@
 import { existsSync, rmSync } from 'node:fs';
 import { access, constants } from 'node:fs/promises';
 import { dirname } from 'node:path';
-import { UsageError } from '../exit-codes.js';
-import { RowSink } from '../row-sink.js';
-import { headText } from '../row-text.js';
-import type { RowFile } from '../rows.js';
-import { SentJournal } from '../sent-journal.js';
-import { siblingPath } from '../sibling-path.js';
+import type { RowFile } from '../rows/rows.js';
+import { RowSink } from '../run-files/row-sink.js';
+import { headText } from '../run-files/row-text.js';
+import { SentJournal } from '../run-files/sent-journal.js';
+import { siblingPath } from '../run-files/sibling-path.js';
+import { UsageError } from '../shell/exit-codes.js';
 
 /** The row files of a run, by the outcome of the rows each takes. */
 export type RowSinks = Record<'failed' | 'unknown' | 'remaining', RowSink>;

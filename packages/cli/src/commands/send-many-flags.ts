@@ -1,8 +1,8 @@
 /** send-many's flags as commander gives them, and the settings a run takes from them, each one checked. */
 
-import { parseCount, parseDuration } from '../duration.js';
-import { UsageError } from '../exit-codes.js';
-import { quote } from '../secrets.js';
+import { parseCount, parseDuration } from '../shell/duration.js';
+import { UsageError } from '../shell/exit-codes.js';
+import { quote } from '../shell/secrets.js';
 
 export interface SendManyFlags {
   readonly file: string;

@@ -1,6 +1,6 @@
 /** A row of a send-many file checked as one `send`: its parameters, or the reason it cannot be sent. */
 import type { SendMessageParams } from 'tenant-messaging';
-import type { Row } from '../rows.js';
+import type { Row } from '../rows/rows.js';
 import { sendParamsOf } from './messages.js';
 
 const CONTENT = ['text', 'image', 'voice', 'document'] as const;

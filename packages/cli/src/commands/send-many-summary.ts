@@ -1,6 +1,7 @@
 /** The end of a send-many run: the counts, the files written, and how it is printed. */
-import { type StopSignal, signalLabel } from '../interrupt.js';
-import { REASON_COLUMN } from '../row-fields.js';
+
+import { REASON_COLUMN } from '../rows/row-fields.js';
+import { type StopSignal, signalLabel } from '../shell/interrupt.js';
 import type { Context } from './messages.js';
 
 /** What a send-many run did: the summary on stderr, or with `--json`/`--ndjson` the one document on stdout. */

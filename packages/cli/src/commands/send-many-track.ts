@@ -1,4 +1,4 @@
-import { type ProgressLine, progressLine } from '../progress.js';
+import { type ProgressLine, progressLine } from '../output/progress.js';
 import type { Context } from './messages.js';
 
 /**

@@ -1,14 +1,14 @@
 import type { SendMessageParams } from 'tenant-messaging';
-import { batchExitCode, EXIT, SentThenError } from '../exit-codes.js';
-import { holdHeap } from '../heap.js';
-import { readerGone, type StopSignal, stopOf } from '../interrupt.js';
-import { progressLine } from '../progress.js';
-import { ROW_FIELDS } from '../row-fields.js';
-import { type QueuedRow, RowOutcomes } from '../row-outcomes.js';
-import { lastLineOf } from '../row-tail.js';
-import { rowText } from '../row-text.js';
-import { openRows, readRows } from '../rows.js';
-import { SentJournal } from '../sent-journal.js';
+import { progressLine } from '../output/progress.js';
+import { ROW_FIELDS } from '../rows/row-fields.js';
+import { openRows, readRows } from '../rows/rows.js';
+import { type QueuedRow, RowOutcomes } from '../run-files/row-outcomes.js';
+import { lastLineOf } from '../run-files/row-tail.js';
+import { rowText } from '../run-files/row-text.js';
+import { SentJournal } from '../run-files/sent-journal.js';
+import { batchExitCode, EXIT, SentThenError } from '../shell/exit-codes.js';
+import { holdHeap } from '../shell/heap.js';
+import { readerGone, type StopSignal, stopOf } from '../shell/interrupt.js';
 import type { Context } from './messages.js';
 import { stoppedBeforeSending, writeOnExit } from './send-many-exit.js';
 import {

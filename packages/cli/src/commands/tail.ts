@@ -1,10 +1,10 @@
 import type { MessageLog } from 'tenant-messaging';
-import { parseDuration } from '../duration.js';
-import { EXIT } from '../exit-codes.js';
-import { readerGone, stopCodeOf } from '../interrupt.js';
-import { createOutput } from '../output.js';
-import { type LogChange, watchLogs } from '../watch-logs.js';
+import { createOutput } from '../output/output.js';
+import { parseDuration } from '../shell/duration.js';
+import { EXIT } from '../shell/exit-codes.js';
+import { readerGone, stopCodeOf } from '../shell/interrupt.js';
 import type { Context } from './messages.js';
+import { type LogChange, watchLogs } from './watch-logs.js';
 
 export interface TailFlags {
   readonly follow?: boolean;

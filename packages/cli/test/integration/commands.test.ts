@@ -109,9 +109,12 @@ describe('tenant-messaging (the command line)', () => {
       wait: { until: 'read', outcome: 'reached' },
     });
     // The status lines go to stderr, one per change when stderr is not a terminal: the send's
-    // status once, and the one waited for only in the result (stdout), not twice.
-    expect(run.stderr).toMatch(/^sent: message log \d+: document, sent\n/);
-    expect(run.stderr).not.toMatch(/message log \d+: sent/);
+    // status once (sent, or already delivered on a busy machine: the sandbox delivers in 30 ms),
+    // and the one waited for only in the result (stdout), not twice.
+    const [first = '', ...rest] = run.stderr.split('\n');
+    const sentAs = /^sent: message log \d+: document, (sent|delivered)$/.exec(first)?.[1];
+    expect(sentAs, run.stderr).toBeDefined();
+    expect(rest.join('\n')).not.toMatch(new RegExp(`message log \\d+: ${sentAs}`));
     expect(run.stderr).not.toMatch(/: read/);
   });
 

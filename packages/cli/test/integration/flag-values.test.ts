@@ -7,7 +7,7 @@
  */
 import { SANDBOX_PHONES } from 'tenant-messaging/sandbox';
 import { describe, expect, it, vi } from 'vitest';
-import { sandboxMain } from '../../src/sandbox-main.js';
+import { sandboxMain } from '../../src/program/sandbox-main.js';
 import { argsThatParse, COMMANDS, commandNamed, SENDER, shellWithSandbox } from './shell-harness.js';
 
 const shell = shellWithSandbox();

@@ -19,8 +19,8 @@ import { SANDBOX_PHONES } from 'tenant-messaging/sandbox';
 import { ENV } from 'tenant-messaging-bin-kit';
 import { beforeAll, describe, expect, it } from 'vitest';
 import { errorOfEveryCode } from '../../../../test/helpers/error-samples.js';
-import { located } from '../../src/hints.js';
-import { report } from '../../src/report.js';
+import { located } from '../../src/output/hints.js';
+import { report } from '../../src/output/report.js';
 import { type SdkErrorKey, sdkErrors } from './sdk-errors.js';
 import { COMMANDS, codeWords, commandNamed, SENDER, shellWithSandbox } from './shell-harness.js';
 

@@ -9,9 +9,9 @@ import { mkdtemp, rm, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { headText, rowText } from '../../src/row-text.js';
-import { openRows, type Row, type RowFile, readRows } from '../../src/rows.js';
-import { encodeText } from '../../src/text-form.js';
+import { openRows, type Row, type RowFile, readRows } from '../../src/rows/rows.js';
+import { encodeText } from '../../src/rows/text-form.js';
+import { headText, rowText } from '../../src/run-files/row-text.js';
 
 let dir: string;
 beforeAll(async () => {

@@ -10,7 +10,7 @@ import { readFile, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import { SANDBOX_PHONES, startSandbox } from 'tenant-messaging/sandbox';
 import { describe, expect, it } from 'vitest';
-import { batchExitCode } from '../../src/exit-codes.js';
+import { batchExitCode } from '../../src/shell/exit-codes.js';
 import { campaign, FROM, invalid, ROWS, run, storedByRow, tempFolder, tenants } from './send-many-harness.js';
 
 const dir = tempFolder();

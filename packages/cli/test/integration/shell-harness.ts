@@ -9,10 +9,10 @@ import { type Command, CommanderError } from 'commander';
 import { type RunningSandbox, startSandbox } from 'tenant-messaging/sandbox';
 import { ENV } from 'tenant-messaging-bin-kit';
 import { afterAll, beforeAll, beforeEach, expect, vi } from 'vitest';
-import { exitCodeOf } from '../../src/exit-codes.js';
-import { program } from '../../src/program.js';
-import { report } from '../../src/report.js';
-import { SECRET_ENV } from '../../src/webhook-secret.js';
+import { report } from '../../src/output/report.js';
+import { program } from '../../src/program/program.js';
+import { exitCodeOf } from '../../src/shell/exit-codes.js';
+import { SECRET_ENV } from '../../src/shell/webhook-secret.js';
 
 export const SENDER = '+15550001001';
 /** The scopes an API key can carry (spec section 5). */
@@ -22,7 +22,7 @@ type Tenant = RunningSandbox['tenants'][string];
 
 /**
  * The program's commands, as commander holds them; `sandbox` parses its own arguments
- * (src/sandbox-main.ts), and the hidden `mcp` only says where the MCP server went (its own test below).
+ * (src/program/sandbox-main.ts), and the hidden `mcp` only says where the MCP server went (its own test below).
  */
 const definition = program(new AbortController().signal, async () => {});
 export const COMMANDS = definition.commands.filter((command) => !['sandbox', 'mcp'].includes(command.name()));

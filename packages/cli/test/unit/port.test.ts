@@ -5,8 +5,8 @@
  */
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
-import { parsePort } from '../../src/duration.js';
-import { UsageError } from '../../src/exit-codes.js';
+import { parsePort } from '../../src/shell/duration.js';
+import { UsageError } from '../../src/shell/exit-codes.js';
 
 const decimalPort = (text: string) => /^[0-9]{1,5}$/.test(text) && Number(text) <= 65_535;
 

@@ -6,7 +6,7 @@
 import { Writable } from 'node:stream';
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
-import { keepSecrets, redactWrites } from '../../src/secrets.js';
+import { keepSecrets, redactWrites } from '../../src/shell/secrets.js';
 
 const SECRET = 'tm_live_Sëcret+Key/42=&%x';
 keepSecrets([SECRET]);

@@ -1,5 +1,5 @@
 import { appendFileSync, writeFileSync } from 'node:fs';
-import { encodeText, type FileEncoding } from './text-form.js';
+import { encodeText, type FileEncoding } from '../rows/text-form.js';
 
 /**
  * A file rows are written back to as they come (the failed, unknown or remaining rows of a

@@ -6,8 +6,8 @@
 import { parseArgs } from 'node:util';
 import { type LaneLimits, type RateLimit, SANDBOX_PHONES, startSandbox } from 'tenant-messaging/sandbox';
 import { ENV } from 'tenant-messaging-bin-kit';
-import { parseCount, parsePort } from './duration.js';
-import { quote } from './secrets.js';
+import { parseCount, parsePort } from '../shell/duration.js';
+import { quote } from '../shell/secrets.js';
 
 const USAGE =
   'Usage: tenant-messaging sandbox [--port N] [--rate-limit N/s | N/min] [--sender-limit N] [--pair-interval MS]\n' +

@@ -1,4 +1,4 @@
-import type { Row } from './rows.js';
+import type { Row } from '../rows/rows.js';
 
 /** What became of a row: sent; refused (safe to fix and send again); unknown (may have been sent); not attempted. */
 export type RowOutcome = 'sent' | 'failed' | 'unknown' | 'remaining';

@@ -5,7 +5,7 @@
  * file's tail from the line after the last one read.
  */
 import { readFileSync } from 'node:fs';
-import type { RowFile } from './rows.js';
+import type { RowFile } from '../rows/rows.js';
 
 /** Line breaks as each format's reader counts them (row-records.ts): CSV's three, NDJSON's two. */
 const BREAKS = { csv: /\r\n|\n|\r/g, ndjson: /\r?\n/g } as const;

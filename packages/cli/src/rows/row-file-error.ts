@@ -1,4 +1,4 @@
-import { UsageError } from './exit-codes.js';
+import { UsageError } from '../shell/exit-codes.js';
 
 /**
  * A file that cannot be read as rows: not text in its encoding, not valid CSV or NDJSON, a header

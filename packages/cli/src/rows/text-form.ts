@@ -3,7 +3,7 @@
  * bytes, the size of the chunks it is read in, and text written back in the same form.
  */
 import { open } from 'node:fs/promises';
-import { UsageError } from './exit-codes.js';
+import { UsageError } from '../shell/exit-codes.js';
 
 /** The encodings a send-many file may be in: UTF-8 (with or without a byte-order mark), or UTF-16 with one. */
 export type FileEncoding = 'utf-8' | 'utf-16le' | 'utf-16be';

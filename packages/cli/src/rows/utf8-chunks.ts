@@ -4,10 +4,10 @@
  */
 import { isUtf8 } from 'node:buffer';
 import { createReadStream } from 'node:fs';
+import { UsageError } from '../shell/exit-codes.js';
+import { cutOff } from '../shell/utf8-cut.js';
 import { notText } from './bad-text.js';
-import { UsageError } from './exit-codes.js';
 import { CHUNK_BYTES, type TextForm } from './text-form.js';
-import { cutOff } from './utf8-cut.js';
 
 /**
  * The text of `path` as UTF-8 bytes, chunk by chunk (16 KiB at a time), the byte-order mark left

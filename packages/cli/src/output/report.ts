@@ -1,8 +1,8 @@
 import { paint } from 'tenant-messaging-bin-kit';
+import { RowFileError } from '../rows/row-file-error.js';
+import { InterruptedError } from '../shell/interrupt.js';
+import { SentThenError, sentWords } from '../shell/sent-then-error.js';
 import { explain } from './hints.js';
-import { InterruptedError } from './interrupt.js';
-import { RowFileError } from './row-file-error.js';
-import { SentThenError, sentWords } from './sent-then-error.js';
 
 /**
  * An error as a person at a terminal needs it: its class, its message, and what to do next.

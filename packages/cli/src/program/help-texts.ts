@@ -3,7 +3,7 @@
  * its output looks like, its exit codes, and examples. The one-line descriptions and short examples
  * stay beside each command in program.ts.
  */
-import { REASON_COLUMN } from './row-fields.js';
+import { REASON_COLUMN } from '../rows/row-fields.js';
 
 /** The end of the root `--help`: the exit codes and where the credentials come from. */
 export const ROOT_HELP = `

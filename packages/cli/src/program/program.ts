@@ -1,20 +1,20 @@
 import { Command, Option } from 'commander';
-import { lookup, read, request, senders } from './commands/account.js';
-import { type DemoFlags, demo } from './commands/demo.js';
-import { type ListenFlags, listen } from './commands/listen.js';
-import { type Context, follow, get, list, logIdOf, send } from './commands/messages.js';
-import { sendMany } from './commands/send-many.js';
-import type { SendManyFlags } from './commands/send-many-flags.js';
-import { type TailFlags, tail } from './commands/tail.js';
-import { clientFrom } from './credentials.js';
-import { parseDuration } from './duration.js';
-import { UsageError } from './exit-codes.js';
+import { lookup, read, request, senders } from '../commands/account.js';
+import { type DemoFlags, demo } from '../commands/demo.js';
+import { type ListenFlags, listen } from '../commands/listen.js';
+import { type Context, follow, get, list, logIdOf, send } from '../commands/messages.js';
+import { sendMany } from '../commands/send-many.js';
+import type { SendManyFlags } from '../commands/send-many-flags.js';
+import { type TailFlags, tail } from '../commands/tail.js';
+import { helpHint, located } from '../output/hints.js';
+import { createOutput, type Format } from '../output/output.js';
+import { clientFrom } from '../shell/credentials.js';
+import { parseDuration } from '../shell/duration.js';
+import { UsageError } from '../shell/exit-codes.js';
+import { quote } from '../shell/secrets.js';
+import { VERSION } from '../version.js';
 import { DEMO_HELP, LISTEN_HELP, ROOT_HELP, SEND_MANY_HELP, TAIL_HELP } from './help-texts.js';
-import { helpHint, located } from './hints.js';
-import { createOutput, type Format } from './output.js';
-import { quote } from './secrets.js';
 import { refuseUnknownFirst } from './unknown-first.js';
-import { VERSION } from './version.js';
 
 /** The options every API command takes. */
 interface GlobalFlags {

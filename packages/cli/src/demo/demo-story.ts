@@ -1,8 +1,8 @@
 import type { JsonObject, MessagingClient } from 'tenant-messaging';
 import { MessagingError, mediaFromPath } from 'tenant-messaging';
 import { paint as paintOn, type StyleFormat } from 'tenant-messaging-bin-kit';
+import { SentThenError } from '../shell/sent-then-error.js';
 import { DEMO_MIN_INTERVAL, pacingStep } from './demo-pacing.js';
-import { SentThenError } from './sent-then-error.js';
 
 /** Where the story runs and with what: the command (commands/demo.ts) decides, the story only tells. */
 export interface DemoSetting {

@@ -1,6 +1,6 @@
 /** Rows written back as they were read, byte for byte, with the reason they were not sent added last. */
-import { REASON_COLUMN } from './row-fields.js';
-import type { Row, RowFile } from './rows.js';
+import { REASON_COLUMN } from '../rows/row-fields.js';
+import type { Row, RowFile } from '../rows/rows.js';
 
 /**
  * What goes before the rows when they are written back: the byte-order mark if the file had one,

@@ -7,8 +7,8 @@
  */
 import { type DeliveryTimeoutError, type ErrorCode, MessagingError, ValidationError } from 'tenant-messaging';
 import { adviceByCode, type BinTerms, ENV, plainIssues, plainMessage } from 'tenant-messaging-bin-kit';
-import { UsageError } from './exit-codes.js';
-import { SentThenError } from './sent-then-error.js';
+import { UsageError } from '../shell/exit-codes.js';
+import { SentThenError } from '../shell/sent-then-error.js';
 
 /** Where an error the bin reports came from: the command that ran and the options it was given. */
 export interface Where {

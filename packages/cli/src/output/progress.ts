@@ -1,5 +1,5 @@
 import cliProgress from 'cli-progress';
-import { announceStopWith } from './interrupt.js';
+import { announceStopWith } from '../shell/interrupt.js';
 
 // A CommonJS module whose `Format` Node cannot see as a named export from an ES module.
 const { Format, MultiBar } = cliProgress;
