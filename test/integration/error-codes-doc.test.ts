@@ -8,7 +8,7 @@ import { readFileSync, writeFileSync } from 'node:fs';
 import { ERROR_CODES, type ErrorCode } from 'tenant-messaging';
 import { describe, expect, it } from 'vitest';
 import { explain as cliExplain, located } from '../../packages/cli/src/output/hints.js';
-import { explain as mcpExplain } from '../../packages/mcp/src/hints.js';
+import { explain as mcpExplain } from '../../packages/mcp/src/answers/hints.js';
 import { ERROR_MEANINGS } from '../helpers/error-meanings.js';
 import { errorOfEveryCode } from '../helpers/error-samples.js';
 

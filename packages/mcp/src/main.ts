@@ -9,8 +9,8 @@
 // Loaded before anything else: the stop signals are caught from the first instant, and
 // command.ts needs nothing but node:util to answer --help, --version or a bad flag.
 import { catchStopSignals, oldNodeWarning, redactSecrets, secretsInEnv, signalLabel } from 'tenant-messaging-bin-kit';
-import { help, parseCommandLine } from './command.js';
-import { EXIT_BOUND_MS, STOP_EXIT_MS } from './exit.js';
+import { help, parseCommandLine } from './shell/command.js';
+import { EXIT_BOUND_MS, STOP_EXIT_MS } from './shell/exit.js';
 
 const stops = catchStopSignals({
   announce: (text) => process.stderr.write(`\n${text}\n`),
@@ -35,10 +35,10 @@ async function main(argv: readonly string[]): Promise<void> {
       return void process.stdout.write(`${VERSION}\n`);
     }
     // A stop signal that came while the modules loaded: start nothing (its exit code below).
-    const { startMcp } = await import('./start.js');
+    const { startMcp } = await import('./serve/start.js');
     if (!stops.caught()) await startMcp(command.flags, command.credentials, stops.signal);
   } catch (error) {
-    const { exitCodeOf, report } = await import('./report.js');
+    const { exitCodeOf, report } = await import('./answers/report.js');
     const text = report(error, command?.kind === 'serve' ? command.credentials : {});
     process.stderr.write(redactSecrets(text, secretsInEnv(process.env)));
     process.exitCode = stops.exitCode() ?? exitCodeOf(error);

@@ -6,9 +6,9 @@
  * session it was given (no 404). The reclaim rules themselves are sessions.test.ts's.
  */
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { type HttpServing, serveHttp } from '../../src/http.js';
-import type { Log } from '../../src/log.js';
-import { createToolbox } from '../../src/toolbox.js';
+import { type HttpServing, serveHttp } from '../../src/serve/http.js';
+import type { Log } from '../../src/shell/log.js';
+import { createToolbox } from '../../src/tools/toolbox.js';
 import { fixtureForFile } from './mcp-fixture.js';
 
 const fx = fixtureForFile();

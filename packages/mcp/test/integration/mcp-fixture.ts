@@ -14,8 +14,8 @@ import {
 import { MessagingClient } from 'tenant-messaging';
 import { type RunningSandbox, startSandbox } from 'tenant-messaging/sandbox';
 import { afterAll, afterEach, beforeAll } from 'vitest';
-import { createMcpServer } from '../../src/server.js';
-import { createToolbox, type Toolbox, type ToolboxOptions } from '../../src/toolbox.js';
+import { createMcpServer } from '../../src/serve/server.js';
+import { createToolbox, type Toolbox, type ToolboxOptions } from '../../src/tools/toolbox.js';
 
 /** How the test client answers a confirmation, and what it declares. */
 export interface Elicit {

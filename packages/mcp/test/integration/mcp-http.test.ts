@@ -12,7 +12,7 @@ import { StreamableHTTPClientTransport } from '@modelcontextprotocol/sdk/client/
 import { type RunningSandbox, startSandbox } from 'tenant-messaging/sandbox';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { ENCODINGS, tracesOf } from '../../../bin-kit/test/decodings.js';
-import { MAX_SESSIONS } from '../../src/sessions.js';
+import { MAX_SESSIONS } from '../../src/serve/sessions.js';
 import { BIN, type Child, httpUrl, startBin, waitFor } from './bin-fixture.js';
 
 /** A token with characters a URL encodes (`+`, `/`, `=`), as `openssl rand -base64` makes them. */

@@ -7,9 +7,9 @@
 import fc from 'fast-check';
 import { QUOTE_MAX, quoteInput, UsageError } from 'tenant-messaging-bin-kit';
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
-import { parseCommandLine } from '../../src/command.js';
-import { mcpSettings } from '../../src/options.js';
-import { recipientList } from '../../src/recipients.js';
+import { recipientList } from '../../src/access/recipients.js';
+import { parseCommandLine } from '../../src/shell/command.js';
+import { mcpSettings } from '../../src/shell/options.js';
 import { type Connected, type Fixture, startFixture, text } from './mcp-fixture.js';
 
 const SENDER = '+15550001001';

@@ -11,7 +11,7 @@ import { StreamableHTTPClientTransport } from '@modelcontextprotocol/sdk/client/
 import { type CallToolResult, ElicitRequestSchema } from '@modelcontextprotocol/sdk/types.js';
 import { type RunningSandbox, SANDBOX_PHONES, startSandbox } from 'tenant-messaging/sandbox';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { EXIT_BOUND_MS } from '../../src/exit.js';
+import { EXIT_BOUND_MS } from '../../src/shell/exit.js';
 import { BIN, type Child, childTransport, httpUrl, startBin, TOKEN, waitFor } from './bin-fixture.js';
 
 const SENDER = '+15550001001';

@@ -10,9 +10,9 @@ import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
 import * as z from 'zod/mini';
 // The SDK's own send schema (test code only): what prepare_send's JSON Schema must show.
 import { sendMessageParamsZod } from '../../../../src/schemas/send.js';
-import { mcpSettings, TOKEN_ENV } from '../../src/options.js';
-import { recipientList } from '../../src/recipients.js';
-import { INPUTS } from '../../src/schemas.js';
+import { recipientList } from '../../src/access/recipients.js';
+import { INPUTS } from '../../src/schemas/schemas.js';
+import { mcpSettings, TOKEN_ENV } from '../../src/shell/options.js';
 import { type Fixture, startFixture, text } from './mcp-fixture.js';
 
 const SENDER = '+15550001001';

@@ -10,8 +10,8 @@ import { join } from 'node:path';
 import { UsageError } from 'tenant-messaging-bin-kit';
 import { describe, expect, it } from 'vitest';
 import { decodings } from '../../../bin-kit/test/decodings.js';
-import { parseCommandLine } from '../../src/command.js';
-import { mcpSettings } from '../../src/options.js';
+import { parseCommandLine } from '../../src/shell/command.js';
+import { mcpSettings } from '../../src/shell/options.js';
 import { startBin, TOKEN } from './bin-fixture.js';
 
 const KEY = 'tmk_live_Zq8Xw3Rv7Np2Lk5Hs9Tb4Yc6Vm1Jd0Gf';

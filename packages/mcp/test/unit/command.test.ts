@@ -5,7 +5,7 @@
 
 import { UsageError } from 'tenant-messaging-bin-kit';
 import { describe, expect, it } from 'vitest';
-import { parseCommandLine } from '../../src/command.js';
+import { parseCommandLine } from '../../src/shell/command.js';
 
 describe('parseCommandLine', () => {
   it('the command line: each flag to its setting, --flag=value too; a bad flag is a UsageError with the usage', () => {

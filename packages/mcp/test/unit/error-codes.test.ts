@@ -6,8 +6,8 @@
 import { ERROR_CODES } from 'tenant-messaging';
 import { describe, expect, it } from 'vitest';
 import { errorOfEveryCode } from '../../../../test/helpers/error-samples.js';
-import { explain } from '../../src/hints.js';
-import { errorResult } from '../../src/results.js';
+import { explain } from '../../src/answers/hints.js';
+import { errorResult } from '../../src/answers/results.js';
 
 const SCOPES = new Set(['messages.send', 'messages.read', 'contacts.lookup', 'usage.read']);
 

@@ -8,7 +8,7 @@
  */
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
-import { quoted } from '../../src/quote.js';
+import { quoted } from '../../src/answers/quote.js';
 
 /** Classes that must never reach the person raw (the test's own list, apart from quote.ts's). */
 const NEVER_RAW = /[\p{Cc}\p{Cf}\p{Zl}\p{Zp}\p{Co}\p{Cn}\p{Cs}\p{Me}\p{Default_Ignorable_Code_Point}]/u;

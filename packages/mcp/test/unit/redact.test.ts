@@ -9,7 +9,7 @@ import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
 import { token } from '../../../../test/helpers/url-secrets.js';
 import { ENCODINGS, tracesOf } from '../../../bin-kit/test/decodings.js';
-import { serverLog } from '../../src/log.js';
+import { serverLog } from '../../src/shell/log.js';
 
 /** Where a log line may quote it. */
 type Place = (encoded: string) => { message: string; fields?: Record<string, unknown> };

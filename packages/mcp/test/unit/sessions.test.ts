@@ -7,7 +7,7 @@
  */
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
-import { SessionTable } from '../../src/sessions.js';
+import { SessionTable } from '../../src/serve/sessions.js';
 
 const RECENT = 60_000;
 

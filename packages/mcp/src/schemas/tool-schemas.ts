@@ -8,7 +8,7 @@
  */
 import { readFile } from 'node:fs/promises';
 import { createRequire } from 'node:module';
-import { WAIT_TIMEOUT } from './limits.js';
+import { WAIT_TIMEOUT } from '../state/limits.js';
 import { MAX_APPROVAL_LENGTH, MAX_PAGE } from './schemas.js';
 
 /** A JSON Schema of an object, as a tool's input or output. */

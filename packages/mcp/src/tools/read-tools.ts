@@ -9,8 +9,8 @@ import {
   type MessagingClient,
   NotFoundError,
 } from 'tenant-messaging';
-import { WAIT_TIMEOUT } from './limits.js';
-import { failure, success, type ToolResult } from './results.js';
+import { failure, success, type ToolResult } from '../answers/results.js';
+import { WAIT_TIMEOUT } from '../state/limits.js';
 
 /** What a read tool is handed: the client, and the signal the client's cancellation aborts. */
 export interface ReadContext {

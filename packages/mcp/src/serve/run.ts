@@ -8,12 +8,12 @@
  */
 import { StdioServerTransport } from '@modelcontextprotocol/sdk/server/stdio.js';
 import type { MessagingClient } from 'tenant-messaging';
-import { STOP_GRACE_MS } from './drain.js';
+import type { Log, ServerLog } from '../shell/log.js';
+import type { McpSettings } from '../shell/options.js';
+import { STOP_GRACE_MS } from '../state/drain.js';
+import { createToolbox, type Toolbox } from '../tools/toolbox.js';
 import { serveHttp } from './http.js';
-import type { Log, ServerLog } from './log.js';
-import type { McpSettings } from './options.js';
 import { createMcpServer } from './server.js';
-import { createToolbox, type Toolbox } from './toolbox.js';
 
 /**
  * Serves until stdin ends or `signal` aborts. `client` logs through `serverLog.logger` already;

@@ -5,18 +5,18 @@
  */
 import { type MessagingClient, ValidationError } from 'tenant-messaging';
 import { QUOTE_MAX, quoteInput, redactDeep } from 'tenant-messaging-bin-kit';
-import { Approvals } from './approvals.js';
-import { Drain } from './drain.js';
-import { SendBudget } from './limits.js';
-import type { Log } from './log.js';
+import { type RecipientList, recipientList } from '../access/recipients.js';
+import { shortenEchoes } from '../answers/quote.js';
+import { errorResult, failure, type ToolResult } from '../answers/results.js';
+import { issuesOf } from '../schemas/schemas.js';
+import { type JsonSchema, readApiDocument, toolSchemas } from '../schemas/tool-schemas.js';
+import type { Log } from '../shell/log.js';
+import { Approvals } from '../state/approvals.js';
+import { Drain } from '../state/drain.js';
+import { SendBudget } from '../state/limits.js';
+import { RateWatch } from '../state/timing.js';
 import type { SendDeps } from './prepare-send.js';
-import { shortenEchoes } from './quote.js';
-import { type RecipientList, recipientList } from './recipients.js';
-import { errorResult, failure, type ToolResult } from './results.js';
-import { issuesOf } from './schemas.js';
 import type { Confirm } from './send-message.js';
-import { RateWatch } from './timing.js';
-import { type JsonSchema, readApiDocument, toolSchemas } from './tool-schemas.js';
 import { TOOLS, type ToolDefinition, type ToolHints } from './tools.js';
 
 /** Options of {@link createToolbox}: what the command's flags set. */

@@ -4,10 +4,10 @@
  */
 import type { LogLevel } from 'tenant-messaging';
 import { ENV, quoteInput, secretsInEnv, UsageError } from 'tenant-messaging-bin-kit';
-import { isLoopback } from './auth.js';
+import { isLoopback } from '../access/auth.js';
+import { type RecipientList, recipientList } from '../access/recipients.js';
 import { type McpFlags, TOKEN_ENV } from './command.js';
 import { LOG_LEVELS } from './log.js';
-import { type RecipientList, recipientList } from './recipients.js';
 
 export { type McpFlags, TOKEN_ENV };
 

@@ -8,9 +8,9 @@ import { readFile } from 'node:fs/promises';
 import { MessagingClient } from 'tenant-messaging';
 import type { CredentialFlags } from 'tenant-messaging-bin-kit';
 import { credentialsFrom } from 'tenant-messaging-bin-kit';
-import type { McpFlags } from './command.js';
-import { serverLog } from './log.js';
-import { mcpSettings } from './options.js';
+import type { McpFlags } from '../shell/command.js';
+import { serverLog } from '../shell/log.js';
+import { mcpSettings } from '../shell/options.js';
 
 /**
  * Serves until stdin ends or `signal` aborts; throws a UsageError for bad flags or credentials.

@@ -10,13 +10,13 @@ import type { AddressInfo } from 'node:net';
 import { StreamableHTTPServerTransport } from '@modelcontextprotocol/sdk/server/streamableHttp.js';
 import { isInitializeRequest } from '@modelcontextprotocol/sdk/types.js';
 import { shortInput } from 'tenant-messaging-bin-kit';
-import { bearerCheck, fromLoopback } from './auth.js';
-import type { Log } from './log.js';
-import type { HttpAddress } from './options.js';
-import { TOKEN_ENV } from './options.js';
+import { bearerCheck, fromLoopback } from '../access/auth.js';
+import type { Log } from '../shell/log.js';
+import type { HttpAddress } from '../shell/options.js';
+import { TOKEN_ENV } from '../shell/options.js';
+import type { Toolbox } from '../tools/toolbox.js';
 import { createMcpServer } from './server.js';
 import { MAX_SESSIONS, type SessionEntry, SessionTable, type SessionTableOptions } from './sessions.js';
-import type { Toolbox } from './toolbox.js';
 
 /**
  * The endpoint's path, as MCP clients expect it.

@@ -11,9 +11,9 @@ import {
   ElicitResultSchema,
   ListToolsRequestSchema,
 } from '@modelcontextprotocol/sdk/types.js';
-import type { Confirmation } from './send-message.js';
-import type { Toolbox } from './toolbox.js';
-import { VERSION } from './version.js';
+import type { Confirmation } from '../tools/send-message.js';
+import type { Toolbox } from '../tools/toolbox.js';
+import { VERSION } from '../version.js';
 
 /** How long the person has to answer a confirmation before the send is left unsent. */
 const CONFIRM_TIMEOUT_MS = 10 * 60_000;

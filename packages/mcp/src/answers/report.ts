@@ -6,8 +6,8 @@
 import { ValidationError } from 'tenant-messaging';
 import type { CredentialFlags } from 'tenant-messaging-bin-kit';
 import { ENV, paint, UsageError } from 'tenant-messaging-bin-kit';
-import { HELP_HINT } from './command.js';
-import { EXIT } from './exit.js';
+import { HELP_HINT } from '../shell/command.js';
+import { EXIT } from '../shell/exit.js';
 import { explain } from './hints.js';
 import { issuesText } from './results.js';
 

@@ -13,10 +13,10 @@ import {
   type SendTextParams,
   ValidationError,
 } from 'tenant-messaging';
-import type { Approval } from './approvals.js';
+import { errorResult, failure, success, type ToolResult } from '../answers/results.js';
+import type { Approval } from '../state/approvals.js';
 import { capReached, messageLines, type SendDeps } from './prepare-send.js';
 import { logLine } from './read-tools.js';
-import { errorResult, failure, success, type ToolResult } from './results.js';
 
 /** A person's answer to "send this message?": as MCP elicitation names them. */
 export type Confirmation = 'accept' | 'decline' | 'cancel';

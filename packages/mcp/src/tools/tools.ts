@@ -4,6 +4,8 @@
  * listed; `prepare_send` and `send_message` only with `--allow-send`.
  */
 import type * as z from 'zod/mini';
+import type { ToolResult } from '../answers/results.js';
+import { INPUTS } from '../schemas/schemas.js';
 import { prepareSend, type SendDeps } from './prepare-send.js';
 import {
   getMessage,
@@ -14,8 +16,6 @@ import {
   type ReadContext,
   waitForDelivery,
 } from './read-tools.js';
-import type { ToolResult } from './results.js';
-import { INPUTS } from './schemas.js';
 import { type Confirm, sendMessage } from './send-message.js';
 
 /** What a handler is handed: the client and signal of the call, the send state, and the person's confirmation. */

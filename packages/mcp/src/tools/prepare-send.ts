@@ -12,12 +12,12 @@ import {
   validateSendParams,
 } from 'tenant-messaging';
 import { redactSecrets } from 'tenant-messaging-bin-kit';
-import { type Approvals, TooManyApprovalsError } from './approvals.js';
-import type { SendBudget } from './limits.js';
-import { quoted, shownPhone } from './quote.js';
-import type { RecipientList } from './recipients.js';
-import { Refusal, success, type ToolResult } from './results.js';
-import { type RateWatch, sendTiming } from './timing.js';
+import type { RecipientList } from '../access/recipients.js';
+import { quoted, shownPhone } from '../answers/quote.js';
+import { Refusal, success, type ToolResult } from '../answers/results.js';
+import { type Approvals, TooManyApprovalsError } from '../state/approvals.js';
+import type { SendBudget } from '../state/limits.js';
+import { type RateWatch, sendTiming } from '../state/timing.js';
 
 /** What the send tools work with: one of each per server process. */
 export interface SendDeps {

@@ -7,7 +7,7 @@
 import type { Issue } from 'tenant-messaging';
 import * as z from 'zod/mini';
 import en from 'zod/v4/locales/en.js';
-import { WAIT_TIMEOUT } from './limits.js';
+import { WAIT_TIMEOUT } from '../state/limits.js';
 
 // zod/mini ships no messages ("Invalid input" for everything): the English ones, as the SDK's
 // own zod says them, so a refused argument says what was expected.
