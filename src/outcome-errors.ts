@@ -1,4 +1,4 @@
-import { causeSentence } from './internal/cause-sentence.js';
+import { causeSentence } from './cause-sentence.js';
 import { MessagingError } from './messaging-error.js';
 import type { MessageLog } from './types/message-log.js';
 import type { SentParams } from './types/send.js';

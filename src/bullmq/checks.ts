@@ -1,6 +1,6 @@
-import { type Issue, ValidationError } from '../errors.js';
-import { checkKnownKeys, type KnownKeys, MAX_TIMER_MS } from '../internal/checks.js';
-import { describeValue } from '../internal/describe-value.js';
+import { type Issue, ValidationError } from '../index.js';
+import { checkKnownKeys, describeValue, type KnownKeys, MAX_TIMER_MS } from '../seam/option-checks.js';
+import { checkConnection } from './store/connection-check.js';
 import type { ReplicaWait } from './store/types.js';
 import type {
   EnqueueOptions,
@@ -9,7 +9,7 @@ import type {
   UpdatesOptions,
   WaitForReplicasOptions,
 } from './types.js';
-import type { MessagingWorkerOptions, TrackDeliveryOptions, WorkerRateLimit } from './worker/worker-types.js';
+import type { MessagingWorkerOptions, TrackDeliveryOptions, WorkerRateLimit } from './worker-types.js';
 
 const DAY = 86_400;
 
@@ -231,33 +231,6 @@ export function checkRetention(
   return { ...RETENTION_DEFAULTS, ...retention };
 }
 
-/**
- * Checks a connection: Redis (ioredis options or instance) or PostgreSQL (`{ postgres }` with a
- * connection string, a pool config or a `pg.Pool`).
- */
-export function checkConnection(connection: unknown, what: string): void {
-  const postgres = (connection as { postgres?: unknown } | null)?.postgres;
-  const isObject = (value: unknown) => typeof value === 'object' && value !== null;
-  const fine =
-    isObject(connection) &&
-    (!('postgres' in (connection as object)) ||
-      isObject(postgres) ||
-      (typeof postgres === 'string' && postgres !== ''));
-  if (!fine) {
-    throw new ValidationError(
-      what,
-      [
-        {
-          path: 'postgres' in Object(connection) ? 'connection.postgres' : 'connection',
-          message:
-            "must be ioredis options such as { host: '127.0.0.1', port: 6379 } or an ioredis instance (Redis), or { postgres: 'postgres://…' | pool config | pg.Pool } (PostgreSQL)",
-        },
-      ],
-      { code: 'validation.options' },
-    );
-  }
-}
-
 /** Checks the producer's options; answers `waitForReplicas` with its defaults, when given. */
 export function checkQueueOptions(options: MessagingQueueOptions): Required<WaitForReplicasOptions> | undefined {
   if (typeof options !== 'object' || options === null) {
@@ -298,3 +271,5 @@ function checkWaitForReplicas(wait: WaitForReplicasOptions | undefined): Require
     timeout: wait.timeout ?? WAIT_FOR_REPLICAS_DEFAULTS.timeout,
   };
 }
+
+export { checkConnection };

@@ -1,4 +1,4 @@
-import { MessagingError } from '../errors.js';
+import { MessagingError } from '../index.js';
 
 /**
  * Why the datastore was refused or failed:

@@ -19,7 +19,7 @@ import { loadBullmq } from './load.js';
 // not later inside a constructor.
 loadBullmq();
 
-export type { WebhookEndpoint } from '../webhooks/endpoints.js';
+export type { WebhookEndpoint } from '../webhooks/index.js';
 export { RETENTION_DEFAULTS, WAIT_FOR_REPLICAS_DEFAULTS } from './checks.js';
 export { DatastoreError, type DatastoreFault } from './errors.js';
 export {
@@ -50,4 +50,4 @@ export type {
 export { WebhookRelay } from './webhooks/relay.js';
 export type { DisabledEndpoint, WebhookRelayOptions } from './webhooks/types.js';
 export { MessagingWorker, TRACK_DEFAULTS } from './worker/worker.js';
-export type { MessagingWorkerOptions, TrackDeliveryOptions, WorkerRateLimit } from './worker/worker-types.js';
+export type { MessagingWorkerOptions, TrackDeliveryOptions, WorkerRateLimit } from './worker-types.js';

@@ -1,6 +1,6 @@
 import type * as BullMQ from 'bullmq';
-import { MissingPeerError } from '../errors.js';
-import { requirePeer } from '../internal/peer-require.js';
+import { MissingPeerError } from '../index.js';
+import { requirePeer } from '../seam/peers.js';
 
 /** The `bullmq` module. */
 export type BullMQModule = typeof BullMQ;

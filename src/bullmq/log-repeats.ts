@@ -5,7 +5,7 @@
  * is the error's first line with its numbers blurred (ports, ids and durations vary).
  */
 
-import type { Logger } from '../types/logger.js';
+import type { Logger } from '../index.js';
 
 const WINDOW_MS = 10_000;
 

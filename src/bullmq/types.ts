@@ -3,8 +3,7 @@
  * implementation module.
  */
 import type { ConnectionOptions, PostgresConnectionOptions } from 'bullmq';
-import type { Logger } from '../types/logger.js';
-import type { MessageLog } from '../types/message-log.js';
+import type { Logger, MessageLog } from '../index.js';
 
 /**
  * Where the queue lives: Redis (ioredis options such as `{ host, port }`, or an ioredis instance,
@@ -202,7 +201,7 @@ export interface EnqueueOptions {
 
 /** One item of `queue.sendMany()`: the send parameters, and optionally an id, a `sendAt` and quiet hours. */
 export interface EnqueueItem extends EnqueueOptions {
-  params: import('../types/send.js').SendMessageParams;
+  params: import('../index.js').SendMessageParams;
 }
 
 /**

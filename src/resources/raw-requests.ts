@@ -1,8 +1,8 @@
+import { causeSentence } from '../cause-sentence.js';
 import { rejectedCall } from '../core/call/api-promise.js';
 import { mayHaveBeenProcessed } from '../core/call/classify.js';
 import type { ApiResult } from '../core/call/response.js';
 import { issuesFromZod, OutcomeUnknownError, ResponseValidationError } from '../errors.js';
-import { causeSentence } from '../internal/cause-sentence.js';
 import { type CheckedRawRequest, checkRawRequest } from '../internal/raw-request.js';
 import type { JsonValue } from '../types/json.js';
 import type { RequestOptions } from '../types/options.js';

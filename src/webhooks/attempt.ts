@@ -1,4 +1,4 @@
-import { causeSentence } from '../internal/cause-sentence.js';
+import { causeSentence } from '../cause-sentence.js';
 import type { WebhookEndpoint } from './endpoints.js';
 import { scrubbedText } from './shown-url.js';
 import { signWebhook } from './sign.js';

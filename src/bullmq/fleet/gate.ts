@@ -1,4 +1,4 @@
-import { sleep } from '../../internal/sleep.js';
+import { sleep } from '../../seam/timing.js';
 import type { PlaceStore } from '../store/types.js';
 
 /**

@@ -1,9 +1,7 @@
-import { senderLane } from '../../core/rate/lanes.js';
-import { loadPhoneTools } from '../../internal/phone.js';
-import { senderKey } from '../../internal/sender-key.js';
+import { senderKey, senderLane } from '../../seam/admission.js';
+import { loadPhoneTools } from '../../seam/phones.js';
 import { requirePhonePeer } from '../schedule/phone-peer.js';
-import type { StoredParams } from '../send/params.js';
-import type { PlaceStore } from '../store/types.js';
+import type { PlaceStore, StoredParams } from '../store/types.js';
 
 /** Sweep the ended places of unused lanes at most this often (ms). */
 const SWEEP_EVERY_MS = 60_000;

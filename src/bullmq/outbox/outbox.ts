@@ -1,7 +1,7 @@
 import { randomUUID } from 'node:crypto';
-import { type Issue, ValidationError } from '../../errors.js';
-import type { KnownKeys } from '../../internal/checks.js';
-import type { SendMessageParams } from '../../types/send.js';
+import type { SendMessageParams } from '../../index.js';
+import { type Issue, ValidationError } from '../../index.js';
+import type { KnownKeys } from '../../seam/option-checks.js';
 import { checkJobId, checkOptionKeys, wholeIssue } from '../checks.js';
 import type { StoredSendAdder } from '../queue/enqueue.js';
 import { type MessagingQueue, storedSendAdder } from '../queue/queue.js';

@@ -1,5 +1,5 @@
-import { sleep } from '../../internal/sleep.js';
-import type { Logger } from '../../types/logger.js';
+import type { Logger } from '../../index.js';
+import { sleep } from '../../seam/timing.js';
 import type { StoredSendAdder } from '../queue/enqueue.js';
 import type { StoredParams } from '../send/params.js';
 import type { OutboxTable } from './sql.js';

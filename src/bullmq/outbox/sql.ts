@@ -1,4 +1,4 @@
-import { ValidationError } from '../../errors.js';
+import { ValidationError } from '../../index.js';
 
 /** The outbox table's statements, with its name quoted once. */
 export interface OutboxTable {

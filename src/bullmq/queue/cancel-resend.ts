@@ -1,5 +1,5 @@
 import type { Queue } from 'bullmq';
-import { ValidationError } from '../../errors.js';
+import { ValidationError } from '../../index.js';
 import { checkJobId } from '../checks.js';
 import type { SendJobData, SendJobResult } from '../send/job-data.js';
 import { next } from '../send/states.js';

@@ -1,6 +1,6 @@
 import type { JobsOptions, Queue } from 'bullmq';
-import { ValidationError } from '../../errors.js';
-import type { SendMessageParams } from '../../types/send.js';
+import type { SendMessageParams } from '../../index.js';
+import { ValidationError } from '../../index.js';
 import { checkJobId, checkOptionKeys, OPTION_KEYS } from '../checks.js';
 import { checkTiming, type Plan, planSend } from '../schedule/plan.js';
 import { SEND_JOB, type SendJobData, type SendJobResult } from '../send/job-data.js';

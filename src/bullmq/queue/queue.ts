@@ -1,5 +1,5 @@
 import type { Queue } from 'bullmq';
-import type { SendMessageParams } from '../../types/send.js';
+import type { SendMessageParams } from '../../index.js';
 import { checkOptionKeys, checkQueueOptions, checkRetention, OPTION_KEYS } from '../checks.js';
 import { loadBullmq } from '../load.js';
 import { logRepeats } from '../log-repeats.js';

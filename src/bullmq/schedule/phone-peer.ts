@@ -6,8 +6,8 @@
  * first use (internal/phone.ts).
  */
 
-import { resolvePeer } from '../../internal/peer-require.js';
-import { PHONE_MODULE, phonePeerMissing } from '../../internal/phone.js';
+import { resolvePeer } from '../../seam/peers.js';
+import { PHONE_MODULE, phonePeerMissing } from '../../seam/phones.js';
 
 let installed = false;
 

@@ -1,5 +1,5 @@
-import { type Issue, ValidationError } from '../../errors.js';
-import type { StoredParams } from '../send/params.js';
+import { type Issue, ValidationError } from '../../index.js';
+import type { StoredParams } from '../store/types.js';
 import type { EnqueueOptions, QuietHoursOptions } from '../types.js';
 import { requirePhonePeer } from './phone-peer.js';
 import { checkQuietHours, quietUntil, quietWindow } from './quiet-hours.js';

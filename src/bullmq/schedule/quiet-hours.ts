@@ -3,10 +3,8 @@
  * earliest instant at which it no longer does in every zone concerned. Pure arithmetic on offsets
  * read through Intl, so it is exact across daylight-saving changes and cheap enough per message.
  */
-import type { Issue } from '../../errors.js';
-import { checkKnownKeys, type KnownKeys } from '../../internal/checks.js';
-import { describeValue } from '../../internal/describe-value.js';
-import { isPlainObject } from '../../internal/is-plain-object.js';
+import type { Issue } from '../../index.js';
+import { checkKnownKeys, describeValue, isPlainObject, type KnownKeys } from '../../seam/option-checks.js';
 import type { QuietHours, QuietWindow } from './types.js';
 import { isTimeZone, modulo, offsetAt, offsetChange } from './zone-offset.js';
 

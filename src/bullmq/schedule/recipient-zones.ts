@@ -2,8 +2,8 @@
  * The time zones of a recipient, told from the country of their phone number: what
  * `quietHours: { timeZone: 'recipient' }` reads the window in.
  */
-import { ValidationError } from '../../errors.js';
-import { loadPhoneTools } from '../../internal/phone.js';
+import { ValidationError } from '../../index.js';
+import { loadPhoneTools } from '../../seam/phones.js';
 import { clockOf } from './quiet-hours.js';
 import type { QuietWindow } from './types.js';
 import { isTimeZone } from './zone-offset.js';

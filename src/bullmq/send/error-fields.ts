@@ -1,5 +1,4 @@
-import { APIError } from '../../api-error.js';
-import { APIConnectionError } from '../../errors.js';
+import { APIConnectionError, APIError } from '../../index.js';
 import type { UpdateError } from '../types.js';
 
 /** Failures worth another poll later. */

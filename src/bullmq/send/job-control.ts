@@ -1,6 +1,5 @@
 import type { DelayedError as DelayedErrorType } from 'bullmq';
-import type { RateLimitError } from '../../api-error.js';
-import type { MessageLog } from '../../types/message-log.js';
+import type { MessageLog, RateLimitError } from '../../index.js';
 import type { Unpublished } from '../store/update-log.js';
 import type { UpdateError } from '../types.js';
 import type { SendJobData, SendJobResult } from './job-data.js';

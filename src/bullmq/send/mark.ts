@@ -1,4 +1,4 @@
-import type { Logger } from '../../types/logger.js';
+import type { Logger } from '../../index.js';
 import { logRepeats } from '../log-repeats.js';
 import type { Replication, ReplicaWait } from '../store/types.js';
 

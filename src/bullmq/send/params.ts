@@ -1,19 +1,13 @@
-import { issuesFromZod, ValidationError } from '../../errors.js';
-import { readFields } from '../../internal/input.js';
-import { loadSchemas } from '../../schemas/load.js';
-import { type MediaInput, PathMedia } from '../../types/media.js';
-import type { SendMessageParams, SentParams } from '../../types/send.js';
+import type { SendMessageParams, SentParams } from '../../index.js';
+import { type MediaInput, PathMedia, ValidationError } from '../../index.js';
+import { issuesFromZod, readFields } from '../../seam/option-checks.js';
+import { loadSchemas } from '../../seam/schemas.js';
+import type { StoredMedia, StoredParams } from '../store/types.js';
 
 /** The largest media file stored in a job: Redis holds it (base64) until the send ends. */
 export const MAX_STORED_MEDIA_BYTES = 1024 * 1024;
 
-/** Media as a job stores it: a path that workers re-open, or the bytes in base64. */
-export type StoredMedia =
-  | { readonly path: string; readonly filename: string; readonly contentType: string }
-  | { readonly base64: string; readonly filename: string; readonly contentType: string };
-
-/** Send parameters as a job stores them: plain JSON. */
-export type StoredParams = Omit<SentParams, 'media'> & { readonly media?: StoredMedia };
+export type { StoredMedia, StoredParams } from '../store/types.js';
 
 const WHAT = 'Invalid send parameters';
 

@@ -1,6 +1,5 @@
 import type { Job, Queue } from 'bullmq';
-import type { MessagingClient } from '../../client.js';
-import type { Logger } from '../../types/logger.js';
+import type { Logger, MessagingClient } from '../../index.js';
 import type { FleetGate } from '../fleet/gate.js';
 import type { FleetLanes } from '../fleet/lanes.js';
 import type { BullMQModule } from '../load.js';

@@ -1,5 +1,5 @@
-import { RateLimitError } from '../../api-error.js';
-import type { MessageLog } from '../../types/message-log.js';
+import type { MessageLog } from '../../index.js';
+import { RateLimitError } from '../../index.js';
 import type { JobControl } from './job-control.js';
 import type { SendJobResult } from './job-data.js';
 import type { ProcessDeps, SendJob, Step } from './process-deps.js';

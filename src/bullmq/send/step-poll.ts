@@ -1,5 +1,5 @@
-import { NotFoundError, RateLimitError } from '../../api-error.js';
-import { nextPollDelay } from '../../core/polling/poll.js';
+import { NotFoundError, RateLimitError } from '../../index.js';
+import { nextPollDelay } from '../../seam/timing.js';
 import { transient } from './error-fields.js';
 import type { JobControl } from './job-control.js';
 import type { SendJobResult } from './job-data.js';

@@ -1,4 +1,4 @@
-import { RateLimitError } from '../../api-error.js';
+import { RateLimitError } from '../../index.js';
 import { errorFields } from './error-fields.js';
 import type { JobControl } from './job-control.js';
 import type { SendJobData, SendJobResult } from './job-data.js';

@@ -1,6 +1,5 @@
-import { APIError, RateLimitError } from '../../api-error.js';
-import { APIConnectionError, SendOutcomeUnknownError, ValidationError } from '../../errors.js';
-import type { MessageLog } from '../../types/message-log.js';
+import type { MessageLog } from '../../index.js';
+import { APIConnectionError, APIError, RateLimitError, SendOutcomeUnknownError, ValidationError } from '../../index.js';
 import { quietUntil } from '../schedule/quiet-hours.js';
 import { errorFields } from './error-fields.js';
 import { type JobControl, LockLost } from './job-control.js';

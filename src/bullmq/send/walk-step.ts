@@ -1,6 +1,5 @@
-import type { MessagingClient } from '../../client.js';
-import { needsSenderId, withSenderId } from '../../core/bulk/reconcile-walk.js';
-import type { SentParams } from '../../types/send.js';
+import type { MessagingClient, SentParams } from '../../index.js';
+import { needsSenderId, withSenderId } from '../../seam/reconcile-walk.js';
 import { type WalkProgress, type WalkResult, walkPage } from './walk.js';
 
 /**

@@ -1,3 +1,4 @@
+import type { SentParams } from '../../index.js';
 import {
   startWalk as startCoreWalk,
   stepWalk,
@@ -5,8 +6,7 @@ import {
   type WalkOutcome,
   type WalkPage,
   type WalkState,
-} from '../../core/bulk/reconcile-walk.js';
-import type { SentParams } from '../../types/send.js';
+} from '../../seam/reconcile-walk.js';
 
 /**
  * The fleet's reconcile walk: the core's walk (core/bulk/reconcile-walk.ts, shared with

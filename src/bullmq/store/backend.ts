@@ -10,8 +10,8 @@ import type {
   Worker,
   WorkerOptions,
 } from 'bullmq';
-import { MessagingError, MissingPeerError } from '../../errors.js';
-import { requirePeer } from '../../internal/peer-require.js';
+import { MessagingError, MissingPeerError } from '../../index.js';
+import { requirePeer } from '../../seam/peers.js';
 import { DatastoreError } from '../errors.js';
 import type { BullMQModule } from '../load.js';
 import type { PostgresQueueConnection, QueueConnection } from '../types.js';

@@ -1,9 +1,9 @@
-import { ValidationError } from '../../errors.js';
-import { requirePeer } from '../../internal/peer-require.js';
-import { checkConnection } from '../checks.js';
+import { ValidationError } from '../../index.js';
+import { requirePeer } from '../../seam/peers.js';
 import { loadBullmq } from '../load.js';
 import type { QueueConnection } from '../types.js';
 import { backendOf, isPostgres } from './backend.js';
+import { checkConnection } from './connection-check.js';
 import { MIGRATION_SQL, migrateSchema, type PgPoolLike } from './postgres/schema.js';
 
 export { MIGRATION_SQL };

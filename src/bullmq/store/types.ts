@@ -1,7 +1,18 @@
-import type { Logger } from '../../types/logger.js';
+import type { Logger, SentParams } from '../../index.js';
 import type { Backend } from './backend.js';
 import type { DatastoreGuard } from './guard.js';
 import type { UpdateLog } from './update-log.js';
+
+/** Media as a job stores it: a path that workers re-open, or the bytes in base64. */
+export type StoredMedia =
+  | { readonly path: string; readonly filename: string; readonly contentType: string }
+  | { readonly base64: string; readonly filename: string; readonly contentType: string };
+
+/**
+ * Send parameters as a job stores them: plain JSON. Here, with what the datastore holds, so that
+ * every layer above the store reads them without importing the send's code.
+ */
+export type StoredParams = Omit<SentParams, 'media'> & { readonly media?: StoredMedia };
 
 /**
  * Where the fleet gate keeps its places (fleet/gate.ts): one member per admitted request, each

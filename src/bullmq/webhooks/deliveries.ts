@@ -1,8 +1,7 @@
 import type { Job, MinimalJob } from 'bullmq';
-import { sleep } from '../../internal/sleep.js';
-import { attempt, isDelivered, isGone, retryDelay } from '../../webhooks/attempt.js';
-import type { WebhookEndpoint } from '../../webhooks/endpoints.js';
-import { scrubbedText, shownUrl } from '../../webhooks/shown-url.js';
+import { sleep } from '../../seam/timing.js';
+import { attempt, isDelivered, isGone, retryDelay, scrubbedText, shownUrl } from '../../seam/webhook-delivery.js';
+import type { WebhookEndpoint } from '../../webhooks/index.js';
 import { RETENTION_DEFAULTS } from '../checks.js';
 import type { BullMQModule } from '../load.js';
 import { logRepeats } from '../log-repeats.js';

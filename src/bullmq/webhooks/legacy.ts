@@ -1,6 +1,6 @@
 import type { Queue } from 'bullmq';
-import { sleep } from '../../internal/sleep.js';
-import type { Logger } from '../../types/logger.js';
+import type { Logger } from '../../index.js';
+import { sleep } from '../../seam/timing.js';
 import type { BullMQModule } from '../load.js';
 import { type Backend, makeQueue } from '../store/backend.js';
 import { poolOf } from '../store/postgres/schema.js';

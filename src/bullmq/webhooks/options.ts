@@ -1,8 +1,7 @@
-import { type Issue, ValidationError } from '../../errors.js';
-import { checkKnownKeys, type KnownKeys, MAX_TIMER_MS } from '../../internal/checks.js';
-import { describeValue } from '../../internal/describe-value.js';
-import { readFields } from '../../internal/input.js';
-import { checkDeliverySettings, type WebhookEndpoint } from '../../webhooks/endpoints.js';
+import { type Issue, ValidationError } from '../../index.js';
+import { checkKnownKeys, describeValue, type KnownKeys, MAX_TIMER_MS, readFields } from '../../seam/option-checks.js';
+import { checkDeliverySettings } from '../../seam/webhook-delivery.js';
+import type { WebhookEndpoint } from '../../webhooks/index.js';
 import { checkConnection, checkName, checkPrefix } from '../checks.js';
 import type { WebhookRelayOptions } from './types.js';
 

@@ -1,10 +1,8 @@
 import { createHash } from 'node:crypto';
 import type { Queue } from 'bullmq';
-import { ValidationError } from '../../errors.js';
-import { sleep } from '../../internal/sleep.js';
-import { subscribes } from '../../webhooks/endpoints.js';
-import { fleetEvent } from '../../webhooks/events-of.js';
-import { scrubbedText } from '../../webhooks/shown-url.js';
+import { ValidationError } from '../../index.js';
+import { sleep } from '../../seam/timing.js';
+import { fleetEvent, scrubbedText, subscribes } from '../../seam/webhook-delivery.js';
 import { loadBullmq } from '../load.js';
 import { logRepeats } from '../log-repeats.js';
 import { backendOf, makeQueue } from '../store/backend.js';

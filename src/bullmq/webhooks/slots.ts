@@ -1,4 +1,4 @@
-import { Fifo, type FifoNode } from '../../internal/fifo.js';
+import { Fifo, type FifoNode } from '../../seam/timing.js';
 
 /**
  * The per-endpoint share of a relay process's delivery slots: at most `cap` attempts in flight at

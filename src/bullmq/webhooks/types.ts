@@ -1,8 +1,8 @@
 /**
  * The public types of `WebhookRelay`. Like every file of types, this imports no implementation module.
  */
-import type { Logger } from '../../types/logger.js';
-import type { WebhookEndpoint } from '../../webhooks/endpoints.js';
+import type { Logger } from '../../index.js';
+import type { WebhookEndpoint } from '../../webhooks/index.js';
 import type { QueueConnection } from '../types.js';
 
 /**

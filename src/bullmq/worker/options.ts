@@ -1,5 +1,5 @@
-import type { MessagingClient } from '../../client.js';
-import { ValidationError } from '../../errors.js';
+import type { MessagingClient } from '../../index.js';
+import { ValidationError } from '../../index.js';
 import {
   checkConnection,
   checkName,
@@ -11,7 +11,7 @@ import {
   retentionIssues,
   wholeIssue,
 } from '../checks.js';
-import type { MessagingWorkerOptions, TrackDeliveryOptions } from './worker-types.js';
+import type { MessagingWorkerOptions, TrackDeliveryOptions } from '../worker-types.js';
 
 /** The message of every `ValidationError` of `new MessagingWorker()`. */
 export const WORKER_OPTIONS = 'Invalid MessagingWorker options';

@@ -1,6 +1,6 @@
 import type { Queue, Worker } from 'bullmq';
-import { sleep } from '../../internal/sleep.js';
-import type { Logger } from '../../types/logger.js';
+import type { Logger } from '../../index.js';
+import { sleep } from '../../seam/timing.js';
 import { checkRetention } from '../checks.js';
 import { DatastoreError } from '../errors.js';
 import { createFleetGate, openGate } from '../fleet/gate.js';
@@ -17,8 +17,8 @@ import type { DatastoreGuard } from '../store/guard.js';
 import { storeOf } from '../store/store.js';
 import type { Replication } from '../store/types.js';
 import type { UpdateLog } from '../store/update-log.js';
+import type { MessagingWorkerOptions } from '../worker-types.js';
 import { checkWorkerOptions, WORKER_OPTIONS } from './options.js';
-import type { MessagingWorkerOptions } from './worker-types.js';
 
 /** `clockSkewMs`'s default: the same margin as `messages.reconcile`'s. */
 export const CLOCK_SKEW_DEFAULT = 60_000;

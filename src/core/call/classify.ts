@@ -1,4 +1,5 @@
 import { APIError } from '../../api-error.js';
+import { causeSentence } from '../../cause-sentence.js';
 import {
   APIConnectionError,
   APITimeoutError,
@@ -6,7 +7,6 @@ import {
   ResponseValidationError,
   ValidationError,
 } from '../../errors.js';
-import { causeSentence } from '../../internal/cause-sentence.js';
 import { describeValue } from '../../internal/describe-value.js';
 import {
   connectionCode,

@@ -1,4 +1,4 @@
-import { MessagingError } from '../../../errors.js';
+import { MessagingError } from '../../../index.js';
 import SCHEMA from './schema.sql';
 
 /** What the SDK needs of node-postgres: a pool (BullMQ's, so the queue's schema). */

@@ -1,4 +1,4 @@
-import { sleep } from '../../../internal/sleep.js';
+import { sleep } from '../../../seam/timing.js';
 import type { MessagingUpdate } from '../../types.js';
 import { EVENTS_KEPT, parsed, stamped, type UpdateLog } from '../update-log.js';
 import type { PgPoolLike, SchemaReady } from './schema.js';

@@ -1,6 +1,6 @@
 import { randomUUID } from 'node:crypto';
 import type { RedisClient } from 'bullmq';
-import type { Logger } from '../../../types/logger.js';
+import type { Logger } from '../../../index.js';
 import { DatastoreError } from '../../errors.js';
 import { CHECK_MS, type DatastoreGuard } from '../guard.js';
 import MARK from './mark.lua';

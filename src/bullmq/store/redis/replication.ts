@@ -1,5 +1,5 @@
 import type { RedisClient } from 'bullmq';
-import type { Logger } from '../../../types/logger.js';
+import type { Logger } from '../../../index.js';
 import type { Replication, ReplicaWait } from '../types.js';
 import { clusterPrimary } from './cluster-primary.js';
 import { type Link, ownLink, redisConfirmer } from './confirm.js';

@@ -1,5 +1,5 @@
 import type { RedisClient } from 'bullmq';
-import type { Logger } from '../../../types/logger.js';
+import type { Logger } from '../../../index.js';
 import { DatastoreError, NAMED_IDS, namedIds } from '../../errors.js';
 import { CHECK_MS } from '../guard.js';
 import type { ReplicationReader } from './replication-info.js';

@@ -2,10 +2,8 @@
  * The public types of `new MessagingWorker()`. Like every file of types, this imports no
  * implementation module.
  */
-import type { MessagingClient } from '../../client.js';
-import type { Logger } from '../../types/logger.js';
-import type { PerRecipientLimit, PerSenderLimit } from '../../types/options.js';
-import type { QueueConnection, RetentionOptions } from '../types.js';
+import type { Logger, MessagingClient, PerRecipientLimit, PerSenderLimit } from '../index.js';
+import type { QueueConnection, RetentionOptions } from './types.js';
 
 /**
  * The tenant's rate limit, for the whole fleet: no sliding second at the service holds more
