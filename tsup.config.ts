@@ -86,12 +86,12 @@ export default defineConfig([
     removeNodeProtocol: false,
     // `import.meta` is a syntax error in CommonJS. Not tsup's `shims`: they would load a shim (and
     // node:url) into a chunk the main entry shares, and the main entry also runs in browsers.
-    // src/internal/peer-require.ts reads `import.meta.url` only in the ES module build.
+    // src/internal/runtime/peer-require.ts reads `import.meta.url` only in the ES module build.
     esbuildOptions(options, { format }) {
       // Maps of lines, not copies of the sources: a stack trace still names src/*.ts and its line
       // (node --enable-source-maps), and the package is not shipped twice (2.5 MB of the 3 MB).
       options.sourcesContent = false;
-      // TENANT_MESSAGING_CJS: which build a module is in (src/internal/peer-require.ts), never guessed from the host's globals.
+      // TENANT_MESSAGING_CJS: which build a module is in (src/internal/runtime/peer-require.ts), never guessed from the host's globals.
       options.define = { ...options.define, TENANT_MESSAGING_CJS: String(format === 'cjs') };
       if (format === 'cjs') options.define = { ...options.define, 'import.meta.url': 'undefined' };
     },

@@ -1,7 +1,7 @@
 import type { Scope } from './endpoints.js';
 import type { ErrorCode } from './error-codes.js';
 import type { ResponseHeaders } from './errors.js';
-import { isPlainObject, ownValue } from './internal/is-plain-object.js';
+import { isPlainObject, ownValue } from './internal/values/is-plain-object.js';
 import { MessagingError } from './messaging-error.js';
 
 /** What an `APIError` knows besides its answer: the request, and what the endpoint table says of it. */

@@ -10,9 +10,9 @@ import { RateGate } from './core/rate/rate-gate.js';
 import { createDefaultTransport } from './core/transport/default-transport.js';
 import { FetchTransport } from './core/transport/fetch-transport.js';
 import type { Transport } from './core/transport/transport.js';
-import type { ClientConfig } from './internal/client-config.js';
-import { runtimeClock } from './internal/clock.js';
-import { loadPhoneTools } from './internal/phone.js';
+import type { ClientConfig } from './internal/options/client-config.js';
+import { loadPhoneTools } from './internal/phones/phone.js';
+import { runtimeClock } from './internal/waiting/clock.js';
 import type { ClientOptions } from './types/options.js';
 
 /** The stateful parts of a client: what its calls share, and what `withOptions` may hand on. */

@@ -1,8 +1,8 @@
 import { clientParts, derivedOptions, type OwnParts } from './client-parts.js';
 import { Executor } from './core/call/executor.js';
 import { openObject } from './core/call/parse.js';
-import { resolveClientConfig } from './internal/client-config.js';
-import { readFields } from './internal/input.js';
+import { resolveClientConfig } from './internal/options/client-config.js';
+import { readFields } from './internal/values/input.js';
 import { Contacts } from './resources/contacts.js';
 import { Deliveries } from './resources/deliveries.js';
 import { Messages } from './resources/messages.js';

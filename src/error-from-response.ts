@@ -17,9 +17,9 @@ import { type Answer, apiErrorMessage } from './api-error-message.js';
 import type { Scope } from './endpoints.js';
 import type { ErrorCode } from './error-codes.js';
 import type { ResponseHeaders } from './errors.js';
-import { ownValue } from './internal/is-plain-object.js';
-import { parseJson } from './internal/json.js';
-import { type EndpointAt, endpointAt } from './internal/route.js';
+import { parseJson } from './internal/requests/json.js';
+import { type EndpointAt, endpointAt } from './internal/requests/route.js';
+import { ownValue } from './internal/values/is-plain-object.js';
 
 const STATUS_TEXT: Record<number, string> = {
   400: 'Bad Request',

@@ -24,9 +24,9 @@
 // installed, its types are then `any`, which SandboxHandler turns into MswNotInstalled.
 import type * as Msw from 'msw';
 import { MissingPeerError } from './errors.js';
-import { requirePeer } from './internal/peer-require.js';
-import { dropped } from './sandbox/fault-responses.js';
-import type { Sandbox } from './sandbox/sandbox.js';
+import { requirePeer } from './internal/runtime/peer-require.js';
+import { dropped } from './sandbox/faults/fault-responses.js';
+import type { Sandbox } from './sandbox/hosts/sandbox.js';
 
 /**
  * What {@link SandboxHandler} is in a project without msw: a type no value has, so that a call of

@@ -1,4 +1,4 @@
-import { readFields } from './internal/input.js';
+import { readFields } from './internal/values/input.js';
 import { checkSendParams, SEND_PARAMS } from './resources/send-request.js';
 import { loadSchemas } from './schemas/load.js';
 import type { SendMessageParams } from './types/send.js';

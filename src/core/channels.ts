@@ -1,6 +1,6 @@
 import { channel, tracingChannel } from 'node:diagnostics_channel';
 import { APIError } from '../api-error.js';
-import type { Route } from '../internal/route.js';
+import type { Route } from '../internal/requests/route.js';
 import {
   CHANNEL_NAMES,
   type OutcomeUnknownMessage,

@@ -1,5 +1,5 @@
 import { issuesFromZod, ResponseValidationError, ValidationError } from '../errors.js';
-import { isPlainObject } from '../internal/is-plain-object.js';
+import { isPlainObject } from '../internal/values/is-plain-object.js';
 import type { ListQuery, PageLinks, PageMeta } from '../types/query.js';
 import type { APIPromise, WithResponse } from '../types/response.js';
 import type { Schema } from './call/parse.js';

@@ -19,9 +19,9 @@
 import { subscribe, tracingChannel, unsubscribe } from 'node:diagnostics_channel';
 import type { MeterProvider, TracerProvider } from '@opentelemetry/api';
 import { type Issue, ValidationError } from '../errors.js';
-import { checkKnownKeys, type KnownKeys } from '../internal/checks.js';
-import { describeValue } from '../internal/describe-value.js';
-import { readOptionalFields } from '../internal/input.js';
+import { checkKnownKeys, type KnownKeys } from '../internal/values/checks.js';
+import { describeValue } from '../internal/values/describe-value.js';
+import { readOptionalFields } from '../internal/values/input.js';
 import {
   CHANNEL_NAMES,
   type OutcomeUnknownMessage,

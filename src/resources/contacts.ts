@@ -1,6 +1,6 @@
 import { openObject } from '../core/call/parse.js';
 import { ValidationError } from '../errors.js';
-import { readFields } from '../internal/input.js';
+import { readFields } from '../internal/values/input.js';
 import type { JsonObject } from '../types/json.js';
 import type { RequestOptions } from '../types/options.js';
 import type { ContactLookupParams, ListQuery } from '../types/query.js';

@@ -1,9 +1,9 @@
 import { trackDeliveries } from '../core/bulk/track-deliveries.js';
 import { pollDelivery, type ReadLog } from '../core/polling/poll.js';
 import { PollScheduler } from '../core/polling/poll-scheduler.js';
-import type { Log } from '../internal/log.js';
-import { checkTrackOptions, type PollSettings, resolvePollSettings } from '../internal/poll-options.js';
-import { checkPathParams } from '../internal/route.js';
+import { checkTrackOptions, type PollSettings, resolvePollSettings } from '../internal/options/poll-options.js';
+import { checkPathParams } from '../internal/requests/route.js';
+import type { Log } from '../internal/runtime/log.js';
 import type { DeliveryUpdate, TrackDeliveriesOptions } from '../types/many.js';
 import type { MessageLog } from '../types/message-log.js';
 import type { WaitForDeliveryOptions } from '../types/polling.js';

@@ -3,7 +3,7 @@ import { rejectedCall } from '../core/call/api-promise.js';
 import { mayHaveBeenProcessed } from '../core/call/classify.js';
 import type { ApiResult } from '../core/call/response.js';
 import { issuesFromZod, OutcomeUnknownError, ResponseValidationError } from '../errors.js';
-import { type CheckedRawRequest, checkRawRequest } from '../internal/raw-request.js';
+import { type CheckedRawRequest, checkRawRequest } from '../internal/requests/raw-request.js';
 import type { JsonValue } from '../types/json.js';
 import type { RequestOptions } from '../types/options.js';
 import type { RawRequest, ResultSchema } from '../types/request.js';

@@ -1,7 +1,7 @@
 import type { LaneHooks, SendLanes } from '../core/call/executor.js';
 import type { LaneKeys, Lanes } from '../core/rate/lanes.js';
-import { loadedPhoneTools, loadPhoneTools, type PhoneTools } from '../internal/phone.js';
-import { senderKey } from '../internal/sender-key.js';
+import { loadedPhoneTools, loadPhoneTools, type PhoneTools } from '../internal/phones/phone.js';
+import { senderKey } from '../internal/phones/sender-key.js';
 import type { SendMessageParams } from '../types/send.js';
 
 /**

@@ -12,9 +12,17 @@
  * @packageDocumentation
  */
 
-export type { ActiveFault, FaultKind, FaultRoute, FaultRule } from './faults.js';
-export { FaultController, MEDIA_ROUTE } from './faults.js';
-export type { LaneLimits } from './lane-limits.js';
+export type { ActiveFault, FaultKind, FaultRoute, FaultRule } from './faults/faults.js';
+export { FaultController, MEDIA_ROUTE } from './faults/faults.js';
+export { createSandbox, type Sandbox, type SandboxTenant } from './hosts/sandbox.js';
+export {
+  type RunningSandbox,
+  type SandboxCloseOptions,
+  type StartSandboxOptions,
+  startSandbox,
+} from './hosts/server.js';
+export type { LaneLimits } from './limits/lane-limits.js';
+export type { RateLimit } from './limits/rate-limit.js';
 export {
   DEFAULT_TENANTS,
   type DefaultTenantSlug,
@@ -25,10 +33,7 @@ export {
   type SandboxOptions,
   type SenderNumberSeed,
   type TenantSeed,
-} from './options.js';
-export { SANDBOX_PHONES } from './phones.js';
-export type { RateLimit } from './rate-limit.js';
-export { RequestLog, type RequestLogFilter } from './request-log.js';
-export { createSandbox, type Sandbox, type SandboxTenant } from './sandbox.js';
-export { type RunningSandbox, type SandboxCloseOptions, type StartSandboxOptions, startSandbox } from './server.js';
-export { type SandboxCounters, SandboxDriftError, type UploadRecord } from './state.js';
+} from './state/options.js';
+export { SANDBOX_PHONES } from './state/phones.js';
+export { RequestLog, type RequestLogFilter } from './state/request-log.js';
+export { type SandboxCounters, SandboxDriftError, type UploadRecord } from './state/state.js';

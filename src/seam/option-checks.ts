@@ -1,6 +1,6 @@
 /** Options checked as the client checks its own (seam for the fleet, README.md). */
 export { issuesFromZod } from '../errors.js';
-export { checkKnownKeys, type KnownKeys, MAX_TIMER_MS } from '../internal/checks.js';
-export { describeValue } from '../internal/describe-value.js';
-export { readFields } from '../internal/input.js';
-export { isPlainObject } from '../internal/is-plain-object.js';
+export { checkKnownKeys, type KnownKeys, MAX_TIMER_MS } from '../internal/values/checks.js';
+export { describeValue } from '../internal/values/describe-value.js';
+export { readFields } from '../internal/values/input.js';
+export { isPlainObject } from '../internal/values/is-plain-object.js';

@@ -1,2 +1,2 @@
 /** An optional peer, loaded from the package's own location (seam for the fleet, README.md). */
-export { requirePeer, resolvePeer } from '../internal/peer-require.js';
+export { requirePeer, resolvePeer } from '../internal/runtime/peer-require.js';

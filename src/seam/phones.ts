@@ -1,2 +1,2 @@
 /** Phone canonicalisation (seam for the fleet, README.md), from libphonenumber-js where installed. */
-export { loadPhoneTools, PHONE_MODULE, phonePeerMissing } from '../internal/phone.js';
+export { loadPhoneTools, PHONE_MODULE, phonePeerMissing } from '../internal/phones/phone.js';

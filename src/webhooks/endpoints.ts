@@ -1,8 +1,8 @@
 import { type Issue, ValidationError } from '../errors.js';
-import { check, checkKnownKeys, type KnownKeys } from '../internal/checks.js';
-import { describeValue } from '../internal/describe-value.js';
-import { isLoopback } from '../internal/environment.js';
-import { readFields } from '../internal/input.js';
+import { isLoopback } from '../internal/requests/environment.js';
+import { check, checkKnownKeys, type KnownKeys } from '../internal/values/checks.js';
+import { describeValue } from '../internal/values/describe-value.js';
+import { readFields } from '../internal/values/input.js';
 import { WEBHOOK_EVENT_TYPES, type WebhookEventType } from './event.js';
 import { secretKey } from './secret.js';
 

@@ -1,7 +1,7 @@
 import { type Issue, ValidationError } from '../errors.js';
-import { check, checkKnownKeys, type KnownKeys } from '../internal/checks.js';
-import { readFields } from '../internal/input.js';
-import { sleep } from '../internal/sleep.js';
+import { check, checkKnownKeys, type KnownKeys } from '../internal/values/checks.js';
+import { readFields } from '../internal/values/input.js';
+import { sleep } from '../internal/waiting/sleep.js';
 import type { DeliveryUpdate } from '../types/many.js';
 import { type AttemptOutcome, attempt, isDelivered, isGone, retryDelay } from './attempt.js';
 import { checkDeliverySettings, subscribes, type WebhookEndpoint } from './endpoints.js';

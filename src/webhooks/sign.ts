@@ -1,7 +1,7 @@
 import { type Issue, ValidationError } from '../errors.js';
-import { checkKnownKeys, type KnownKeys } from '../internal/checks.js';
-import { describeValue } from '../internal/describe-value.js';
-import { readFields } from '../internal/input.js';
+import { checkKnownKeys, type KnownKeys } from '../internal/values/checks.js';
+import { describeValue } from '../internal/values/describe-value.js';
+import { readFields } from '../internal/values/input.js';
 import { toBase64 } from './base64.js';
 import { checkSecret } from './secret.js';
 

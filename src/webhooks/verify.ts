@@ -1,6 +1,6 @@
 import type { Issue } from '../errors.js';
-import type { KnownKeys } from '../internal/checks.js';
-import { describeValue } from '../internal/describe-value.js';
+import type { KnownKeys } from '../internal/values/checks.js';
+import { describeValue } from '../internal/values/describe-value.js';
 import { WebhookVerificationError } from './errors.js';
 import type { WebhookEvent } from './event.js';
 import { checkSecret } from './secret.js';

@@ -79,7 +79,7 @@ for (const from of LAYERS.flat()) {
       ['index.js', false],
       ['webhooks/index.js', false],
       ['seam/timing.js', false],
-      ['internal/sleep.js', true],
+      ['internal/waiting/sleep.js', true],
       ['core/rate/lanes.js', true],
       ['errors.js', true],
       ['webhooks/attempt.js', true],

@@ -8,7 +8,7 @@ import { subscribe, unsubscribe } from 'node:diagnostics_channel';
 import { fileURLToPath } from 'node:url';
 import { promisify } from 'node:util';
 import { afterEach, describe, expect, it, vi } from 'vitest';
-import { MAX_TIMER_MS } from '../../src/internal/checks.js';
+import { MAX_TIMER_MS } from '../../src/internal/values/checks.js';
 import { retainedHeap } from '../helpers/heap.js';
 import { lanesSandbox, outcome, settle, text } from '../helpers/lanes-sandbox.js';
 import { messageLog } from '../helpers/server.js';

@@ -8,7 +8,7 @@ import { type Logger, type MessageLog, MessagingClient, MessagingError } from 't
 import { type FaultRule, SANDBOX_PHONES, startSandbox } from 'tenant-messaging/sandbox';
 import { describe, expect, it } from 'vitest';
 // The sandbox's own seeded generator, so a failing soak can be replayed exactly.
-import { seededRandom as random } from '../../src/sandbox/random.js';
+import { seededRandom as random } from '../../src/sandbox/faults/random.js';
 import { until } from '../helpers/until.js';
 
 // 6,000 in npm test (CPU the 2-core suite needs elsewhere); the README's figures came from 10,000.

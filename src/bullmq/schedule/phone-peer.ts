@@ -3,7 +3,7 @@
  * option that needs it is given (a queue's or a send's `'recipient'` quiet hours, a worker's
  * per-recipient lanes): the user then learns what to install when the queue or the worker is
  * made, not when the first job runs. Only resolved here (cheap, synchronous); it is loaded on
- * first use (internal/phone.ts).
+ * first use (internal/phones/phone.ts).
  */
 
 import { resolvePeer } from '../../seam/peers.js';

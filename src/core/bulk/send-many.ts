@@ -1,7 +1,7 @@
 import { MessagingError, SendOutcomeUnknownError } from '../../errors.js';
-import { untilAborted } from '../../internal/abortable.js';
-import { describeValue } from '../../internal/describe-value.js';
-import type { SendManySettings } from '../../internal/many-options.js';
+import type { SendManySettings } from '../../internal/options/many-options.js';
+import { describeValue } from '../../internal/values/describe-value.js';
+import { untilAborted } from '../../internal/waiting/abortable.js';
 import type { ReconcileResult, SendResult } from '../../types/many.js';
 import type { MessageLog } from '../../types/message-log.js';
 import type { SendMessageParams, SentParams } from '../../types/send.js';

@@ -1,7 +1,7 @@
 import { DeliveryTimeoutError } from '../../errors.js';
-import { untilAborted } from '../../internal/abortable.js';
-import type { PollSettings } from '../../internal/poll-options.js';
-import { wholeTurn } from '../../internal/whole-turn.js';
+import type { PollSettings } from '../../internal/options/poll-options.js';
+import { untilAborted } from '../../internal/waiting/abortable.js';
+import { wholeTurn } from '../../internal/waiting/whole-turn.js';
 import type { DeliveryUpdate } from '../../types/many.js';
 import type { MessageLog } from '../../types/message-log.js';
 

@@ -1,4 +1,4 @@
-import { monotonicNow } from '../../internal/clock.js';
+import { monotonicNow } from '../../internal/waiting/clock.js';
 import type { APIPromise, RateLimitInfo, ResponseInfo } from '../../types/response.js';
 
 /** What a call learns about its answers as it runs; read by `.withResponse()` and the trace. */

@@ -1,7 +1,7 @@
 import type { Readable } from 'node:stream';
-import { monotonicNow } from '../../internal/clock.js';
-import { describeValue } from '../../internal/describe-value.js';
-import type { Route } from '../../internal/route.js';
+import type { Route } from '../../internal/requests/route.js';
+import { describeValue } from '../../internal/values/describe-value.js';
+import { monotonicNow } from '../../internal/waiting/clock.js';
 import { channels, publishRateLimited } from '../channels.js';
 import type { Lanes, LaneTicket } from '../rate/lanes.js';
 import type { Transport } from '../transport/transport.js';

@@ -1,4 +1,4 @@
-import type { Route } from '../../internal/route.js';
+import type { Route } from '../../internal/requests/route.js';
 import type { RequestTrace } from '../../types/diagnostics.js';
 import { requestChannel } from '../channels.js';
 import type { CallRecord } from './api-promise.js';

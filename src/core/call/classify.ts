@@ -7,13 +7,13 @@ import {
   ResponseValidationError,
   ValidationError,
 } from '../../errors.js';
-import { describeValue } from '../../internal/describe-value.js';
 import {
   connectionCode,
   describeNetworkError,
   failedBeforeConnecting,
   refusedByHttpClient,
-} from '../../internal/network-error.js';
+} from '../../internal/requests/network-error.js';
+import { describeValue } from '../../internal/values/describe-value.js';
 import type { HttpMethod } from '../../types/request.js';
 import { BodyTooLargeError, DeadlineExceededError, NeverSentError } from '../transport/transport.js';
 

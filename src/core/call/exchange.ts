@@ -1,7 +1,7 @@
-import { type CallOptions, checkCallOptions } from '../../internal/call-options.js';
-import type { Log } from '../../internal/log.js';
-import { toQueryString } from '../../internal/query.js';
-import { fillPath, type Route } from '../../internal/route.js';
+import { type CallOptions, checkCallOptions } from '../../internal/options/call-options.js';
+import { toQueryString } from '../../internal/requests/query.js';
+import { fillPath, type Route } from '../../internal/requests/route.js';
+import type { Log } from '../../internal/runtime/log.js';
 import type { RequestOptions, SendOptions } from '../../types/options.js';
 import type { Lanes } from '../rate/lanes.js';
 import type { RateGate } from '../rate/rate-gate.js';

@@ -1,6 +1,6 @@
 import { type EndpointName, endpointLabel } from '../../endpoints.js';
 import { issuesFromZod, ResponseValidationError, type SchemaIssues } from '../../errors.js';
-import { isPlainObject } from '../../internal/is-plain-object.js';
+import { isPlainObject } from '../../internal/values/is-plain-object.js';
 import type { JsonObject } from '../../types/json.js';
 import type { ApiResult } from './response.js';
 

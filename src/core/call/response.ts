@@ -1,8 +1,8 @@
 import { API_PREFIX } from '../../endpoints.js';
 import { type AnsweredRequest, errorFromResponse } from '../../error-from-response.js';
 import { ResponseValidationError } from '../../errors.js';
-import { parseJson } from '../../internal/json.js';
-import type { Route } from '../../internal/route.js';
+import { parseJson } from '../../internal/requests/json.js';
+import type { Route } from '../../internal/requests/route.js';
 import type { TransportResponse } from '../transport/transport.js';
 
 /** A successful (2xx) response with its JSON body parsed. */

@@ -1,7 +1,7 @@
 import pRetry from 'p-retry';
 import { APITimeoutError } from '../../errors.js';
-import { monotonicNow } from '../../internal/clock.js';
-import { sleep } from '../../internal/sleep.js';
+import { monotonicNow } from '../../internal/waiting/clock.js';
+import { sleep } from '../../internal/waiting/sleep.js';
 import { publishRetry } from '../channels.js';
 import { attempt } from './attempt.js';
 import type { Exchange, ExecutorConfig } from './exchange.js';

@@ -1,5 +1,5 @@
-import { describeValue } from '../../internal/describe-value.js';
-import type { Log } from '../../internal/log.js';
+import type { Log } from '../../internal/runtime/log.js';
+import { describeValue } from '../../internal/values/describe-value.js';
 import type { UploadProgress } from '../../types/options.js';
 
 /** Turns byte counts into `{ loaded, total }` reports; a throwing callback is logged, never fatal to the upload. */

@@ -1,7 +1,7 @@
 import { basename } from 'node:path';
 import { type Issue, ValidationError } from '../../errors.js';
-import { checkKnownKeys, type KnownKeys } from '../../internal/checks.js';
-import { readFields } from '../../internal/input.js';
+import { checkKnownKeys, type KnownKeys } from '../../internal/values/checks.js';
+import { readFields } from '../../internal/values/input.js';
 import { type MediaFromPathOptions, PathMedia } from '../../types/media.js';
 import { contentTypeProblem, filenameProblem, guessContentType } from './media-label.js';
 

@@ -10,8 +10,8 @@
  */
 import { Readable } from 'node:stream';
 import { ValidationError } from '../../errors.js';
-import { describeValue } from '../../internal/describe-value.js';
-import { wholeTurn } from '../../internal/whole-turn.js';
+import { describeValue } from '../../internal/values/describe-value.js';
+import { wholeTurn } from '../../internal/waiting/whole-turn.js';
 import type { NodeReadable } from '../../types/media.js';
 
 /** What became of a caller's Node stream since the SDK started listening to it. */

@@ -1,5 +1,5 @@
-import { runtimeClock, type WaitClock } from '../../internal/clock.js';
-import { MinHeap } from '../../internal/heap.js';
+import { runtimeClock, type WaitClock } from '../../internal/waiting/clock.js';
+import { MinHeap } from '../../internal/waiting/heap.js';
 
 /** Time for the scheduler: injectable so its tests are exact. */
 export type SchedulerClock = Pick<WaitClock, 'now' | 'setTimeout' | 'clearTimeout'>;

@@ -1,6 +1,6 @@
 import { APIError } from '../../api-error.js';
 import { APIConnectionError, DeliveryTimeoutError } from '../../errors.js';
-import type { PollSettings } from '../../internal/poll-options.js';
+import type { PollSettings } from '../../internal/options/poll-options.js';
 import type { MessageLog } from '../../types/message-log.js';
 import type { WithResponse } from '../../types/response.js';
 import { channels } from '../channels.js';

@@ -2,7 +2,7 @@
  * One lane of core/rate/lanes.ts: its places and when they end, and what a send waiting in it is.
  * Pure functions over one lane, apart from the scheduler that moves sends between lanes.
  */
-import { Fifo, type FifoNode } from '../../internal/fifo.js';
+import { Fifo, type FifoNode } from '../../internal/waiting/fifo.js';
 
 /** The checked lane options: each lane kind, or undefined when off. */
 export interface LaneSettings {

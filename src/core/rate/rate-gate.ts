@@ -1,7 +1,7 @@
 import { APIError, retryAfterMs } from '../../api-error.js';
-import { runtimeClock } from '../../internal/clock.js';
-import { Fifo, type FifoNode } from '../../internal/fifo.js';
-import type { Route } from '../../internal/route.js';
+import type { Route } from '../../internal/requests/route.js';
+import { runtimeClock } from '../../internal/waiting/clock.js';
+import { Fifo, type FifoNode } from '../../internal/waiting/fifo.js';
 import { publishRateLimited } from '../channels.js';
 import {
   initialRateState,

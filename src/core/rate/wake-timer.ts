@@ -1,5 +1,5 @@
-import { MAX_TIMER_MS } from '../../internal/checks.js';
-import type { WaitClock } from '../../internal/clock.js';
+import { MAX_TIMER_MS } from '../../internal/values/checks.js';
+import type { WaitClock } from '../../internal/waiting/clock.js';
 
 /** Time for the rate gate and the lanes: injectable so their tests need no real waits. */
 export type GateClock = WaitClock;

@@ -1,4 +1,4 @@
-import { Fifo, type FifoNode } from '../../internal/fifo.js';
+import { Fifo, type FifoNode } from '../../internal/waiting/fifo.js';
 
 /** A call waiting for a connection slot: a node of the gate's FIFO. */
 export interface GateWaiter extends FifoNode<GateWaiter> {

@@ -1,5 +1,5 @@
 import type { Dispatcher } from 'undici';
-import { monotonicNow } from '../../internal/clock.js';
+import { monotonicNow } from '../../internal/waiting/clock.js';
 import { DeadlineExceededError } from './transport.js';
 
 /**

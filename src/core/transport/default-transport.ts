@@ -1,5 +1,5 @@
 import type { Dispatcher } from 'undici';
-import type { ProxyConfig } from '../../internal/proxy.js';
+import type { ProxyConfig } from '../../internal/requests/proxy.js';
 import type { Transport } from './transport.js';
 import { UndiciTransport } from './undici-transport.js';
 

@@ -1,6 +1,6 @@
 import type { Dispatcher } from 'undici';
 import { ValidationError } from '../../errors.js';
-import type { ProxyConfig } from '../../internal/proxy.js';
+import type { ProxyConfig } from '../../internal/requests/proxy.js';
 import { FetchTransport } from './fetch-transport.js';
 import type { Transport } from './transport.js';
 

@@ -1,4 +1,4 @@
-import { type ProxyConfig, redactProxyUrl } from '../../internal/proxy.js';
+import { type ProxyConfig, redactProxyUrl } from '../../internal/requests/proxy.js';
 
 /**
  * undici's answer when the proxy refused a CONNECT (any status but 200): a `RequestAbortedError`,
@@ -6,7 +6,7 @@ import { type ProxyConfig, redactProxyUrl } from '../../internal/proxy.js';
  */
 const TUNNEL_REFUSED = /^Proxy response \(\d+\) !== 200 when HTTP Tunneling$/;
 
-/** The code of a refused CONNECT; internal/network-error.ts counts it as "never connected". */
+/** The code of a refused CONNECT; internal/requests/network-error.ts counts it as "never connected". */
 const PROXY_TUNNEL_REFUSED = 'TM_PROXY_TUNNEL_REFUSED';
 
 /**

@@ -1,6 +1,6 @@
 import type { buildConnector, Dispatcher } from 'undici';
 import { MessagingError, ValidationError } from '../../errors.js';
-import type { ProxyConfig } from '../../internal/proxy.js';
+import type { ProxyConfig } from '../../internal/requests/proxy.js';
 import { ConnectionGates, type GateWaiter } from './connection-gate.js';
 import { Deadline } from './deadline.js';
 import { FetchTransport } from './fetch-transport.js';

@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { runtimeTag } from '../../../src/internal/runtime-tag.js';
+import { runtimeTag } from '../../../src/internal/runtime/runtime-tag.js';
 
 describe('runtimeTag (the User-Agent names the runtime)', () => {
   const node = { process: { versions: { node: '24.11.0' } } };

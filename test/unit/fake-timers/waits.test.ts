@@ -8,8 +8,8 @@ import fc from 'fast-check';
 import { APITimeoutError, MessagingClient } from 'tenant-messaging';
 import { createSandbox } from 'tenant-messaging/sandbox';
 import { afterEach, describe, expect, it } from 'vitest';
-import { monotonicNow } from '../../../src/internal/clock.js';
-import { wholeTurn } from '../../../src/internal/whole-turn.js';
+import { monotonicNow } from '../../../src/internal/waiting/clock.js';
+import { wholeTurn } from '../../../src/internal/waiting/whole-turn.js';
 import { settle } from '../../helpers/simulated-hour.cjs';
 
 const TIMERS_AND_DATE = [

@@ -5,8 +5,8 @@
  */
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
-import { parseMultipart } from '../../../src/sandbox/multipart.js';
-import { MalformedText } from '../../../src/sandbox/text-rules.js';
+import { parseMultipart } from '../../../src/sandbox/http/multipart.js';
+import { MalformedText } from '../../../src/sandbox/http/text-rules.js';
 import { applyEdits, encodeForm, mutatedMultipart } from '../../helpers/hostile-inputs.js';
 
 /** A line break that is not CRLF. */

@@ -16,7 +16,7 @@ import {
 } from 'tenant-messaging/bullmq';
 import { startSandbox } from 'tenant-messaging/sandbox';
 import { expect, it } from 'vitest';
-import { seededRandom } from '../../../../src/sandbox/random.js';
+import { seededRandom } from '../../../../src/sandbox/faults/random.js';
 import { uniqueName } from '../../../helpers/redis.js';
 import { storedCounts, text, until } from '../fixture.js';
 

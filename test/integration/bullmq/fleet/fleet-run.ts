@@ -16,7 +16,7 @@ import { fileURLToPath } from 'node:url';
 import { MessagingQueue, type MessagingUpdate } from 'tenant-messaging/bullmq';
 import { SANDBOX_PHONES } from 'tenant-messaging/sandbox';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { seededRandom } from '../../../../src/sandbox/random.js';
+import { seededRandom } from '../../../../src/sandbox/faults/random.js';
 import { uniqueName } from '../../../helpers/redis.js';
 import { type BACKENDS, until } from '../fixture.js';
 import { FleetProcesses, type SandboxChild, type Store, startStore } from './fleet-processes.js';
