@@ -43,7 +43,9 @@ function argsErrorLine(error: Error & { code?: string }): string {
 
 /** A usage error of the command: one line on stderr, exit code 2. */
 function usageError(message: string): void {
-  console.error(`tenant-messaging sandbox: ${message} See \`tenant-messaging sandbox --help\`.`);
+  // A sentence each: parseArgs' and parsePort's messages end without a full stop.
+  const sentence = /[.!?]$/.test(message) ? message : `${message}.`;
+  console.error(`tenant-messaging sandbox: ${sentence} See \`tenant-messaging sandbox --help\`.`);
   process.exitCode = 2;
 }
 

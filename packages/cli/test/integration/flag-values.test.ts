@@ -138,7 +138,7 @@ describe('flag values', () => {
           const lines = error.mock.calls.map((call) => String(call[0]));
           expect(lines, `${flag} ${value}`).toHaveLength(1);
           expect(lines[0], `${flag} ${value}`).toMatch(
-            new RegExp(`^tenant-messaging sandbox: ${flag}\\b.*--help\`\\.$`),
+            new RegExp(`^tenant-messaging sandbox: ${flag}\\b.*[.!?] See \`tenant-messaging sandbox --help\`\\.$`),
           );
           expect(process.exitCode).toBe(2);
         } finally {
