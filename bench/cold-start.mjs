@@ -11,6 +11,7 @@ import { installedProject } from './cold-project.mjs';
 import { mainEntrySize } from './entry-size.mjs';
 import { forkChild } from './ipc.mjs';
 import { median, round } from './stats.mjs';
+import { workerBundleSizes } from './worker-size.mjs';
 
 /**
  * Spawns `node ...args` and resolves with its wall time in ms; rejects on a non-zero exit.
@@ -77,5 +78,6 @@ export async function benchColdStart(config) {
     rawFirstGetMs: round(net('rawGet'), 1),
     firstGetRatio: round(net('sdkGet') / net('rawGet'), 3),
     mainEntry: mainEntrySize(),
+    worker: await workerBundleSizes(),
   };
 }

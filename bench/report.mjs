@@ -140,6 +140,22 @@ export function formatTable(r, checks = checkTargets(r)) {
       'info',
     ],
     [
+      '4d',
+      `a minimal Worker, minified: esbuild as wrangler runs it, KB (gzip ${round(r.coldStart.worker.esbuild.gzipBytes / 1024, 1)} KB)`,
+      round(r.coldStart.worker.esbuild.bytes / 1024, 1),
+      '',
+      '',
+      'info',
+    ],
+    [
+      '4e',
+      `the same Worker by wrangler deploy --dry-run --minify, KB (gzip ${round(r.coldStart.worker.wrangler.gzipBytes / 1024, 1)} KB)`,
+      round(r.coldStart.worker.wrangler.bytes / 1024, 1),
+      '',
+      '',
+      'info',
+    ],
+    [
       '5',
       `polling: busiest 1 s, req (${r.polling.waits} waits)`,
       r.polling.maxRequestsIn1s,

@@ -55,6 +55,12 @@ describe('npm run bench --smoke', () => {
       expect(results.coldStart.mainEntry[key], `coldStart.mainEntry.${key}`).toSatisfy(numeric);
     }
     expect(stdout).toMatch(/main entry as imported: \d+ files/);
+    for (const bundler of ['esbuild', 'wrangler']) {
+      for (const key of ['bytes', 'gzipBytes']) {
+        expect(results.coldStart.worker[bundler][key], `coldStart.worker.${bundler}.${key}`).toSatisfy(numeric);
+      }
+    }
+    expect(stdout).toMatch(/a minimal Worker, minified/);
     for (const key of ['maxRequestsIn1s', 'heapPerPendingWaitBytes', 'totalMs', 'serverRequests']) {
       expect(results.polling[key], `polling.${key}`).toSatisfy(numeric);
     }
