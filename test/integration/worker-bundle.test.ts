@@ -1,37 +1,14 @@
-/**
- * A Worker bundles small (issue 37): a minimal Cloudflare Worker that sends one message, bundled
- * from the built package's `workerd` entry as wrangler bundles it (esbuild: bundle, minify, ES
- * module, conditions workerd/worker/browser, es2024), in a project where no optional peer is
- * installed, must build and stay within 150 KB. libphonenumber-js, the optional peer of recipient
- * pacing, is left out: the bundler leaves its import to fail at run time, where the SDK says what
- * to install. With it installed (a user who asked for recipient pacing), it is bundled.
- *
- * The project is a copy of the built Workers entry and package.json in a temporary node_modules,
- * with the package's runtime dependencies linked from the repository and nothing else: there,
- * libphonenumber-js resolves nowhere. Builds the package first when dist is missing.
- */
-import { execFile } from 'node:child_process';
-import { existsSync, readFileSync } from 'node:fs';
-import { cp, mkdir, mkdtemp, readdir, readFile, rm, symlink, writeFile } from 'node:fs/promises';
+import { existsSync } from 'node:fs';
+import { mkdtemp, readdir, readFile, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { promisify } from 'node:util';
-import { build, type Metafile } from 'esbuild';
+import type { Metafile } from 'esbuild';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { bundleLikeWrangler, minimalWorkerProject, wranglerBundle } from '../../bench/worker-size.mjs';
 import { npm, root } from '../helpers/npm.js';
 
 const LIMIT = 150_000;
 const PHONE = /\/libphonenumber-js\//;
-
-const WORKER = `import { MessagingClient } from 'tenant-messaging';
-export default {
-  async fetch(_request, env) {
-    const client = new MessagingClient({ baseUrl: env.BASE_URL, apiKey: env.API_KEY });
-    const sent = await client.messages.send({ sender_phone: '+15550001001', to_phone: '+15551230001', type: 'text', content: 'Hello' });
-    return Response.json(sent);
-  },
-};
-`;
 
 let work: string | undefined;
 let project: string;
@@ -39,24 +16,7 @@ let project: string;
 beforeAll(async () => {
   if (!existsSync(join(root, 'dist', 'workerd', 'index.js'))) await npm(['run', 'build'], root);
   work = await mkdtemp(join(tmpdir(), 'tm-worker-bundle-'));
-  project = join(work, 'worker');
-  const pkg = join(project, 'node_modules', 'tenant-messaging');
-  await mkdir(join(pkg, 'dist'), { recursive: true });
-  // Copies, not links: a link would resolve to the repository, whose node_modules has every peer.
-  await cp(join(root, 'dist', 'workerd'), join(pkg, 'dist', 'workerd'), { recursive: true });
-  await cp(join(root, 'package.json'), join(pkg, 'package.json'));
-  const { dependencies = {} } = JSON.parse(readFileSync(join(root, 'package.json'), 'utf8')) as {
-    dependencies?: Record<string, string>;
-  };
-  for (const name of Object.keys(dependencies)) {
-    await symlink(join(root, 'node_modules', name), join(project, 'node_modules', name), 'dir');
-  }
-  await writeFile(join(project, 'package.json'), JSON.stringify({ name: 'worker', private: true, type: 'module' }));
-  await writeFile(join(project, 'worker.mjs'), WORKER);
-  await writeFile(
-    join(project, 'wrangler.toml'),
-    'name = "worker-bundle"\nmain = "worker.mjs"\ncompatibility_date = "2026-11-01"\n',
-  );
+  project = await minimalWorkerProject(work);
 }, 120_000);
 
 afterAll(async () => {
@@ -65,21 +25,7 @@ afterAll(async () => {
 
 /** Bundles the Worker as wrangler does (its esbuild options for a deploy, minified). */
 async function bundle(nodePaths: string[] = []) {
-  const result = await build({
-    entryPoints: [join(project, 'worker.mjs')],
-    absWorkingDir: project,
-    bundle: true,
-    minify: true,
-    format: 'esm',
-    target: 'es2024',
-    conditions: ['workerd', 'worker', 'browser'],
-    external: ['node:*', 'cloudflare:*'],
-    metafile: true,
-    write: false,
-    outfile: join(project, 'out', 'worker.js'),
-    logLevel: 'silent',
-    nodePaths,
-  });
+  const result = await bundleLikeWrangler(project, nodePaths);
   const [output] = result.outputFiles;
   return { size: output?.contents.byteLength ?? 0, text: output?.text ?? '', metafile: result.metafile };
 }
@@ -135,14 +81,7 @@ describe('a minimal Worker that sends one message', () => {
       console.warn(`SKIPPED: ${hint}`);
       return;
     }
-    const outdir = join(project, 'wrangler-out');
-    // Offline: a dry run bundles and stops before any upload. No metrics, no update check.
-    await promisify(execFile)(process.execPath, [wrangler, 'deploy', '--dry-run', '--minify', '--outdir', outdir], {
-      cwd: project,
-      env: { ...process.env, WRANGLER_SEND_METRICS: 'false', CI: 'true', NO_UPDATE_NOTIFIER: '1' },
-      timeout: 60_000,
-    });
-    const bundled = await readFile(join(outdir, 'worker.js'), 'utf8');
+    const bundled = (await wranglerBundle(project)).toString('utf8');
     expect(bundled).not.toContain('country_calling_codes'); // libphonenumber-js's metadata
     expect(Buffer.byteLength(bundled), 'the bundle wrangler wrote, in bytes').toBeLessThanOrEqual(LIMIT);
   }, 60_000);
