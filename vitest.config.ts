@@ -70,7 +70,11 @@ export default defineConfig({
           include: ['test/integration/**/*.test.ts', 'packages/*/test/integration/**/*.test.ts'],
           // Folders for what several files pack and install once (test/helpers/pack.ts), and for
           // the run's pristine PostgreSQL cluster (test/helpers/postgres.ts).
-          globalSetup: ['./test/setup/pack-dir.ts', './test/setup/postgres-template.ts'],
+          globalSetup: [
+            './test/setup/pack-dir.ts',
+            './test/setup/postgres-template.ts',
+            './test/setup/reap-servers.ts',
+          ],
           isolate: false,
         },
       },

@@ -4,6 +4,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { promisify } from 'node:util';
 import { reservedPort, SERVER_PORTS } from './components.ts';
+import { reapAtRunEnd } from './reap.js';
 import { NO_SYNC_DELAY } from './redis.ts';
 import { fillReplicationStream } from './redis-lag.ts';
 
@@ -96,6 +97,7 @@ export async function startRedisCluster(masters = 3, options: ClusterOptions = {
       ],
       { stdio: 'ignore' },
     );
+    reapAtRunEnd(node.child, 'redis-server');
     const deadline = Date.now() + 10_000;
     while (!(await answers(node.port, 'PING', /PONG/))) {
       if (Date.now() > deadline || node.child.exitCode !== null)

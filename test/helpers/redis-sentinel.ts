@@ -4,6 +4,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { promisify } from 'node:util';
 import { reservedPort, SERVER_PORTS } from './components.ts';
+import { reapAtRunEnd } from './reap.js';
 import { NO_SYNC_DELAY } from './redis.ts';
 import { fillReplicationStream } from './redis-lag.ts';
 
@@ -61,6 +62,7 @@ export async function startRedisSentinel(): Promise<TestRedisSentinel> {
   };
   const start = async (listen: number, args: string[]) => {
     const child = spawn('redis-server', args, { stdio: 'ignore' });
+    reapAtRunEnd(child, 'redis-server');
     children.set(listen, child);
     const deadline = Date.now() + 10_000;
     while (!(await answers(listen, ['PING'], /PONG/))) {

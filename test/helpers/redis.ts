@@ -4,6 +4,7 @@ import { Socket } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { componentAvailable, reservedPort, SERVER_PORTS } from './components.ts';
+import { reapAtRunEnd } from './reap.js';
 
 /** A throwaway Redis server for one test file. */
 export interface TestRedis {
@@ -96,6 +97,7 @@ export async function startRedis(settings: RedisSettings = {}): Promise<TestRedi
   let child: ChildProcess;
   const launch = async () => {
     child = spawn('redis-server', args, { stdio: 'ignore' });
+    reapAtRunEnd(child, 'redis-server');
     const deadline = Date.now() + 10_000;
     while (!(await ping(port))) {
       if (Date.now() > deadline || child.exitCode !== null) {
