@@ -4,7 +4,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { promisify } from 'node:util';
 import { reservedPort, SERVER_PORTS } from './components.ts';
-import { reapAtRunEnd } from './reap.js';
+import { reapAtRunEnd } from './reap.ts';
 import { NO_SYNC_DELAY } from './redis.ts';
 import { fillReplicationStream } from './redis-lag.ts';
 

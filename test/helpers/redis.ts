@@ -4,7 +4,7 @@ import { Socket } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { componentAvailable, reservedPort, SERVER_PORTS } from './components.ts';
-import { reapAtRunEnd } from './reap.js';
+import { reapAtRunEnd } from './reap.ts';
 
 /** A throwaway Redis server for one test file. */
 export interface TestRedis {

@@ -9,20 +9,15 @@
 import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import type { TestProject } from 'vitest/node';
+import { REAP_FILE } from '../helpers/reap.ts';
 
-declare module 'vitest' {
-  export interface ProvidedContext {
-    /** The file the run's spawned servers are listed in (test/helpers/reap.ts). */
-    reapFile: string;
-  }
-}
-
-export default function setup(project: TestProject): () => void {
+export default function setup(): () => void {
   const dir = mkdtempSync(join(tmpdir(), 'tm-reap-'));
   const file = join(dir, 'pids');
   writeFileSync(file, '');
-  project.provide('reapFile', file);
+  // An environment variable, not vitest's provide(): the workers inherit it, and the helpers read
+  // it without importing vitest (the bench runs them under plain node).
+  process.env[REAP_FILE] = file;
   return () => {
     const listed = readFileSync(file, 'utf8').split('\n').filter(Boolean);
     for (const line of new Set(listed)) {
