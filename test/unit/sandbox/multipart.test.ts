@@ -11,6 +11,9 @@ import { applyEdits, encodeForm, mutatedMultipart } from '../../helpers/hostile-
 
 /** A line break that is not CRLF. */
 const BARE_BREAK = /\r(?!\n)|(?<!\r)\n/;
+/** A UTF-16 surrogate without its other half: no character, so UTF-8 writes it as U+FFFD. */
+const LONE_SURROGATE = /[\ud800-\udbff](?![\udc00-\udfff])|(?<![\ud800-\udbff])[\udc00-\udfff]/;
+const NODE_22 = process.versions.node.startsWith('22.');
 
 /** Entries as comparable values: files by name, type and bytes; MalformedText by its lossy text. */
 async function comparable(entries: Iterable<readonly [string, unknown]>) {
@@ -46,6 +49,9 @@ describe('parseMultipart', () => {
         // Node 22's undici reads part headers whose lines end in a bare LF or CR; RFC 7578 (and
         // Node 24's) asks for CRLF. The sandbox refuses them (a 422, never a 500): no agreement asked.
         if (ours === undefined && BARE_BREAK.test(Buffer.from(body).toString('latin1'))) return;
+        // Node 22's undici also reads a part whose name held a lone surrogate otherwise than
+        // Node 24's and the sandbox do (fast-check's seed 1063904245 found it, on Node 22 only).
+        if (NODE_22 && entries.some(([name]) => LONE_SURROGATE.test(name))) return;
         read++;
         expect(ours).toBeDefined();
         expect(await comparable(ours ?? [])).toEqual(await comparable(theirs));
