@@ -58,8 +58,8 @@ describe('parseMultipart', () => {
       }),
       { numRuns: 500 },
     );
-    // Most of the bodies were read: the agreement is not vacuous.
-    expect(read).toBeGreaterThan(150);
+    // Most of the bodies were read: the agreement is not vacuous. Node 22 is asked fewer (above).
+    expect(read).toBeGreaterThan(NODE_22 ? 100 : 150);
   });
 
   it('refuses what cannot be read whole, and keeps a text part that is not UTF-8 as MalformedText', () => {
