@@ -73,8 +73,10 @@ export function redisGuard(
         if (rolledBack) throw rolledBack;
         return;
       }
-      // Everything was forgotten (a restart without persistence): that report says more than a rollback's.
+      // Everything was forgotten (a restart without persistence): that report says more than a
+      // rollback's, and the watch is told so, lest it report the same loss as a failover later.
       heard.length = 0;
+      watch?.forgot();
       const lostSince = since;
       epoch = await mark(redis);
       since = new Date();

@@ -39,6 +39,8 @@ export function rollbackWatch(client: Promise<RedisClient>, reader: ReplicationR
   let dropped = 0;
   let timer: ReturnType<typeof setInterval> | undefined;
   let looking = false;
+  /** Raised each time the guard reports that the datastore forgot everything (see `forgot`). */
+  let generation = 0;
 
   const kept = () => buckets.reduce((sum, bucket) => sum + bucket.ids.length, 0);
   const report = (error: DatastoreError) => {
@@ -77,6 +79,7 @@ export function rollbackWatch(client: Promise<RedisClient>, reader: ReplicationR
   const look = async () => {
     if (looking) return;
     looking = true;
+    const lookedIn = generation;
     try {
       // Every bucket still open is closed before the reading is asked for: an id in it was
       // acknowledged before the reading was sent, so the offset read covers it. Ids enqueued from
@@ -101,6 +104,8 @@ export function rollbackWatch(client: Promise<RedisClient>, reader: ReplicationR
         buckets = buckets.filter((bucket) => !looked.includes(bucket));
         dropped = 0;
         replid = info.replid;
+        // A look begun before the guard reported the datastore forgot everything says no more.
+        if (lookedIn !== generation) return;
         if (lost.length > 0 || unknown > 0) report(rolledBack(settings.queue, lost, unknown, since));
       } else {
         replid = info.replid;
@@ -143,6 +148,19 @@ export function rollbackWatch(client: Promise<RedisClient>, reader: ReplicationR
       }
       // Not what keeps a producer alive: its connection is.
       timer ??= setInterval(() => void look(), CHECK_MS).unref();
+    },
+    /**
+     * The guard found the datastore had forgotten everything (a restart without persistence, a
+     * flush) and reported it, with the moment since when sends may be lost: that one report covers
+     * every id kept here. A restart changes the replication id too, which would otherwise read as
+     * a failover and report the same loss again, in a failover's words. Nothing kept, and the next
+     * reading is the baseline.
+     */
+    forgot(): void {
+      generation += 1;
+      buckets = [];
+      dropped = 0;
+      replid = undefined;
     },
     /** Hears of every rollback found from now on; the answer stops that. */
     listen(listener: (error: DatastoreError) => void): () => void {
