@@ -95,7 +95,6 @@ async function withWork({ bull, backend, source, queues }: LegacySettings): Prom
 /** Moves every pending delivery of one queue of 0.x; resolves with how many were moved. */
 async function moveAll(settings: LegacySettings, key: string, name: string, signal: AbortSignal): Promise<number> {
   const old = makeQueue<unknown, unknown>(settings.bull, name, settings.backend);
-  old.on('error', () => undefined); // its failures reach the calls below
   const seen = new Set<string>();
   let moved = 0;
   try {

@@ -65,6 +65,20 @@ async function closedPipe(args: string[], when: 'at once' | 'after a line', extr
 
 const WHEN = ['at once', 'after a line'] as const;
 
+/** `ended`, with a message sent every 200 ms meanwhile: a following command's next write comes. */
+async function whileSending<T>(ended: Promise<T>): Promise<T> {
+  const more = setInterval(() => {
+    void client.messages
+      .send({ sender_phone: '+15550001001', to_phone: SANDBOX_PHONES.reads, type: 'text', content: 'Meanwhile' })
+      .catch(() => undefined);
+  }, 200);
+  try {
+    return await ended;
+  } finally {
+    clearInterval(more);
+  }
+}
+
 describe('a stream whose reader goes away', () => {
   it.each(WHEN)('list --ndjson, its stdout closed %s: exit 0, nothing on stderr', async (when) => {
     expect(await closedPipe(['list', '--ndjson', '--limit', '30'], when)).toEqual({
@@ -85,16 +99,7 @@ describe('a stream whose reader goes away', () => {
   it.each(WHEN)('tail --follow, closed %s: it stops at its next line, exit 0, no summary', async (when) => {
     // Its first page is a line at once; after it, the next change is the next write.
     const ended = closedPipe(['tail', '--follow', '--interval', '100ms', '--ndjson'], when);
-    const more = setInterval(() => {
-      void client.messages
-        .send({ sender_phone: '+15550001001', to_phone: SANDBOX_PHONES.reads, type: 'text', content: 'Followed' })
-        .catch(() => undefined);
-    }, 200);
-    try {
-      expect(await ended).toEqual({ code: 0, signal: null, stderr: '' });
-    } finally {
-      clearInterval(more);
-    }
+    expect(await whileSending(ended)).toEqual({ code: 0, signal: null, stderr: '' });
   });
 
   it.each(WHEN)(
@@ -109,19 +114,13 @@ describe('a stream whose reader goes away', () => {
       const url = `http://127.0.0.1:${(receiver.address() as AddressInfo).port}/hooks`;
       const secret = { TENANT_MESSAGING_WEBHOOK_SECRET: `whsec_${randomBytes(24).toString('base64')}` };
       const ended = closedPipe(['listen', '--forward-to', url, '--interval', '100ms', '--ndjson'], when, secret);
-      const more = setInterval(() => {
-        void client.messages
-          .send({ sender_phone: '+15550001001', to_phone: SANDBOX_PHONES.reads, type: 'text', content: 'Heard' })
-          .catch(() => undefined);
-      }, 200);
       try {
-        const ran = await ended;
+        const ran = await whileSending(ended);
         expect({
           ...ran,
           stderr: ran.stderr.replace(/^Ready\. Forwarding to \S+, signed with the secret from \S+\.\n/, ''),
         }).toEqual({ code: 0, signal: null, stderr: '' });
       } finally {
-        clearInterval(more);
         await new Promise((resolve) => receiver.close(resolve));
       }
     },
